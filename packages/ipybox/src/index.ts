@@ -1,0 +1,2 @@
+/** @mcpbox/ipybox — public API. Named exports only. */
+export {};

@@ -1,0 +1,2 @@
+/** @mcpbox/proxy — public API. Named exports only. */
+export {};
