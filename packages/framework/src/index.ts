@@ -3,4 +3,19 @@
  *
  * Any export added here becomes public API: named exports only, no `export *`.
  */
-export {};
+export {
+  applyOverrides,
+  type Config,
+  ConfigError,
+  type ConfigOverrides,
+  type ConfigResult,
+  type LoadConfigOptions,
+  type LogFormat,
+  type LogLevel,
+  loadConfig,
+  type PluginEntry,
+  readConfig,
+  type TransportKind,
+  type WrittenConfig,
+} from './config/index.ts';
+export { configureLogging, createLogger, type Logger } from './logging/index.ts';

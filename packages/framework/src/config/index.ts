@@ -1,0 +1,20 @@
+export { ENVIRONMENT_KEYS } from './environment.ts';
+export { ConfigError } from './errors.ts';
+export { interpolateString } from './interpolate.ts';
+export {
+  applyOverrides,
+  type ConfigResult,
+  type LoadConfigOptions,
+  loadConfig,
+  readConfig,
+} from './load.ts';
+export { DEFAULTS } from './resolve.ts';
+export type {
+  Config,
+  ConfigOverrides,
+  LogFormat,
+  LogLevel,
+  PluginEntry,
+  TransportKind,
+  WrittenConfig,
+} from './types.ts';

@@ -1,0 +1,77 @@
+/**
+ * `${VAR}` and `${VAR:-default}` in configuration strings, at any depth (keys are left alone).
+ *
+ * - `${VAR}` is the variable's value; an unset variable is an error, because silently turning
+ *   `management_token: ${MCP_MGMT_TOKEN}` into an empty string would switch authentication off.
+ * - `${VAR:-default}` falls back to `default` when VAR is unset or empty (as in the shell);
+ *   `${VAR:-}` makes an unset variable an empty value on purpose.
+ * - `$${` is a literal `${`.
+ *
+ * @module
+ */
+
+export type ConfigPath = ReadonlyArray<string | number>;
+
+export interface InterpolationIssue {
+  path: ConfigPath;
+  message: string;
+}
+
+const PLACEHOLDER = /\$\$\{|\$\{([^}]*)\}|\$\{/g;
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Expands one string; issues name the placeholder that could not be expanded. */
+export function interpolateString(
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+): { value: string; problems: string[] } {
+  const problems: string[] = [];
+  const value = text.replace(PLACEHOLDER, (match, body: string | undefined) => {
+    if (match === '$${') return '${';
+    if (body === undefined) {
+      problems.push(`unclosed "\${" in ${JSON.stringify(text)}`);
+      return match;
+    }
+    const split = body.indexOf(':-');
+    const name = split === -1 ? body : body.slice(0, split);
+    if (!NAME.test(name)) {
+      problems.push(
+        `"${match}" is not a valid placeholder (expected \${NAME} or \${NAME:-default})`,
+      );
+      return match;
+    }
+    const current = env[name];
+    if (split !== -1) return current ? current : body.slice(split + 2);
+    if (current === undefined) {
+      problems.push(
+        `environment variable ${name} is not set (write \${${name}:-default} for a fallback)`,
+      );
+      return match;
+    }
+    return current;
+  });
+  return { value, problems };
+}
+
+/** Returns a copy of `tree` with every string value expanded, and every problem with its path. */
+export function interpolateTree(
+  tree: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+): { value: unknown; issues: InterpolationIssue[] } {
+  const issues: InterpolationIssue[] = [];
+  const walk = (node: unknown, path: ConfigPath): unknown => {
+    if (typeof node === 'string') {
+      const { value, problems } = interpolateString(node, env);
+      for (const message of problems) issues.push({ path, message });
+      return value;
+    }
+    if (Array.isArray(node)) return node.map((item, index) => walk(item, [...path, index]));
+    if (node !== null && typeof node === 'object') {
+      return Object.fromEntries(
+        Object.entries(node).map(([key, item]) => [key, walk(item, [...path, key])]),
+      );
+    }
+    return node;
+  };
+  return { value: walk(tree, []), issues };
+}

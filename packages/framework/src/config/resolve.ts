@@ -1,0 +1,114 @@
+/**
+ * Turns validated written layers into a complete {@link Config}: later layers win key by key,
+ * defaults fill the rest, `health_port` follows `port` unless someone set it.
+ *
+ * @module
+ */
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Config, WrittenConfig } from './types.ts';
+
+export const DEFAULTS = {
+  server_name: 'MCP Server',
+  version: '0.1.0',
+  instructions: '',
+  log_level: 'info',
+  log_format: 'text',
+  host: '127.0.0.1',
+  port: 12201,
+  transport: 'stdio',
+  stateless: false,
+  oauth_enabled: true,
+  oauth_cache_ttl: 28800,
+  management_port: 12299,
+  auto_prefix: false,
+  dynamic_dispatch: false,
+  metrics: false,
+} as const satisfies WrittenConfig;
+
+export function homeDirectory(env: Readonly<Record<string, string | undefined>>): string {
+  return env.HOME || homedir();
+}
+
+/** `~/x` → home; a relative path → against `baseDir` (the config file's folder, or the cwd). */
+export function absolutePath(path: string, baseDir: string, home: string): string {
+  if (path === '~') return home;
+  if (path.startsWith('~/')) return join(home, path.slice(2));
+  return isAbsolute(path) ? path : resolve(baseDir, path);
+}
+
+/**
+ * Makes the path-valued keys of one layer absolute, so a relative `plugin_dirs` entry in a
+ * config file means "next to the file", wherever the program was started.
+ * A plugin `path` is touched only when it is clearly a file path (`./`, `../`, `~/`), because
+ * anything else may be an npm specifier.
+ */
+export function absolutePaths(layer: WrittenConfig, baseDir: string, home: string): WrittenConfig {
+  const out: WrittenConfig = { ...layer };
+  if (layer.plugin_dirs)
+    out.plugin_dirs = layer.plugin_dirs.map((d) => absolutePath(d, baseDir, home));
+  if (layer.plugin_config_dir)
+    out.plugin_config_dir = absolutePath(layer.plugin_config_dir, baseDir, home);
+  if (layer.tool_log_dir) out.tool_log_dir = absolutePath(layer.tool_log_dir, baseDir, home);
+  if (layer.plugins) {
+    out.plugins = Object.fromEntries(
+      Object.entries(layer.plugins).map(([name, entry]) => {
+        const path = entry.path;
+        const looksLikeFile = path !== undefined && /^(\.\.?|~)(\/|$)/.test(path);
+        return [
+          name,
+          looksLikeFile ? { ...entry, path: absolutePath(path, baseDir, home) } : entry,
+        ];
+      }),
+    );
+  }
+  return out;
+}
+
+/** Later layers win, key by key (a `plugins:` map is replaced whole, like any other key). */
+export function mergeLayers(layers: readonly WrittenConfig[]): WrittenConfig {
+  const merged: Record<string, unknown> = {};
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer)) if (value !== undefined) merged[key] = value;
+  }
+  return merged as WrittenConfig;
+}
+
+export function resolveConfig(
+  written: WrittenConfig,
+  context: { home: string; configFile: string | undefined },
+): Config {
+  const w = { ...DEFAULTS, ...written };
+  return {
+    server_name: w.server_name,
+    version: w.version,
+    instructions: w.instructions,
+    log_level: w.log_level,
+    log_format: w.log_format,
+    host: w.host,
+    port: w.port,
+    // The health server sits next to the MCP port unless told otherwise; computed here, after
+    // every layer (including --http), so `--http 8000` gives 8001.
+    health_port: written.health_port ?? (w.port === 0 ? 0 : Math.min(w.port + 1, 65535)),
+    transport: w.transport,
+    stateless: w.stateless,
+    oauth_enabled: w.oauth_enabled,
+    oauth_server_url: written.oauth_server_url,
+    oauth_public_url: written.oauth_public_url,
+    oauth_cache_ttl: w.oauth_cache_ttl,
+    oauth_required_scopes: written.oauth_required_scopes ?? [],
+    management_port: w.management_port,
+    management_token: written.management_token,
+    auto_prefix: w.auto_prefix,
+    dynamic_dispatch: w.dynamic_dispatch,
+    autoload: written.autoload ?? [],
+    plugins_load: written.plugins_load ?? [],
+    plugins: written.plugins ?? {},
+    plugin_dirs: written.plugin_dirs ?? [],
+    plugin_config_dir: written.plugin_config_dir ?? join(context.home, 'mcp_plugins'),
+    tool_log_dir: written.tool_log_dir ?? join(context.home, '.mcp_proxy', 'logs'),
+    gate: written.gate,
+    metrics: w.metrics,
+    config_file: context.configFile,
+  };
+}

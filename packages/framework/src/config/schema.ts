@@ -1,0 +1,195 @@
+/**
+ * The zod schema of {@link WrittenConfig}. Every leaf says what it expects in words a user can
+ * act on ("expected a port number (0-65535), got \"abc\""), and accepts the string forms that
+ * `${VAR}` interpolation and environment variables produce ("8000", "true").
+ *
+ * @module
+ */
+import { z } from 'zod';
+import {
+  LOG_FORMATS,
+  LOG_LEVELS,
+  type LogFormat,
+  type LogLevel,
+  type PluginEntry,
+  type TransportKind,
+  type WrittenConfig,
+} from './types.ts';
+
+/** Short, quoted rendering of a wrong value for messages. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}…` : value);
+  return String(value);
+}
+
+/**
+ * A leaf that converts what was written into the wanted value, or reports `expected …`.
+ * `parse` returns `undefined` for "not acceptable".
+ */
+function leaf<T>(expected: string, parse: (value: unknown) => T | undefined) {
+  return z.unknown().transform((value, ctx): T => {
+    const parsed = parse(value);
+    if (parsed === undefined) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: `expected ${expected}, got ${describeValue(value)}`,
+      });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+}
+
+const TRUE = new Set(['true', '1', 'yes', 'on']);
+const FALSE = new Set(['false', '0', 'no', 'off']);
+
+function parseBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string') {
+    const word = value.trim().toLowerCase();
+    if (TRUE.has(word)) return true;
+    if (FALSE.has(word)) return false;
+  }
+  return undefined;
+}
+
+function parseInteger(value: unknown, min: number, max: number): number | undefined {
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\s*\d+\s*$/.test(value)
+        ? Number(value)
+        : Number.NaN;
+  return Number.isInteger(number) && number >= min && number <= max ? number : undefined;
+}
+
+function oneOf<T extends string>(words: readonly T[], aliases: Record<string, T> = {}) {
+  return (value: unknown): T | undefined => {
+    if (typeof value !== 'string') return undefined;
+    const word = value.trim().toLowerCase();
+    return (words as readonly string[]).includes(word) ? (word as T) : aliases[word];
+  };
+}
+
+const str = leaf('a string', (v) => (typeof v === 'string' ? v : undefined));
+const nonEmpty = leaf('a non-empty string', (v) =>
+  typeof v === 'string' && v.trim() !== '' ? v : undefined,
+);
+/** Empty means "not set", so `${TOKEN:-}` can leave an optional value out on purpose. */
+const optionalString = leaf('a string', (v) => (typeof v === 'string' ? v : undefined)).transform(
+  (v) => (v === '' ? undefined : v),
+);
+const optionalUrl = leaf('an http(s) URL', (v) => {
+  if (typeof v !== 'string') return undefined;
+  if (v === '') return '';
+  return URL.canParse(v) && /^https?:$/.test(new URL(v).protocol) ? v : undefined;
+}).transform((v) => (v === '' ? undefined : v));
+const version = leaf('a version string', (v) =>
+  typeof v === 'string' || typeof v === 'number' ? String(v) : undefined,
+);
+const bool = leaf('true or false', parseBoolean);
+const port = leaf('a port number (0-65535)', (v) => parseInteger(v, 0, 65535));
+const seconds = leaf('a whole number of seconds (0 or more)', (v) =>
+  parseInteger(v, 0, Number.MAX_SAFE_INTEGER),
+);
+const isMapping = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const stringList = leaf('a list of strings', (v) => (Array.isArray(v) ? v : undefined)).pipe(
+  z.array(str),
+);
+const stringMap = leaf('a mapping of strings', (v) => (isMapping(v) ? v : undefined)).pipe(
+  z.record(str),
+);
+const logLevel = leaf<LogLevel>(
+  `one of ${LOG_LEVELS.join(', ')}`,
+  oneOf(LOG_LEVELS, { warn: 'warning' }),
+);
+const logFormat = leaf<LogFormat>(`one of ${LOG_FORMATS.join(', ')}`, oneOf(LOG_FORMATS));
+const transport = leaf<TransportKind>(
+  'one of stdio, http (or streamable-http), sse',
+  oneOf(['stdio', 'http', 'sse'] as const, {
+    'streamable-http': 'http',
+    streamable_http: 'http',
+    streamablehttp: 'http',
+  }),
+);
+
+const pluginEntry = z
+  .object(
+    {
+      enabled: bool.optional(),
+      prefix: leaf('a string or false', (v) =>
+        typeof v === 'string' || v === false ? v : undefined,
+      ).optional(),
+      path: nonEmpty.optional(),
+      description: str.optional(),
+      command: nonEmpty.optional(),
+      args: stringList.optional(),
+      env: stringMap.optional(),
+      cwd: nonEmpty.optional(),
+      url: optionalUrl.optional(),
+      headers: stringMap.optional(),
+    },
+    { invalid_type_error: 'expected a mapping of plugin settings' },
+  )
+  .passthrough();
+
+/** The known top-level keys and how each is read. Unknown keys are reported, not rejected. */
+export const writtenConfigShape = {
+  server_name: nonEmpty.optional(),
+  version: version.optional(),
+  instructions: str.optional(),
+  log_level: logLevel.optional(),
+  log_format: logFormat.optional(),
+  host: nonEmpty.optional(),
+  port: port.optional(),
+  health_port: port.optional(),
+  transport: transport.optional(),
+  stateless: bool.optional(),
+  oauth_enabled: bool.optional(),
+  oauth_server_url: optionalUrl.optional(),
+  oauth_public_url: optionalUrl.optional(),
+  oauth_cache_ttl: seconds.optional(),
+  oauth_required_scopes: stringList.optional(),
+  management_port: port.optional(),
+  management_token: optionalString.optional(),
+  auto_prefix: bool.optional(),
+  dynamic_dispatch: bool.optional(),
+  autoload: stringList.optional(),
+  plugins_load: stringList.optional(),
+  // `echo:` with nothing under it is an entry with all defaults.
+  plugins: z
+    .record(
+      z.preprocess((v) => (v === null ? {} : v), pluginEntry),
+      {
+        invalid_type_error: 'expected a mapping of plugin names to settings',
+      },
+    )
+    .optional(),
+  plugin_dirs: stringList.optional(),
+  plugin_config_dir: nonEmpty.optional(),
+  tool_log_dir: nonEmpty.optional(),
+  gate: z
+    .record(z.unknown(), { invalid_type_error: 'expected a mapping of gate settings' })
+    .optional(),
+  metrics: bool.optional(),
+};
+
+export const KNOWN_KEYS: ReadonlySet<string> = new Set(Object.keys(writtenConfigShape));
+
+/** Parses one layer (file, environment or overrides); unknown keys are dropped here. */
+export const writtenConfigSchema = z.object(writtenConfigShape).strip();
+
+// Compile-time check that the schema's output is exactly the documented written type.
+type SchemaOutput = z.output<typeof writtenConfigSchema>;
+type Assert<T extends true> = T;
+export type _SchemaMatchesWrittenConfig = Assert<
+  SchemaOutput extends WrittenConfig ? (WrittenConfig extends SchemaOutput ? true : false) : false
+>;
+export type _PluginEntryAssignable = Assert<
+  z.output<typeof pluginEntry> extends PluginEntry ? true : false
+>;

@@ -1,0 +1,127 @@
+/**
+ * The two shapes of configuration: {@link WrittenConfig} is what a user writes (YAML file,
+ * environment, command line — every key optional), {@link Config} is the complete, resolved
+ * object the rest of the framework reads (defaults filled in, paths absolute).
+ *
+ * @module
+ */
+
+export const LOG_LEVELS = ['debug', 'info', 'warning', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** `http` is Streamable HTTP at `/mcp`; `sse` is the legacy `/sse` + `/messages` pair. */
+export const TRANSPORTS = ['stdio', 'http', 'sse'] as const;
+export type TransportKind = (typeof TRANSPORTS)[number];
+
+/**
+ * One entry of `plugins:`. A local or npm plugin uses `path`; another MCP server used as a
+ * plugin uses `command`/`args`/`env`/`cwd` (stdio) or `url`/`headers` (HTTP). Any other key is
+ * kept as-is and handed to the plugin's `register(server, config)`.
+ */
+export interface PluginEntry {
+  /** `false` keeps the entry in the file but does not load it. Default `true`. */
+  enabled?: boolean;
+  /** Tool-name prefix (proxy); `false` turns `auto_prefix` off for this plugin. */
+  prefix?: string | false;
+  /** A file, folder or npm specifier to load instead of looking the name up. */
+  path?: string;
+  description?: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  [pluginSpecific: string]: unknown;
+}
+
+/** What a configuration file (or the environment, or the command line) may say. */
+export interface WrittenConfig {
+  /** Name announced to MCP clients. Default `MCP Server` (programs may pick their own). */
+  server_name?: string;
+  /** Version announced to MCP clients. Default `0.1.0`. */
+  version?: string;
+  /** Instructions sent to clients at initialization. Default empty. */
+  instructions?: string;
+  /** `debug`, `info`, `warning` or `error` (any case). Default `info`. */
+  log_level?: LogLevel;
+  /** `text` (for people, default) or `json` (one object per line). Both go to stderr. */
+  log_format?: LogFormat;
+  /** Address to bind. Default `127.0.0.1`: only this machine can connect. */
+  host?: string;
+  /** MCP HTTP port. Default 12201. */
+  port?: number;
+  /** Health server port. Default `port + 1`, computed after command-line overrides. */
+  health_port?: number;
+  /** `stdio` (default), `http` (also written `streamable-http`) or `sse`. */
+  transport?: TransportKind;
+  /** Streamable HTTP without session ids. Default `false`. */
+  stateless?: boolean;
+  /** OAuth token introspection for HTTP transports. Default `true` (no-op without URLs). */
+  oauth_enabled?: boolean;
+  oauth_server_url?: string;
+  oauth_public_url?: string;
+  /** Seconds a verified token stays cached. Default 28800 (8 h); 0 disables the cache. */
+  oauth_cache_ttl?: number;
+  oauth_required_scopes?: string[];
+  /** mcp-proxy management API port. Default 12299. */
+  management_port?: number;
+  /** Bearer token for the management API; unset means no authentication. */
+  management_token?: string;
+  auto_prefix?: boolean;
+  dynamic_dispatch?: boolean;
+  /** mcp-proxy: plugins loaded at start-up. */
+  autoload?: string[];
+  /** mcp-factory: plugins loaded at start-up (wins over `autoload`). */
+  plugins_load?: string[];
+  plugins?: Record<string, PluginEntry>;
+  /** Extra directories searched for plugins. */
+  plugin_dirs?: string[];
+  /** Per-plugin config files live in `<dir>/<plugin>/config.yaml`. Default `~/mcp_plugins`. */
+  plugin_config_dir?: string;
+  /** Directory of the JSON-lines tool-call log. Default `~/.mcp_proxy/logs`. */
+  tool_log_dir?: string;
+  /** TOTP gate settings, validated by the gate module. */
+  gate?: Record<string, unknown>;
+  /** Serve Prometheus metrics on the health server. Default `false`. */
+  metrics?: boolean;
+}
+
+/** The resolved configuration: every key present, paths absolute. */
+export interface Config {
+  server_name: string;
+  version: string;
+  instructions: string;
+  log_level: LogLevel;
+  log_format: LogFormat;
+  host: string;
+  port: number;
+  health_port: number;
+  transport: TransportKind;
+  stateless: boolean;
+  oauth_enabled: boolean;
+  oauth_server_url: string | undefined;
+  oauth_public_url: string | undefined;
+  oauth_cache_ttl: number;
+  oauth_required_scopes: string[];
+  management_port: number;
+  management_token: string | undefined;
+  auto_prefix: boolean;
+  dynamic_dispatch: boolean;
+  autoload: string[];
+  plugins_load: string[];
+  plugins: Record<string, PluginEntry>;
+  plugin_dirs: string[];
+  plugin_config_dir: string;
+  tool_log_dir: string;
+  gate: Record<string, unknown> | undefined;
+  metrics: boolean;
+  /** Absolute path of the file this was read from, if any (for messages). */
+  config_file: string | undefined;
+}
+
+/** Values a program's command line may set; `undefined` means "flag not given". */
+export type ConfigOverrides = { [K in keyof WrittenConfig]?: WrittenConfig[K] | undefined };

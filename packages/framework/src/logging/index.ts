@@ -1,0 +1,7 @@
+export {
+  configureLogging,
+  createLogger,
+  type LogExtra,
+  type Logger,
+  type LoggingOptions,
+} from './logger.ts';
