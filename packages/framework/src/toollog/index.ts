@@ -1,0 +1,19 @@
+/**
+ * Tool-call loggers: JSONL (daily, gzipped, retention), one-line text (size rotation), Markdown
+ * transcript, and a composite. All redact secrets and never throw or block the call.
+ *
+ * @module
+ */
+export { CompositeToolLogger } from './composite.ts';
+export { JsonlToolLogger, type JsonlToolLoggerOptions } from './jsonl.ts';
+export { REDACTED, redactParams, redactValue } from './redact.ts';
+export { TextToolLogger, type TextToolLoggerOptions } from './text.ts';
+export { TranscriptLogger, type TranscriptLoggerOptions } from './transcript.ts';
+export type {
+  CallDetails,
+  CallOutcome,
+  Clock,
+  ToolLogger,
+  ToolLoggerBaseOptions,
+  WarningSink,
+} from './types.ts';

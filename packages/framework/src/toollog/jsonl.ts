@@ -1,0 +1,145 @@
+/**
+ * `JsonlToolLogger`: one JSON object per call in `<dir>/tool_calls.jsonl`. On the first write of a
+ * new day the previous day's file is gzipped to `<dir>/YYYY-MM-DD.jsonl.gz` (appending a gzip
+ * member if that archive exists, which gunzip reads as one stream), and archives older than the
+ * retention are deleted.
+ *
+ * @module
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { appendFile, mkdir, readdir, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import { boundedParams, resultText, truncate } from './format.ts';
+import { localDate, localIso } from './time.ts';
+import {
+  type CallDetails,
+  type Clock,
+  stderrSink,
+  type ToolLogger,
+  type ToolLoggerBaseOptions,
+} from './types.ts';
+import { WriteQueue } from './writeQueue.ts';
+
+export interface JsonlToolLoggerOptions extends ToolLoggerBaseOptions {
+  /** Directory of the live file and the archives; created when missing. */
+  dir: string;
+  /** Archives older than this many days are deleted. Default 90. */
+  retentionDays?: number;
+  /** Each string in the params is cut to this many characters. Default 500. */
+  maxParamChars?: number;
+  /** The result text is cut to this many characters. Default 2000. */
+  maxResultChars?: number;
+}
+
+const LIVE_FILE = 'tool_calls.jsonl';
+const ARCHIVE = /^(\d{4}-\d{2}-\d{2})\.jsonl\.gz$/;
+const DAY_MS = 86_400_000;
+
+export class JsonlToolLogger implements ToolLogger {
+  readonly #dir: string;
+  readonly #file: string;
+  readonly #retentionDays: number;
+  readonly #maxParamChars: number;
+  readonly #maxResultChars: number;
+  readonly #clock: Clock;
+  readonly #queue: WriteQueue;
+  /** The local day the live file's entries belong to; unknown until the first write. */
+  #fileDay: string | undefined;
+  #closed = false;
+
+  constructor(options: JsonlToolLoggerOptions) {
+    this.#dir = options.dir;
+    this.#file = join(options.dir, LIVE_FILE);
+    this.#retentionDays = options.retentionDays ?? 90;
+    this.#maxParamChars = options.maxParamChars ?? 500;
+    this.#maxResultChars = options.maxResultChars ?? 2000;
+    this.#clock = options.clock ?? Date.now;
+    this.#queue = new WriteQueue(`tool-call log ${this.#file}`, options.logger ?? stderrSink);
+  }
+
+  /** Path of the file written today. */
+  get path(): string {
+    return this.#file;
+  }
+
+  logCall(
+    tool: string,
+    params: unknown,
+    result: unknown,
+    ok: boolean,
+    details?: CallDetails,
+  ): void {
+    if (this.#closed) return;
+    try {
+      const ts = this.#clock();
+      const entry = {
+        ts: localIso(ts),
+        tool,
+        ...(details?.plugin === undefined ? {} : { plugin: details.plugin }),
+        ...(details?.sessionId === undefined ? {} : { session: details.sessionId }),
+        params: boundedParams(tool, params ?? {}, this.#maxParamChars),
+        result: truncate(resultText(result), this.#maxResultChars),
+        ok,
+        ...(details?.outcome === undefined ? {} : { outcome: details.outcome }),
+        ...(details?.durationMs === undefined
+          ? {}
+          : { ms: Math.round(details.durationMs * 10) / 10 }),
+      };
+      const line = `${JSON.stringify(entry)}\n`;
+      this.#queue.push(() => this.#write(localDate(ts), ts, line));
+    } catch {
+      // Formatting cannot fail in practice (redaction copes with cycles); the contract is no throw.
+    }
+  }
+
+  flush(): Promise<void> {
+    return this.#queue.flush();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#queue.flush();
+  }
+
+  async #write(day: string, now: number, line: string): Promise<void> {
+    if (this.#fileDay === undefined) {
+      await mkdir(this.#dir, { recursive: true });
+      // A file left by an earlier run belongs to the day it was last written.
+      this.#fileDay = await stat(this.#file).then(
+        (s) => localDate(s.mtimeMs),
+        () => day,
+      );
+      if (this.#fileDay !== day) await this.#archive(this.#fileDay);
+      await this.#prune(now);
+    } else if (this.#fileDay !== day) {
+      await this.#archive(this.#fileDay);
+      await this.#prune(now);
+    }
+    this.#fileDay = day;
+    await appendFile(this.#file, line, { mode: 0o600 });
+  }
+
+  async #archive(day: string): Promise<void> {
+    const exists = await stat(this.#file).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) return;
+    await pipeline(
+      createReadStream(this.#file),
+      createGzip(),
+      createWriteStream(join(this.#dir, `${day}.jsonl.gz`), { flags: 'a', mode: 0o600 }),
+    );
+    await unlink(this.#file);
+  }
+
+  async #prune(now: number): Promise<void> {
+    const oldestKept = localDate(now - this.#retentionDays * DAY_MS);
+    for (const name of await readdir(this.#dir)) {
+      const day = ARCHIVE.exec(name)?.[1];
+      if (day !== undefined && day < oldestKept) await unlink(join(this.#dir, name));
+    }
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * `TranscriptLogger`: a Markdown transcript of a session's tool calls, one file per run named
+ * `YYYY-MM-DD-HH-MM-SS.md`, continued in a new file once it passes `maxBytes`.
+ *
+ * @module
+ */
+import { appendFile, mkdir, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { resultText, truncate } from './format.ts';
+import { redactParams } from './redact.ts';
+import { localDate, localTime } from './time.ts';
+import {
+  type CallDetails,
+  type Clock,
+  stderrSink,
+  type ToolLogger,
+  type ToolLoggerBaseOptions,
+} from './types.ts';
+import { WriteQueue } from './writeQueue.ts';
+
+export interface TranscriptLoggerOptions extends ToolLoggerBaseOptions {
+  /** Directory of the transcripts; created when missing. */
+  dir: string;
+  /** Start a new file once the current one passes this size. Default 10 MiB. */
+  maxBytes?: number;
+  /** A result is cut to this many characters. Default 50 000. */
+  maxResultChars?: number;
+}
+
+export class TranscriptLogger implements ToolLogger {
+  readonly #dir: string;
+  readonly #maxBytes: number;
+  readonly #maxResultChars: number;
+  readonly #clock: Clock;
+  readonly #queue: WriteQueue;
+  #file: string | undefined;
+  #size = 0;
+  #closed = false;
+
+  constructor(options: TranscriptLoggerOptions) {
+    this.#dir = options.dir;
+    this.#maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
+    this.#maxResultChars = options.maxResultChars ?? 50_000;
+    this.#clock = options.clock ?? Date.now;
+    this.#queue = new WriteQueue(`transcript in ${this.#dir}`, options.logger ?? stderrSink);
+  }
+
+  /** The file being written, once the first call has been logged. */
+  get path(): string | undefined {
+    return this.#file;
+  }
+
+  logCall(
+    tool: string,
+    params: unknown,
+    result: unknown,
+    ok: boolean,
+    details?: CallDetails,
+  ): void {
+    if (this.#closed) return;
+    try {
+      const ts = this.#clock();
+      const mark = details?.outcome === 'rejected' ? '⊘' : ok ? '✓' : '✗';
+      const paramLines = Object.entries(asRecord(redactParams(tool, params ?? {})))
+        .map(([k, v]) => `  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+        .join('\n');
+      const body = truncate(resultText(result), this.#maxResultChars);
+      const fence = fenceFor(body);
+      const entry =
+        `## [${localTime(ts)}] ${mark} \`${tool}\`\n\n` +
+        `**Parameters:**\n${paramLines || '  (none)'}\n\n` +
+        `**Result:**\n${fence}\n${body}\n${fence}\n\n---\n\n`;
+      this.#queue.push(() => this.#write(ts, entry));
+    } catch {
+      // The contract is no throw.
+    }
+  }
+
+  flush(): Promise<void> {
+    return this.#queue.flush();
+  }
+
+  /** Adds the `**Ended:**` line to the current transcript. */
+  async close(): Promise<void> {
+    if (this.#closed) return this.#queue.flush();
+    this.#closed = true;
+    const ts = this.#clock();
+    this.#queue.push(async () => {
+      if (this.#file !== undefined) {
+        await appendFile(this.#file, `**Ended:** ${localDate(ts)} ${localTime(ts)}\n`);
+      }
+    });
+    await this.#queue.flush();
+  }
+
+  async #write(ts: number, entry: string): Promise<void> {
+    if (this.#file === undefined || this.#size >= this.#maxBytes) await this.#start(ts);
+    await appendFile(this.#file!, entry);
+    this.#size += Buffer.byteLength(entry);
+  }
+
+  async #start(ts: number): Promise<void> {
+    await mkdir(this.#dir, { recursive: true });
+    const stamp = `${localDate(ts)}-${localTime(ts).replaceAll(':', '-')}`;
+    const header = `# MCP Transcript\n\n**Started:** ${localDate(ts)} ${localTime(ts)}\n\n`;
+    // Two files started within one second get -1, -2…: never append to another run's transcript.
+    for (let n = 0; ; n++) {
+      const file = join(this.#dir, n === 0 ? `${stamp}.md` : `${stamp}-${n}.md`);
+      try {
+        const handle = await open(file, 'wx', 0o600);
+        await handle.writeFile(header);
+        await handle.close();
+        this.#file = file;
+        this.#size = Buffer.byteLength(header);
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+  }
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : { value };
+}
+
+/** A code fence longer than any backtick run inside `body`, so a result cannot close it early. */
+function fenceFor(body: string): string {
+  const longest = Math.max(2, ...Array.from(body.matchAll(/`+/g), (m) => m[0].length));
+  return '`'.repeat(longest + 1);
+}
