@@ -18,4 +18,13 @@ export {
   type TransportKind,
   type WrittenConfig,
 } from './config/index.ts';
+export {
+  type HealthRoute,
+  type HealthServer,
+  type HealthServerOptions,
+  PortInUseError,
+  type Readiness,
+  type ServerStats,
+  startHealthServer,
+} from './health/index.ts';
 export { configureLogging, createLogger, type Logger } from './logging/index.ts';

@@ -1,0 +1,189 @@
+/**
+ * The health HTTP server: its own port (default MCP port + 1), bound to 127.0.0.1 unless told
+ * otherwise, answering only GET/HEAD with JSON:
+ *
+ * - `/health` → `{status:"ok", timestamp}` — the process is up.
+ * - `/health/detailed` → uptime, `started_at` and the MCP server's live counters
+ *   (connections, requests, errors, last_request), read from its stats object at each request.
+ * - `/health/ready` → `{ready:true}`, or 503 `{ready:false, error}` until the configured plugins
+ *   are loaded.
+ * - `/health/plugins` → the plugin inventory the program supplies.
+ *
+ * Extra routes (e.g. `/metrics`) plug in through `routes` or {@link HealthServer.addRoute}.
+ *
+ * @module
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '../logging/index.ts';
+
+/** Live counters of an MCP server. Read at every request, so pass the object, not a copy. */
+export interface ServerStats {
+  connections: number;
+  requests: number;
+  errors: number;
+  /** When the last MCP request arrived; `null` before the first one. */
+  last_request: Date | string | number | null | undefined;
+  sessions?: number;
+}
+
+export type Readiness = { ready: true } | { ready: false; error: string };
+
+/** A route handler; its return value is ignored (a promise is awaited for error handling). */
+export type HealthRoute = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+export interface HealthServerOptions {
+  /** Port to listen on; 0 picks a free one (see {@link HealthServer.port}). */
+  port: number;
+  /** Address to bind. Default `127.0.0.1`. */
+  host?: string;
+  /** The MCP server's stats object, or a function returning it. */
+  stats: ServerStats | (() => ServerStats);
+  /** Whether the program is ready to serve. Default: always ready. */
+  readiness?: () => Readiness;
+  /** JSON served at `/health/plugins`. Default `{plugins: []}`. */
+  plugins?: () => unknown;
+  /** Extra exact-path GET routes, e.g. `{ '/metrics': handler }`. */
+  routes?: Record<string, HealthRoute>;
+  /** Start of uptime. Default: now. */
+  startedAt?: Date;
+}
+
+export interface HealthServer {
+  /** `http://host:port` actually bound. */
+  url: string;
+  port: number;
+  host: string;
+  /** Adds (or replaces) an exact-path route after start. */
+  addRoute(path: string, handler: HealthRoute): void;
+  close(): Promise<void>;
+}
+
+/** The port is taken; the message says which and how to choose another. */
+export class PortInUseError extends Error {
+  readonly code = 'PORT_IN_USE';
+  constructor(
+    readonly port: number,
+    readonly host: string,
+    what: string,
+    hint: string,
+  ) {
+    super(`${what} port ${port} on ${host} is already in use (${hint})`);
+    this.name = 'PortInUseError';
+  }
+}
+
+const log = createLogger('health');
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  });
+  res.end(res.req.method === 'HEAD' ? undefined : text);
+}
+
+function isoOrNull(value: ServerStats['last_request']): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  return new Date(value).toISOString();
+}
+
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const {
+    host = '127.0.0.1',
+    stats,
+    readiness = () => ({ ready: true }) as const,
+    plugins = () => ({ plugins: [] }),
+    startedAt = new Date(),
+  } = options;
+  const readStats = typeof stats === 'function' ? stats : () => stats;
+
+  const routes = new Map<string, HealthRoute>([
+    [
+      '/health',
+      (_req, res) => sendJson(res, 200, { status: 'ok', timestamp: new Date().toISOString() }),
+    ],
+    [
+      '/health/detailed',
+      (_req, res) => {
+        const current = readStats();
+        sendJson(res, 200, {
+          status: 'ok',
+          timestamp: new Date().toISOString(),
+          started_at: startedAt.toISOString(),
+          uptime_seconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
+          connections: current.connections,
+          sessions: current.sessions ?? current.connections,
+          requests: current.requests,
+          errors: current.errors,
+          last_request: isoOrNull(current.last_request),
+        });
+      },
+    ],
+    [
+      '/health/ready',
+      (_req, res) => {
+        const state = readiness();
+        sendJson(res, state.ready ? 200 : 503, state);
+      },
+    ],
+    ['/health/plugins', (_req, res) => sendJson(res, 200, plugins())],
+    ...Object.entries(options.routes ?? {}),
+  ]);
+
+  const server = createServer(async (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://health').pathname.replace(/(.)\/+$/, '$1');
+    const route = routes.get(path);
+    if (!route) return sendJson(res, 404, { error: `no such endpoint: ${path}` });
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      return sendJson(res, 405, { error: `method ${req.method} not allowed` });
+    }
+    try {
+      await route(req, res);
+    } catch (error) {
+      log.error(`health route ${path} failed`, { error: error as Error });
+      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+      else res.end();
+    }
+  });
+  // Health probes are short; don't let an idle keep-alive socket hold close() up.
+  server.keepAliveTimeout = 1000;
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new PortInUseError(
+              options.port,
+              host,
+              'health',
+              'choose another with --health-port or health_port',
+            )
+          : error,
+      );
+    };
+    server.once('error', onError);
+    server.listen(options.port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    port: address.port,
+    host,
+    addRoute: (path, handler) => routes.set(path, handler),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
