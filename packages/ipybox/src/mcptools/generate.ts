@@ -1,0 +1,85 @@
+/**
+ * `generateMcpSources`: lists an MCP server's tools and writes their Python API to
+ * `<rootDir>/mcptools/<package>/`, plus the shared runtime `<rootDir>/mcptools/_runtime.py`.
+ *
+ * `mcptools/` itself gets no `__init__.py`: it stays a namespace package, so packages generated
+ * into several roots (a workspace and a shared one) import side by side.
+ *
+ * The package is written to a temporary sibling directory and renamed into place, so a kernel
+ * importing during a re-registration sees the old package or the new one, never half of each,
+ * and tools that disappeared upstream lose their stale modules.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type GeneratedTool, renderPackage, type ToolDefinition } from './renderPackage.ts';
+
+const RUNTIME_SOURCE = new URL('../python/_runtime.py', import.meta.url);
+
+export interface GenerateOptions {
+  /**
+   * Lists the server's tools. Pass the tool server's cached connection
+   * (`() => toolServer.servers.listTools(name)`) to avoid starting the server twice. Required
+   * for now: see {@link generateMcpSources}.
+   */
+  listTools: () => Promise<readonly ToolDefinition[]>;
+}
+
+export interface GeneratedSources {
+  /** The Python package: `from mcptools.<package> import <module>`. */
+  package: string;
+  /** Directory written, `<rootDir>/mcptools/<package>`. */
+  directory: string;
+  /** One entry per tool: its module name and its original name. */
+  tools: GeneratedTool[];
+}
+
+/**
+ * Generates the Python API of MCP server `serverName` under `rootDir`.
+ *
+ * `serverParams` are not written anywhere: generated code reaches the server only through the
+ * tool server, which holds the params (with `${VAR}` placeholders expanded only at connect time).
+ *
+ * @example
+ * const { tools } = await generateMcpSources('everything', params, workspace, {
+ *   listTools: () => pool.listTools('everything'),
+ * });
+ * // kernel: from mcptools.everything import echo; echo.run({'message': 'hi'})
+ */
+export async function generateMcpSources(
+  serverName: string,
+  _serverParams: unknown,
+  rootDir: string,
+  options: GenerateOptions,
+): Promise<GeneratedSources> {
+  const tools = await options.listTools();
+  const rendered = renderPackage(serverName, tools);
+  const mcptoolsDir = join(rootDir, 'mcptools');
+  await mkdir(mcptoolsDir, { recursive: true });
+  await writeRuntime(mcptoolsDir);
+
+  const directory = join(mcptoolsDir, rendered.package);
+  const staging = join(mcptoolsDir, `.${rendered.package}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await mkdir(staging);
+    for (const [file, source] of rendered.files) {
+      await writeFile(join(staging, file), source, 'utf8');
+    }
+    await rm(directory, { recursive: true, force: true });
+    await rename(staging, directory);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  return { package: rendered.package, directory, tools: rendered.tools };
+}
+
+/** Writes `_runtime.py` (same content every time; written via rename so readers never see half). */
+async function writeRuntime(mcptoolsDir: string): Promise<void> {
+  const source = await readFile(RUNTIME_SOURCE, 'utf8');
+  const target = join(mcptoolsDir, '_runtime.py');
+  const temp = `${target}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(temp, source, 'utf8');
+  await rename(temp, target);
+}
