@@ -3,6 +3,20 @@
  *
  * Any export added here becomes public API: named exports only, no `export *`.
  */
+
+// Plugin API, catalog and registry.
+export { completable } from '@modelcontextprotocol/sdk/server/completable.js';
+export { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+export { Catalog } from './catalog/catalog.ts';
+export type {
+  CatalogBatch,
+  CatalogKind,
+  Collision,
+  PromptEntry,
+  ResourceEntry,
+  ResourceTemplateEntry,
+  ToolEntry,
+} from './catalog/types.ts';
 export {
   applyOverrides,
   type Config,
@@ -18,6 +32,7 @@ export {
   type TransportKind,
   type WrittenConfig,
 } from './config/index.ts';
+export { errorMessage, McpboxError, type McpboxErrorCode } from './errors.ts';
 export {
   type HealthRoute,
   type HealthServer,
@@ -28,3 +43,41 @@ export {
   startHealthServer,
 } from './health/index.ts';
 export { configureLogging, createLogger, type Logger } from './logging/index.ts';
+export {
+  type AvailablePlugin,
+  listAvailablePlugins,
+  type PluginSource,
+  resolvePlugin,
+} from './plugins/load.ts';
+export {
+  type LoadedPlugin,
+  type LoadOptions,
+  type LoadResult,
+  PluginRegistry,
+  type PluginRegistryOptions,
+  type PluginSummary,
+  type RegistrySummary,
+  type UnloadResult,
+} from './plugins/registry.ts';
+export { pluginList, pluginStatus, type StatusInfo, toolList } from './plugins/text.ts';
+export type {
+  JsonSchemaObject,
+  PluginConfig,
+  PluginModule,
+  PluginServer,
+  PromptConfig,
+  PromptHandler,
+  ProxyCommands,
+  ReadResourceHandler,
+  ReadResourceTemplateHandler,
+  RegisteredPrompt,
+  RegisteredResource,
+  RegisteredTool,
+  RequestExtra,
+  ResourceMetadata,
+  SchemaLike,
+  ToolConfig,
+  ToolContext,
+  ToolHandler,
+  ToolReturn,
+} from './plugins/types.ts';

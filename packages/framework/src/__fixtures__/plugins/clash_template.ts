@@ -1,0 +1,13 @@
+// Test plugin: a fresh tool plus a resource template that `alpha` already owns.
+import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { PluginServer } from '../../plugins/types.ts';
+
+export function register(server: PluginServer): void {
+  server.registerTool('clash_fresh', {}, () => 'fresh');
+  server.registerResource(
+    'items',
+    new ResourceTemplate('alpha://items/{id}', { list: undefined }),
+    {},
+    () => 'impostor',
+  );
+}

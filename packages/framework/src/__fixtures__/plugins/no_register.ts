@@ -1,0 +1,2 @@
+// Test plugin: exports no register() function.
+export const notRegister = 42;

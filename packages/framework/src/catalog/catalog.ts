@@ -1,0 +1,243 @@
+/**
+ * The one catalog of tools, resources, resource templates and prompts that every MCP session
+ * reads. Lookups by name or URI are map hits; listings are cached until the next change. Every
+ * change is announced once to the change listeners (the session hub turns that into
+ * `notifications/.../list_changed` for each open session).
+ *
+ * @module
+ */
+
+import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CatalogBatch,
+  CatalogChangeListener,
+  CatalogKind,
+  Collision,
+  PromptEntry,
+  ResourceEntry,
+  ResourceTemplateEntry,
+  ToolEntry,
+} from './types.ts';
+
+/** What one plugin owns, as names (tools, prompts), URIs (resources) and URI templates. */
+export interface OwnedNames {
+  tools: string[];
+  resources: string[];
+  templates: string[];
+  prompts: string[];
+}
+
+export class Catalog {
+  readonly #tools = new Map<string, ToolEntry>();
+  readonly #resources = new Map<string, ResourceEntry>();
+  readonly #templates = new Map<string, ResourceTemplateEntry>();
+  readonly #prompts = new Map<string, PromptEntry>();
+  readonly #listeners = new Set<CatalogChangeListener>();
+  readonly #updateListeners = new Set<(uri: string) => void>();
+  // Listing caches, dropped on any change of their kind.
+  #toolList: Tool[] | undefined;
+  #resourceList: Resource[] | undefined;
+  #templateList: ResourceTemplate[] | undefined;
+  #promptList: Prompt[] | undefined;
+
+  // ---- lookups (the call path) ----
+
+  getTool(name: string): ToolEntry | undefined {
+    return this.#tools.get(name);
+  }
+
+  getResource(uri: string): ResourceEntry | undefined {
+    return this.#resources.get(uri);
+  }
+
+  getTemplate(uriTemplate: string): ResourceTemplateEntry | undefined {
+    return this.#templates.get(uriTemplate);
+  }
+
+  getPrompt(name: string): PromptEntry | undefined {
+    return this.#prompts.get(name);
+  }
+
+  /** The first enabled template that matches a concrete URI, with the extracted variables. */
+  matchTemplate(uri: string): { entry: ResourceTemplateEntry; variables: Variables } | undefined {
+    for (const entry of this.#templates.values()) {
+      if (!entry.enabled) continue;
+      const variables = entry.matcher.match(uri);
+      if (variables) return { entry, variables };
+    }
+    return undefined;
+  }
+
+  // ---- listings (cached) ----
+
+  listTools(): Tool[] {
+    this.#toolList ??= enabledDefinitions(this.#tools);
+    return this.#toolList;
+  }
+
+  listResources(): Resource[] {
+    this.#resourceList ??= enabledDefinitions(this.#resources);
+    return this.#resourceList;
+  }
+
+  listTemplates(): ResourceTemplate[] {
+    this.#templateList ??= enabledDefinitions(this.#templates);
+    return this.#templateList;
+  }
+
+  /** Template entries (enabled), for calling their `list` callbacks. */
+  templateEntries(): ResourceTemplateEntry[] {
+    return [...this.#templates.values()].filter((entry) => entry.enabled);
+  }
+
+  listPrompts(): Prompt[] {
+    this.#promptList ??= enabledDefinitions(this.#prompts);
+    return this.#promptList;
+  }
+
+  tools(): IterableIterator<ToolEntry> {
+    return this.#tools.values();
+  }
+
+  get size(): { tools: number; resources: number; templates: number; prompts: number } {
+    return {
+      tools: this.#tools.size,
+      resources: this.#resources.size,
+      templates: this.#templates.size,
+      prompts: this.#prompts.size,
+    };
+  }
+
+  /** Names owned by one plugin. */
+  ownedBy(plugin: string): OwnedNames {
+    return {
+      tools: keysOwnedBy(this.#tools, plugin),
+      resources: keysOwnedBy(this.#resources, plugin),
+      templates: keysOwnedBy(this.#templates, plugin),
+      prompts: keysOwnedBy(this.#prompts, plugin),
+    };
+  }
+
+  // ---- changes ----
+
+  /** Every entry of the batch whose name, URI or URI template is already taken. */
+  collisions(batch: CatalogBatch): Collision[] {
+    const found: Collision[] = [];
+    const check = (kind: Collision['kind'], map: Map<string, { plugin: string }>, key: string) => {
+      const existing = map.get(key);
+      if (existing) found.push({ kind, key, owner: existing.plugin });
+    };
+    for (const t of batch.tools) check('tool', this.#tools, t.name);
+    for (const r of batch.resources) check('resource', this.#resources, r.uri);
+    for (const t of batch.templates) check('resource template', this.#templates, t.uriTemplate);
+    for (const p of batch.prompts) check('prompt', this.#prompts, p.name);
+    return found;
+  }
+
+  /**
+   * Adds a whole batch, or nothing: throws before changing anything if any key is taken.
+   * Listeners hear one change naming every kind the batch touched.
+   */
+  addBatch(batch: CatalogBatch): void {
+    const collisions = this.collisions(batch);
+    if (collisions.length > 0) {
+      const c = collisions[0];
+      throw new Error(`${c.kind} '${c.key}' is already registered by '${c.owner}'`);
+    }
+    for (const t of batch.tools) this.#tools.set(t.name, t);
+    for (const r of batch.resources) this.#resources.set(r.uri, r);
+    for (const t of batch.templates) this.#templates.set(t.uriTemplate, t);
+    for (const p of batch.prompts) this.#prompts.set(p.name, p);
+    const kinds = new Set<CatalogKind>();
+    if (batch.tools.length > 0) kinds.add('tools');
+    if (batch.resources.length > 0 || batch.templates.length > 0) kinds.add('resources');
+    if (batch.prompts.length > 0) kinds.add('prompts');
+    this.#changed(kinds);
+  }
+
+  /** Removes everything a plugin owns, announcing one change; returns what was removed. */
+  removePlugin(plugin: string): OwnedNames {
+    const owned = this.ownedBy(plugin);
+    for (const name of owned.tools) this.#tools.delete(name);
+    for (const uri of owned.resources) this.#resources.delete(uri);
+    for (const t of owned.templates) this.#templates.delete(t);
+    for (const name of owned.prompts) this.#prompts.delete(name);
+    const kinds = new Set<CatalogKind>();
+    if (owned.tools.length > 0) kinds.add('tools');
+    if (owned.resources.length > 0 || owned.templates.length > 0) kinds.add('resources');
+    if (owned.prompts.length > 0) kinds.add('prompts');
+    this.#changed(kinds);
+    return owned;
+  }
+
+  /** Removes one entry if it is still the one registered under its key. */
+  removeEntry(
+    entry: ToolEntry | ResourceEntry | ResourceTemplateEntry | PromptEntry,
+    kind: 'tool' | 'resource' | 'template' | 'prompt',
+  ): void {
+    const [map, key, changed] = this.#slot(entry, kind);
+    if (map.get(key) !== entry) return;
+    map.delete(key);
+    this.#changed(new Set([changed]));
+  }
+
+  /** Announces that an entry of this kind was updated in place (enabled, title, …). */
+  touched(kind: CatalogKind): void {
+    this.#changed(new Set([kind]));
+  }
+
+  onChange(listener: CatalogChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Tells listeners (sessions that subscribed) that one resource's content changed. */
+  resourceUpdated(uri: string): void {
+    for (const listener of this.#updateListeners) listener(uri);
+  }
+
+  onResourceUpdated(listener: (uri: string) => void): () => void {
+    this.#updateListeners.add(listener);
+    return () => this.#updateListeners.delete(listener);
+  }
+
+  #slot(
+    entry: ToolEntry | ResourceEntry | ResourceTemplateEntry | PromptEntry,
+    kind: 'tool' | 'resource' | 'template' | 'prompt',
+  ): [Map<string, unknown>, string, CatalogKind] {
+    switch (kind) {
+      case 'tool':
+        return [this.#tools, (entry as ToolEntry).name, 'tools'];
+      case 'resource':
+        return [this.#resources, (entry as ResourceEntry).uri, 'resources'];
+      case 'template':
+        return [this.#templates, (entry as ResourceTemplateEntry).uriTemplate, 'resources'];
+      case 'prompt':
+        return [this.#prompts, (entry as PromptEntry).name, 'prompts'];
+    }
+  }
+
+  #changed(kinds: Set<CatalogKind>): void {
+    if (kinds.size === 0) return;
+    if (kinds.has('tools')) this.#toolList = undefined;
+    if (kinds.has('resources')) {
+      this.#resourceList = undefined;
+      this.#templateList = undefined;
+    }
+    if (kinds.has('prompts')) this.#promptList = undefined;
+    for (const listener of this.#listeners) listener(kinds);
+  }
+}
+
+function enabledDefinitions<D>(map: Map<string, { enabled: boolean; definition: D }>): D[] {
+  const out: D[] = [];
+  for (const entry of map.values()) if (entry.enabled) out.push(entry.definition);
+  return out;
+}
+
+function keysOwnedBy(map: Map<string, { plugin: string }>, plugin: string): string[] {
+  const out: string[] = [];
+  for (const [key, entry] of map) if (entry.plugin === plugin) out.push(key);
+  return out;
+}

@@ -1,0 +1,170 @@
+/**
+ * Builds catalog entries from registration calls: schemas compiled and listings computed once,
+ * here, so that listing and calling do no conversion work.
+ *
+ * @module
+ */
+import { getCompleter, isCompletable } from '@modelcontextprotocol/sdk/server/completable.js';
+import type { ResourceTemplate as SdkResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  type AnySchema,
+  getSchemaDescription,
+  isSchemaOptional,
+  objectFromShape,
+} from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  PromptArgsShape,
+  PromptConfig,
+  ReadResourceHandler,
+  ReadResourceTemplateHandler,
+  ResourceMetadata,
+  SchemaLike,
+  ToolConfig,
+} from '../plugins/types.ts';
+import { compileSchema, NO_INPUT_SCHEMA } from './schema.ts';
+import type {
+  Completer,
+  PromptEntry,
+  ResourceEntry,
+  ResourceTemplateEntry,
+  ToolEntry,
+} from './types.ts';
+
+/** The listing of a tool: only the keys that were given, so JSON output stays minimal. */
+export function toolDefinition(
+  name: string,
+  config: Omit<ToolConfig<SchemaLike | undefined>, 'inputSchema' | 'outputSchema'>,
+  inputJson: Record<string, unknown>,
+  outputJson: Record<string, unknown> | undefined,
+): Tool {
+  const def: Record<string, unknown> = { name };
+  if (config.title !== undefined) def.title = config.title;
+  if (config.description !== undefined) def.description = config.description;
+  def.inputSchema = inputJson;
+  if (outputJson !== undefined) def.outputSchema = outputJson;
+  if (config.annotations !== undefined) def.annotations = config.annotations;
+  if (config._meta !== undefined) def._meta = config._meta;
+  return def as Tool;
+}
+
+export function createToolEntry(
+  plugin: string,
+  name: string,
+  config: ToolConfig<SchemaLike | undefined>,
+  handler: ToolEntry['handler'],
+): ToolEntry {
+  const input =
+    config.inputSchema === undefined ? undefined : compileSchema(config.inputSchema, 'input');
+  const output =
+    config.outputSchema === undefined ? undefined : compileSchema(config.outputSchema, 'output');
+  return {
+    name,
+    plugin,
+    definition: toolDefinition(name, config, input?.json ?? NO_INPUT_SCHEMA, output?.json),
+    input,
+    output,
+    handler,
+    enabled: true,
+  };
+}
+
+export function createResourceEntry(
+  plugin: string,
+  name: string,
+  uri: string,
+  metadata: ResourceMetadata,
+  read: ReadResourceHandler,
+): ResourceEntry {
+  return { uri, plugin, definition: { uri, name, ...metadata }, read, enabled: true };
+}
+
+/** Duck-typed so that a `ResourceTemplate` from another copy of the SDK is recognised too. */
+export function isResourceTemplate(value: unknown): value is SdkResourceTemplate {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    'uriTemplate' in value &&
+    typeof (value as { completeCallback?: unknown }).completeCallback === 'function'
+  );
+}
+
+export function createTemplateEntry(
+  plugin: string,
+  name: string,
+  template: SdkResourceTemplate,
+  metadata: ResourceMetadata,
+  read: ReadResourceTemplateHandler,
+): ResourceTemplateEntry {
+  const uriTemplate = template.uriTemplate.toString();
+  return {
+    name,
+    plugin,
+    uriTemplate,
+    matcher: template.uriTemplate,
+    template,
+    definition: { name, uriTemplate, ...metadata },
+    read,
+    enabled: true,
+  };
+}
+
+/** `completable()` may be wrapped in `.optional()`: look inside (zod v3 and v4). */
+function unwrapOptional(field: AnySchema): AnySchema {
+  const f = field as {
+    _def?: { typeName?: string; innerType?: AnySchema };
+    _zod?: { def?: { type?: string; innerType?: AnySchema } };
+  };
+  if (f._def?.typeName === 'ZodOptional' && f._def.innerType) return f._def.innerType;
+  if (f._zod?.def?.type === 'optional' && f._zod.def.innerType) return f._zod.def.innerType;
+  return field;
+}
+
+export function promptDefinition(
+  name: string,
+  config: Omit<PromptConfig<PromptArgsShape | undefined>, 'argsSchema'>,
+  shape: PromptArgsShape | undefined,
+): Prompt {
+  const def: Record<string, unknown> = { name };
+  if (config.title !== undefined) def.title = config.title;
+  if (config.description !== undefined) def.description = config.description;
+  if (shape) {
+    def.arguments = Object.entries(shape).map(([arg, field]) => {
+      const out: Record<string, unknown> = { name: arg };
+      const description =
+        getSchemaDescription(field) ?? getSchemaDescription(unwrapOptional(field));
+      if (description !== undefined) out.description = description;
+      out.required = !isSchemaOptional(field);
+      return out;
+    });
+  }
+  return def as Prompt;
+}
+
+export function createPromptEntry(
+  plugin: string,
+  name: string,
+  config: PromptConfig<PromptArgsShape | undefined>,
+  handler: PromptEntry['handler'],
+): PromptEntry {
+  const shape = config.argsSchema;
+  const completers = new Map<string, Completer>();
+  if (shape) {
+    for (const [arg, field] of Object.entries(shape)) {
+      const inner = unwrapOptional(field);
+      if (isCompletable(inner)) {
+        const complete = getCompleter(inner);
+        if (complete) completers.set(arg, complete as Completer);
+      }
+    }
+  }
+  return {
+    name,
+    plugin,
+    definition: promptDefinition(name, config, shape),
+    args: shape ? compileSchema(objectFromShape(shape), 'input') : undefined,
+    completers,
+    handler,
+    enabled: true,
+  };
+}

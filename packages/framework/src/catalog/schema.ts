@@ -1,0 +1,128 @@
+/**
+ * Turns a tool's declared schema (zod raw shape, zod schema, or raw JSON Schema) into the JSON
+ * Schema clients see and a validator for arguments. Done once, at registration: the call path only
+ * runs the validator.
+ *
+ * @module
+ */
+
+import {
+  type AnySchema,
+  getParseErrorMessage,
+  normalizeObjectSchema,
+  objectFromShape,
+  safeParseAsync,
+  type ZodRawShapeCompat,
+} from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { McpboxError } from '../errors.ts';
+import type { SchemaLike } from '../plugins/types.ts';
+
+export type ValidationResult = { ok: true; value: unknown } | { ok: false; message: string };
+
+/** A schema ready for use: its JSON form for listings and a validator for values. */
+export interface CompiledSchema {
+  readonly json: Record<string, unknown>;
+  validate(value: unknown): ValidationResult | Promise<ValidationResult>;
+  /** The zod object schema, when the schema was declared with zod (prompts read its shape). */
+  readonly zod?: AnySchema;
+}
+
+const EMPTY_OBJECT_SCHEMA: Record<string, unknown> = { type: 'object', properties: {} };
+
+/** A zod schema (v3 or v4) has `_def` or `_zod`, or at least `parse` and `safeParse`. */
+export function isZodSchema(value: unknown): value is AnySchema {
+  if (value === null || typeof value !== 'object') return false;
+  if ('_def' in value || '_zod' in value) return true;
+  const v = value as { parse?: unknown; safeParse?: unknown };
+  return typeof v.parse === 'function' && typeof v.safeParse === 'function';
+}
+
+/** A raw shape is a plain object whose values are zod schemas (`{}` counts: no parameters). */
+export function isZodRawShape(value: unknown): value is ZodRawShapeCompat {
+  if (value === null || typeof value !== 'object' || isZodSchema(value)) return false;
+  const values = Object.values(value);
+  return values.length === 0 || values.some(isZodSchema);
+}
+
+function compileZod(schema: AnySchema, pipe: 'input' | 'output'): CompiledSchema {
+  const object = normalizeObjectSchema(schema);
+  const json = object
+    ? toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy: pipe })
+    : EMPTY_OBJECT_SCHEMA;
+  const target = object ?? schema;
+  return {
+    json,
+    zod: target,
+    async validate(value) {
+      const result = await safeParseAsync(target, value);
+      return result.success
+        ? { ok: true, value: result.data }
+        : { ok: false, message: getParseErrorMessage(result.error) };
+    },
+  };
+}
+
+// One validator per JSON Schema dialect, created on first use. Draft-07 is ajv's default and
+// what most MCP servers emit; a schema that declares 2020-12 gets the 2020 dialect
+// (prefixItems, $defs, unevaluatedProperties…).
+let draft07: AjvJsonSchemaValidator | undefined;
+let draft2020: AjvJsonSchemaValidator | undefined;
+
+function validatorFor(schema: Record<string, unknown>): AjvJsonSchemaValidator {
+  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (dialect.includes('2020-12') || dialect.includes('2019-09')) {
+    if (!draft2020) {
+      const ajv = new Ajv2020({ strict: false, validateFormats: true, allErrors: true });
+      (addFormats as unknown as (ajv: unknown) => void)(ajv);
+      draft2020 = new AjvJsonSchemaValidator(ajv as never);
+    }
+    return draft2020;
+  }
+  draft07 ??= new AjvJsonSchemaValidator();
+  return draft07;
+}
+
+function compileJsonSchema(schema: Record<string, unknown>): CompiledSchema {
+  let check: ReturnType<AjvJsonSchemaValidator['getValidator']>;
+  try {
+    check = validatorFor(schema).getValidator(schema as JsonSchemaType);
+  } catch (error) {
+    throw new McpboxError(
+      'INVALID_SCHEMA',
+      `invalid JSON Schema: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  return {
+    json: schema,
+    validate(value) {
+      const result = check(value);
+      return result.valid
+        ? { ok: true, value }
+        : { ok: false, message: result.errorMessage ?? 'invalid value' };
+    },
+  };
+}
+
+/**
+ * Compiles a declared schema. A raw JSON Schema object is kept as is (same object, so it reaches
+ * clients byte for byte); zod is converted with the SDK's converter, as `McpServer` does.
+ */
+export function compileSchema(schema: SchemaLike, pipe: 'input' | 'output'): CompiledSchema {
+  if (isZodRawShape(schema)) return compileZod(objectFromShape(schema), pipe);
+  if (isZodSchema(schema)) return compileZod(schema, pipe);
+  if (schema !== null && typeof schema === 'object' && !Array.isArray(schema)) {
+    return compileJsonSchema(schema as Record<string, unknown>);
+  }
+  throw new McpboxError(
+    'INVALID_SCHEMA',
+    'a schema must be a zod raw shape, a zod schema or a JSON Schema object',
+  );
+}
+
+/** The schema of a tool that declared none: any object, no validation. */
+export const NO_INPUT_SCHEMA: Record<string, unknown> = EMPTY_OBJECT_SCHEMA;

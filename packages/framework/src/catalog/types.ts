@@ -1,0 +1,92 @@
+/**
+ * Entries of the shared catalog. Each one knows its owning plugin and carries its listing
+ * (`definition`, computed at registration) next to what the call path needs.
+ *
+ * @module
+ */
+import type { ResourceTemplate as SdkResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type {
+  Prompt,
+  Resource,
+  ResourceTemplate as ResourceTemplateDefinition,
+  Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  PromptReturn,
+  ReadResourceHandler,
+  ReadResourceTemplateHandler,
+  RequestExtra,
+  ToolContext,
+  ToolReturn,
+} from '../plugins/types.ts';
+import type { CompiledSchema } from './schema.ts';
+
+/** The three lists a client can be told changed. */
+export type CatalogKind = 'tools' | 'resources' | 'prompts';
+
+export interface ToolEntry {
+  readonly name: string;
+  readonly plugin: string;
+  /** What `tools/list` shows; rebuilt when the entry is updated. */
+  definition: Tool;
+  /** Undefined when the tool declared no input schema: the handler then gets only the context. */
+  readonly input: CompiledSchema | undefined;
+  readonly output: CompiledSchema | undefined;
+  handler: (argsOrCtx: unknown, ctx?: ToolContext) => ToolReturn | Promise<ToolReturn>;
+  enabled: boolean;
+}
+
+export interface ResourceEntry {
+  readonly uri: string;
+  readonly plugin: string;
+  definition: Resource;
+  read: ReadResourceHandler;
+  enabled: boolean;
+}
+
+export interface ResourceTemplateEntry {
+  readonly name: string;
+  readonly plugin: string;
+  /** The template text, the key collisions are checked on. */
+  readonly uriTemplate: string;
+  readonly matcher: UriTemplate;
+  /** The SDK object, for its `list` and `complete` callbacks. */
+  readonly template: SdkResourceTemplate;
+  definition: ResourceTemplateDefinition;
+  read: ReadResourceTemplateHandler;
+  enabled: boolean;
+}
+
+/** Suggests values for one argument, as the SDK's `completable()` callbacks do. */
+export type Completer = (
+  value: string,
+  context?: { arguments?: Record<string, string> },
+) => string[] | Promise<string[]>;
+
+export interface PromptEntry {
+  readonly name: string;
+  readonly plugin: string;
+  definition: Prompt;
+  readonly args: CompiledSchema | undefined;
+  readonly completers: ReadonlyMap<string, Completer>;
+  handler: (argsOrCtx: unknown, ctx?: RequestExtra) => PromptReturn | Promise<PromptReturn>;
+  enabled: boolean;
+}
+
+/** Everything one plugin registers, committed to the catalog in one step. */
+export interface CatalogBatch {
+  tools: ToolEntry[];
+  resources: ResourceEntry[];
+  templates: ResourceTemplateEntry[];
+  prompts: PromptEntry[];
+}
+
+/** A name already taken in the catalog, and by whom. */
+export interface Collision {
+  kind: 'tool' | 'resource' | 'resource template' | 'prompt';
+  key: string;
+  owner: string;
+}
+
+export type CatalogChangeListener = (kinds: ReadonlySet<CatalogKind>) => void;

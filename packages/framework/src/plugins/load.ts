@@ -1,0 +1,202 @@
+/**
+ * Finds and imports plugin modules: a `.ts`/`.js` file or folder in a plugin directory, or an
+ * installed npm package. TypeScript runs without a build step (tsx is registered in the process).
+ * A fresh import (for reloads) re-reads the plugin's entry file and every file it imports from
+ * its own folder, so code changes are picked up.
+ *
+ * @module
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { register } from 'node:module';
+import { basename, dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { McpboxError } from '../errors.ts';
+import type { PluginModule } from './types.ts';
+
+/** Where a plugin's code came from; kept for reloads and file watching. */
+export type PluginSource =
+  | {
+      kind: 'file';
+      /** The entry file. */
+      path: string;
+      /** The folder whose files belong to the plugin: the plugin folder, or the entry's directory. */
+      root: string;
+      /** What to watch for changes: the plugin folder, or the single entry file. */
+      watch: string;
+    }
+  | { kind: 'package'; specifier: string; url: string }
+  | { kind: 'module' };
+
+const ENTRY_CANDIDATES = (dir: string, name: string) => [
+  join(dir, `${name}.ts`),
+  join(dir, `${name}.js`),
+  join(dir, `${name}.mjs`),
+  join(dir, name, 'index.ts'),
+  join(dir, name, 'index.js'),
+  join(dir, name, 'index.mjs'),
+];
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Names that are paths rather than plugin names or package specifiers. */
+function isPathLike(name: string): boolean {
+  return name.startsWith('.') || name.startsWith('/');
+}
+
+/**
+ * Resolves a plugin name: `name.ts`, `name.js`, `name/index.ts`, `name/index.js` in each
+ * directory in order, then an installed npm package (`pkg`, `@scope/pkg`). A name starting with
+ * `/` or `.` is a path to the entry file.
+ *
+ * @throws McpboxError `PLUGIN_NOT_FOUND`, naming every place it looked.
+ */
+export function resolvePlugin(name: string, dirs: readonly string[]): PluginSource {
+  if (isPathLike(name)) {
+    const path = resolve(name);
+    if (isFile(path)) return fileSource(path, basename(path).startsWith('index.'));
+    throw new McpboxError('PLUGIN_NOT_FOUND', `Plugin '${name}' not found (looked in: ${path})`);
+  }
+  for (const dir of dirs) {
+    for (const candidate of ENTRY_CANDIDATES(dir, name)) {
+      if (isFile(candidate))
+        return fileSource(resolve(candidate), candidate.includes(`${name}/index.`));
+    }
+  }
+  const pkg = resolvePackage(name);
+  if (pkg) return pkg;
+  const places = [...dirs.map((d) => resolve(d)), `npm package ${name}`].join(', ');
+  throw new McpboxError('PLUGIN_NOT_FOUND', `Plugin '${name}' not found (looked in: ${places})`);
+}
+
+function fileSource(path: string, isFolder: boolean): PluginSource {
+  const root = dirname(path);
+  return { kind: 'file', path, root, watch: isFolder ? root : path };
+}
+
+function resolvePackage(specifier: string): PluginSource | undefined {
+  // Only valid package specifiers; never Node built-ins.
+  if (!/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w.-]+)*$/i.test(specifier)) return undefined;
+  try {
+    const url = import.meta.resolve(specifier);
+    if (!url.startsWith('file:')) return undefined;
+    return { kind: 'package', specifier, url };
+  } catch {
+    return undefined;
+  }
+}
+
+let freshHookRegistered = false;
+let generation = 0;
+
+/** Imports a plugin's module; `fresh` bypasses Node's module cache for the plugin's own files. */
+export async function importPluginSource(
+  source: PluginSource,
+  options: { fresh?: boolean } = {},
+): Promise<unknown> {
+  if (source.kind === 'module') {
+    throw new McpboxError('PLUGIN_INVALID', 'a plugin given as a module has no source to import');
+  }
+  if (source.kind === 'package') return import(source.url);
+  const url = pathToFileURL(source.path);
+  if (options.fresh) {
+    if (!freshHookRegistered) {
+      register(new URL('./fresh-import-hook.mjs', import.meta.url));
+      freshHookRegistered = true;
+    }
+    generation += 1;
+    url.searchParams.set('mcpbox-fresh', `${generation}@${pathToFileURL(source.root).href}/`);
+  }
+  return import(url.href);
+}
+
+/**
+ * The plugin contract out of whatever a module exported: `register` at the top level or on the
+ * default export, or a default export that is itself the function.
+ */
+export function pluginModuleOf(imported: unknown): PluginModule | undefined {
+  if (imported === null || (typeof imported !== 'object' && typeof imported !== 'function')) {
+    return undefined;
+  }
+  const mod = imported as { register?: unknown; default?: unknown; description?: unknown };
+  if (typeof mod.register === 'function') return mod as PluginModule;
+  const def = mod.default as { register?: unknown; description?: unknown } | undefined;
+  if (def && typeof def === 'object' && typeof def.register === 'function') {
+    return def as PluginModule;
+  }
+  if (typeof def === 'function') {
+    const description = typeof mod.description === 'string' ? mod.description : undefined;
+    return { register: def as PluginModule['register'], description };
+  }
+  return undefined;
+}
+
+export interface AvailablePlugin {
+  name: string;
+  description: string;
+  /** The directory it was found in. */
+  dir: string;
+}
+
+/** `description:` from `{dir}/{name}/config.yaml`, if the file exists and has one. */
+export function folderDescription(dir: string, name: string): string | undefined {
+  const file = join(dir, name, 'config.yaml');
+  if (!existsSync(file)) return undefined;
+  try {
+    const parsed = parseYaml(readFileSync(file, 'utf8')) as { description?: unknown } | null;
+    return typeof parsed?.description === 'string' ? parsed.description : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every plugin the directories offer (first directory wins on duplicate names), with its
+ * description from `config.yaml` or, failing that, the module's exported `description`
+ * (which means importing it).
+ */
+export async function listAvailablePlugins(dirs: readonly string[]): Promise<AvailablePlugin[]> {
+  const found = new Map<string, AvailablePlugin>();
+  for (const dir of dirs) {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const name = pluginNameOf(dir, entry);
+      if (!name || found.has(name)) continue;
+      let description = entry.isDirectory() ? folderDescription(dir, name) : undefined;
+      if (description === undefined) {
+        try {
+          const source = resolvePlugin(name, [dir]);
+          description = pluginModuleOf(await importPluginSource(source))?.description;
+        } catch {
+          description = undefined;
+        }
+      }
+      found.set(name, { name, description: description ?? '', dir: resolve(dir) });
+    }
+  }
+  return [...found.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function pluginNameOf(dir: string, entry: import('node:fs').Dirent): string | undefined {
+  if (entry.name.startsWith('_') || entry.name.startsWith('.')) return undefined;
+  if (entry.isDirectory()) {
+    const hasIndex = ['index.ts', 'index.js', 'index.mjs'].some((f) =>
+      isFile(join(dir, entry.name, f)),
+    );
+    return hasIndex ? entry.name : undefined;
+  }
+  const match = /^(.+)\.(ts|js|mjs)$/.exec(entry.name);
+  if (!match || /\.(test|d)$/.test(match[1])) return undefined;
+  return match[1];
+}

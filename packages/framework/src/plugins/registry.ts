@@ -1,0 +1,286 @@
+/**
+ * The plugin registry: loads plugins into the shared catalog and unloads them again.
+ *
+ * A load runs the plugin's `register()` against a staging server that only records, checks the
+ * recorded tools, resources, resource templates and prompts against the catalog, and then commits
+ * them in one step (one `list_changed` per kind). A plugin that is missing, has no `register()`,
+ * throws in it, or collides with another plugin leaves the catalog exactly as it was.
+ *
+ * Loads and unloads run one at a time, in call order.
+ *
+ * @module
+ */
+import type { Catalog } from '../catalog/catalog.ts';
+import type { Collision } from '../catalog/types.ts';
+import { errorMessage } from '../errors.ts';
+import { createLogger } from '../logging/index.ts';
+import { importPluginSource, type PluginSource, pluginModuleOf, resolvePlugin } from './load.ts';
+import { StagingServer } from './staging.ts';
+import type { Logger, PluginConfig, PluginModule, ProxyCommands } from './types.ts';
+
+export interface LoadOptions {
+  /** An already-imported module (or any object with `register`); skips resolution. */
+  module?: unknown;
+  /** The plugin's settings, handed to `register(server, config)`. */
+  config?: PluginConfig;
+  /** Built in (e.g. management tools): listed apart, never unloaded by "unload all". */
+  internal?: boolean;
+  /** Tool and prompt names get `${prefix}_` unless they already have it; `false`/`''` for none. */
+  prefix?: string | false;
+  /** Bypass the module cache (for reloads): re-read the plugin's files. */
+  fresh?: boolean;
+  /** Where the module came from, when `module` is given and the caller knows. */
+  source?: PluginSource;
+}
+
+/** A plugin in the registry. Its tools, resources and prompts are read live from the catalog. */
+export interface LoadedPlugin {
+  readonly name: string;
+  readonly module: PluginModule;
+  readonly config: PluginConfig;
+  readonly internal: boolean;
+  readonly prefix: string | undefined;
+  readonly loadedAt: Date;
+  readonly source: PluginSource;
+  readonly description: string | undefined;
+  readonly tools: string[];
+  /** Resource URIs and resource-template URI templates. */
+  readonly resources: string[];
+  readonly prompts: string[];
+}
+
+/** The outcome of a load: on failure `error` says why and the lists are empty. */
+export interface LoadResult {
+  ok: boolean;
+  plugin: string;
+  error?: string;
+  tools: string[];
+  resources: string[];
+  prompts: string[];
+}
+
+/** The outcome of an unload; `removed` repeats `tools`, the anchor's name for them. */
+export interface UnloadResult extends LoadResult {
+  removed: string[];
+}
+
+export interface PluginSummary {
+  name: string;
+  description: string | undefined;
+  internal: boolean;
+  loaded_at: string;
+  tools: string[];
+  resources: string[];
+  prompts: string[];
+}
+
+export interface RegistrySummary {
+  plugins: PluginSummary[];
+  totals: { plugins: number; tools: number; resources: number; prompts: number };
+}
+
+export interface PluginRegistryOptions {
+  catalog: Catalog;
+  /** Directories searched, in order, for `name.ts`, `name.js`, `name/index.ts`, `name/index.js`. */
+  pluginDirs?: string[];
+  logger?: Logger;
+  /** Handed to plugins as `server.proxy`; only `mcp-proxy` sets it. */
+  proxy?: ProxyCommands;
+}
+
+const COLLISION_LABEL: Record<Collision['kind'], string> = {
+  tool: 'Tool',
+  resource: 'Resource',
+  'resource template': 'Resource template',
+  prompt: 'Prompt',
+};
+
+function collisionMessage(plugin: string, c: Collision): string {
+  const key = c.kind === 'tool' ? `'${c.key}'` : c.key;
+  return `${COLLISION_LABEL[c.kind]} collision loading '${plugin}': ${key} (in '${c.owner}')`;
+}
+
+function failed(plugin: string, error: string): LoadResult {
+  return { ok: false, plugin, error, tools: [], resources: [], prompts: [] };
+}
+
+export class PluginRegistry {
+  readonly catalog: Catalog;
+  /** Searched in order; callers may push more directories. */
+  readonly pluginDirs: string[];
+  readonly #plugins = new Map<string, LoadedPlugin>();
+  readonly #logger: Logger;
+  readonly #proxy: ProxyCommands | undefined;
+  // Serialises loads and unloads so two of them never interleave their check-then-commit.
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: PluginRegistryOptions) {
+    this.catalog = options.catalog;
+    this.pluginDirs = options.pluginDirs ?? [];
+    this.#logger = options.logger ?? createLogger('plugins');
+    this.#proxy = options.proxy;
+  }
+
+  #serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Loads a plugin by name (or from a given module). Never throws: failures are in the result. */
+  loadPlugin(name: string, options: LoadOptions = {}): Promise<LoadResult> {
+    return this.#serial(() => this.#load(name, options));
+  }
+
+  async #load(name: string, options: LoadOptions): Promise<LoadResult> {
+    if (this.#plugins.has(name)) return failed(name, `Plugin '${name}' already loaded`);
+
+    let source: PluginSource = options.source ?? { kind: 'module' };
+    let imported: unknown = options.module;
+    if (imported === undefined) {
+      try {
+        source = resolvePlugin(name, this.pluginDirs);
+      } catch (error) {
+        return failed(name, errorMessage(error));
+      }
+      try {
+        imported = await importPluginSource(source, { fresh: options.fresh });
+      } catch (error) {
+        return failed(name, `Plugin '${name}' failed to import: ${errorMessage(error)}`);
+      }
+    }
+    const module = pluginModuleOf(imported);
+    if (!module) return failed(name, `Plugin '${name}' has no register() function`);
+
+    const config = options.config ?? {};
+    const prefix = options.prefix || undefined;
+    const staging = new StagingServer({
+      plugin: name,
+      catalog: this.catalog,
+      config,
+      logger: createLogger(`plugin.${name}`),
+      prefix,
+      proxy: this.#proxy,
+    });
+    try {
+      await module.register(staging, config);
+    } catch (error) {
+      return failed(name, `Plugin '${name}' register() failed: ${errorMessage(error)}`);
+    }
+
+    const collisions = this.catalog.collisions(staging.batch);
+    if (collisions.length > 0) return failed(name, collisionMessage(name, collisions[0]));
+    staging.commit();
+
+    const plugin = this.#record(name, module, config, options, prefix, source);
+    this.#plugins.set(name, plugin);
+    this.#logger.info(`loaded plugin ${name}`, {
+      tools: plugin.tools.length,
+      resources: plugin.resources.length,
+      prompts: plugin.prompts.length,
+    });
+    return {
+      ok: true,
+      plugin: name,
+      tools: plugin.tools,
+      resources: plugin.resources,
+      prompts: plugin.prompts,
+    };
+  }
+
+  #record(
+    name: string,
+    module: PluginModule,
+    config: PluginConfig,
+    options: LoadOptions,
+    prefix: string | undefined,
+    source: PluginSource,
+  ): LoadedPlugin {
+    const catalog = this.catalog;
+    return {
+      name,
+      module,
+      config,
+      internal: options.internal ?? false,
+      prefix,
+      loadedAt: new Date(),
+      source,
+      description: typeof module.description === 'string' ? module.description : undefined,
+      get tools() {
+        return catalog.ownedBy(name).tools;
+      },
+      get resources() {
+        const owned = catalog.ownedBy(name);
+        return [...owned.resources, ...owned.templates];
+      },
+      get prompts() {
+        return catalog.ownedBy(name).prompts;
+      },
+    };
+  }
+
+  /** Unloads a plugin: its tools, resources, templates and prompts leave the catalog. */
+  unloadPlugin(name: string): Promise<UnloadResult> {
+    return this.#serial(async () => {
+      if (!this.#plugins.has(name)) {
+        return { ...failed(name, `Plugin '${name}' not loaded`), removed: [] };
+      }
+      this.#plugins.delete(name);
+      const owned = this.catalog.removePlugin(name);
+      this.#logger.info(`unloaded plugin ${name}`, { tools: owned.tools.length });
+      return {
+        ok: true,
+        plugin: name,
+        tools: owned.tools,
+        removed: owned.tools,
+        resources: [...owned.resources, ...owned.templates],
+        prompts: owned.prompts,
+      };
+    });
+  }
+
+  getPlugin(name: string): LoadedPlugin | undefined {
+    return this.#plugins.get(name);
+  }
+
+  isLoaded(name: string): boolean {
+    return this.#plugins.has(name);
+  }
+
+  /** Loaded plugins, in load order. */
+  plugins(): LoadedPlugin[] {
+    return [...this.#plugins.values()];
+  }
+
+  /** Every tool name in the catalog (plugin tools and anything else registered there). */
+  allTools(): string[] {
+    return [...this.catalog.tools()].map((t) => t.name);
+  }
+
+  /** The plugin that owns a tool, or undefined. */
+  findToolOwner(tool: string): string | undefined {
+    return this.catalog.getTool(tool)?.plugin;
+  }
+
+  getSummary(): RegistrySummary {
+    const plugins = this.plugins().map((p) => ({
+      name: p.name,
+      description: p.description,
+      internal: p.internal,
+      loaded_at: p.loadedAt.toISOString(),
+      tools: p.tools,
+      resources: p.resources,
+      prompts: p.prompts,
+    }));
+    const size = this.catalog.size;
+    return {
+      plugins,
+      totals: {
+        plugins: plugins.length,
+        tools: size.tools,
+        resources: size.resources + size.templates,
+        prompts: size.prompts,
+      },
+    };
+  }
+}

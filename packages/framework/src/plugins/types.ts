@@ -1,0 +1,222 @@
+/**
+ * The plugin contract: what a plugin module exports and what its `register()` receives.
+ *
+ * `PluginServer` mirrors the registration API of the SDK's `McpServer` (`registerTool`,
+ * `registerResource`, `registerPrompt` and the short forms `tool`, `resource`, `prompt`), so code
+ * written against an `McpServer` works as a plugin. Registrations go to the shared catalog, which
+ * every MCP session reads.
+ *
+ * @module
+ */
+import type { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type {
+  AnySchema,
+  SchemaOutput,
+  ShapeOutput,
+  ZodRawShapeCompat,
+} from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type {
+  CallToolResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  GetPromptResult,
+  LoggingLevel,
+  ReadResourceResult,
+  Resource,
+  ServerNotification,
+  ServerRequest,
+  ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
+
+import type { Logger } from '../logging/index.ts';
+
+export type { Logger };
+
+/** A plugin's own settings (from its config file or the `plugins:` entry); free-form. */
+export type PluginConfig = Record<string, unknown>;
+
+/** What a plugin module exports (a `default` export holding `register` is unwrapped too). */
+export interface PluginModule {
+  register(server: PluginServer, config: PluginConfig): void | Promise<void>;
+  /** One line shown by plugin listings when the plugin folder has no `config.yaml`. */
+  description?: string;
+}
+
+/** A JSON Schema object, passed to clients byte for byte and checked with ajv. */
+export type JsonSchemaObject = { type?: string; $schema?: string; [key: string]: unknown };
+
+/** A tool's input or output schema: a zod raw shape, a zod schema, or a raw JSON Schema. */
+export type SchemaLike = ZodRawShapeCompat | AnySchema | JsonSchemaObject;
+
+/** The arguments a handler receives for a given input schema. */
+export type ArgsOf<S> = S extends ZodRawShapeCompat
+  ? ShapeOutput<S>
+  : S extends AnySchema
+    ? SchemaOutput<S>
+    : Record<string, unknown>;
+
+/** The SDK's per-request context: abort signal, session id, request id, `_meta`, and senders. */
+export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * What a handler receives besides its arguments: the SDK's request context plus helpers.
+ * The helpers send to the client that made this request (on its HTTP stream, if any).
+ */
+export type ToolContext = RequestExtra & {
+  /** Sends `notifications/progress`; does nothing when the client asked for no progress. */
+  reportProgress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Sends `notifications/message`, unless the session's `logging/setLevel` filters it out. */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+  /** Asks the client's model for a completion (`sampling/createMessage`). */
+  sample(params: CreateMessageRequestParams): Promise<CreateMessageResult>;
+  /** Asks the user for input through the client (`elicitation/create`). */
+  elicit(params: ElicitRequestParams): Promise<ElicitResult>;
+};
+
+/** A handler may return plain text (becomes one text block) or a full result. */
+export type ToolReturn = string | CallToolResult;
+
+/**
+ * A tool handler. As with the SDK's `McpServer`, a tool declared without `inputSchema` gets only
+ * the context; with a schema it gets the validated arguments and the context.
+ */
+export type ToolHandler<S extends SchemaLike | undefined = undefined> = S extends SchemaLike
+  ? (args: ArgsOf<S>, ctx: ToolContext) => ToolReturn | Promise<ToolReturn>
+  : (ctx: ToolContext) => ToolReturn | Promise<ToolReturn>;
+
+export interface ToolConfig<I extends SchemaLike | undefined = undefined> {
+  title?: string;
+  description?: string;
+  inputSchema?: I;
+  outputSchema?: SchemaLike;
+  annotations?: ToolAnnotations;
+  _meta?: Record<string, unknown>;
+}
+
+/** Resource metadata as in the SDK: a `Resource` without `uri` and `name`. */
+export type ResourceMetadata = Omit<Resource, 'uri' | 'name'>;
+
+/** A read may return plain text (becomes one text content for the URI) or a full result. */
+export type ResourceReturn = string | ReadResourceResult;
+export type ReadResourceHandler = (
+  uri: URL,
+  ctx: RequestExtra,
+) => ResourceReturn | Promise<ResourceReturn>;
+export type ReadResourceTemplateHandler = (
+  uri: URL,
+  variables: Variables,
+  ctx: RequestExtra,
+) => ResourceReturn | Promise<ResourceReturn>;
+
+/** Prompt arguments are a zod raw shape of string fields, optionally `completable()`. */
+export type PromptArgsShape = ZodRawShapeCompat;
+/** A prompt may return plain text (becomes one user message) or a full result. */
+export type PromptReturn = string | GetPromptResult;
+export type PromptHandler<A extends PromptArgsShape | undefined = undefined> =
+  A extends PromptArgsShape
+    ? (args: ShapeOutput<A>, ctx: RequestExtra) => PromptReturn | Promise<PromptReturn>
+    : (ctx: RequestExtra) => PromptReturn | Promise<PromptReturn>;
+
+export interface PromptConfig<A extends PromptArgsShape | undefined = undefined> {
+  title?: string;
+  description?: string;
+  argsSchema?: A;
+}
+
+/** Handle returned by a registration, like the SDK's `RegisteredTool`: each call notifies clients. */
+export interface RegisteredHandle {
+  readonly name: string;
+  readonly enabled: boolean;
+  enable(): void;
+  disable(): void;
+  remove(): void;
+}
+
+export interface RegisteredTool extends RegisteredHandle {
+  update(updates: {
+    title?: string;
+    description?: string;
+    annotations?: ToolAnnotations;
+    _meta?: Record<string, unknown>;
+    callback?: ToolHandler<SchemaLike> | ToolHandler;
+    enabled?: boolean;
+  }): void;
+}
+
+export interface RegisteredResource extends RegisteredHandle {
+  update(updates: {
+    title?: string;
+    metadata?: ResourceMetadata;
+    callback?: ReadResourceHandler | ReadResourceTemplateHandler;
+    enabled?: boolean;
+  }): void;
+}
+
+export interface RegisteredPrompt extends RegisteredHandle {
+  update(updates: {
+    title?: string;
+    description?: string;
+    callback?: PromptHandler<PromptArgsShape> | PromptHandler;
+    enabled?: boolean;
+  }): void;
+}
+
+/** Command extension slot that `mcp-proxy` fills; `undefined` everywhere else. */
+export interface ProxyCommands {
+  registerCommand(
+    name: string,
+    handler: (args: Record<string, unknown>) => unknown | Promise<unknown>,
+  ): void;
+}
+
+/** What a plugin's `register(server, config)` receives. */
+export interface PluginServer {
+  /** The plugin's name. */
+  readonly name: string;
+  readonly logger: Logger;
+  readonly config: PluginConfig;
+  /** Set only when running inside `mcp-proxy`. */
+  readonly proxy: ProxyCommands | undefined;
+
+  registerTool<I extends SchemaLike | undefined = undefined>(
+    name: string,
+    config: ToolConfig<I>,
+    handler: ToolHandler<I>,
+  ): RegisteredTool;
+  /** Short forms of `McpServer.tool()`: (name, [description], [paramsSchema], [annotations], handler). */
+  tool(name: string, ...rest: unknown[]): RegisteredTool;
+
+  registerResource(
+    name: string,
+    uri: string,
+    metadata: ResourceMetadata,
+    read: ReadResourceHandler,
+  ): RegisteredResource;
+  registerResource(
+    name: string,
+    template: ResourceTemplate,
+    metadata: ResourceMetadata,
+    read: ReadResourceTemplateHandler,
+  ): RegisteredResource;
+  /** Short forms of `McpServer.resource()`: (name, uriOrTemplate, [metadata], read). */
+  resource(
+    name: string,
+    uriOrTemplate: string | ResourceTemplate,
+    ...rest: unknown[]
+  ): RegisteredResource;
+
+  registerPrompt<A extends PromptArgsShape | undefined = undefined>(
+    name: string,
+    config: PromptConfig<A>,
+    handler: PromptHandler<A>,
+  ): RegisteredPrompt;
+  /** Short forms of `McpServer.prompt()`: (name, [description], [argsSchema], handler). */
+  prompt(name: string, ...rest: unknown[]): RegisteredPrompt;
+
+  /** Tells subscribed sessions that a resource changed (`notifications/resources/updated`). */
+  notifyResourceUpdated(uri: string): void;
+}
