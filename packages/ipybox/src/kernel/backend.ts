@@ -1,0 +1,41 @@
+/**
+ * The contract every kernel backend satisfies: start a kernel, hand over its channels, interrupt
+ * it the backend's own way, stop it. `KernelClient` speaks the protocol over any backend. The
+ * ZeroMQ launcher (`launcher.ts`) is the default; a Jupyter Server (REST + WebSocket) backend can
+ * sit behind the same interface.
+ *
+ * @module
+ */
+import type { KernelChannels } from './channels.ts';
+
+export interface KernelStartOptions {
+  /** The kernel's whole environment (the client builds it: PATH plus the caller's variables). */
+  env: Record<string, string>;
+  /** Working directory of the kernel; the backend's default when undefined. */
+  cwd: string | undefined;
+  /** Aborted when the start-up deadline passes: the backend ends what it started and rejects. */
+  signal: AbortSignal;
+}
+
+/** Why a kernel is gone, e.g. `exited with code 1`, `killed by SIGKILL`, `stopped answering heartbeats`. */
+export interface KernelExit {
+  reason: string;
+}
+
+export interface RunningKernel {
+  readonly channels: KernelChannels;
+  /** The kernel's process id when it runs on this machine. */
+  readonly pid: number | undefined;
+  /** Settles once, when the kernel is gone for any reason (including `stop()`). */
+  readonly exited: Promise<KernelExit>;
+  /** Interrupts the running cell without the protocol (signal, REST call): the fallback path. */
+  interrupt(): Promise<void>;
+  /** Ends the kernel and everything it started, and removes its files. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface KernelBackend {
+  readonly name: string;
+  /** Starts a kernel whose channels are connected (readiness is the client's handshake). */
+  start(options: KernelStartOptions): Promise<RunningKernel>;
+}

@@ -1,0 +1,60 @@
+"""Start an IPython kernel for mcpbox's ZeroMQ launcher.
+
+Run as ``python3 bootstrap.py -f <connection file> [IPKernelApp options]``. Compared to
+``python3 -m ipykernel_launcher`` it does two things more:
+
+1. On Linux, asks the OS to SIGKILL this process when its parent dies (PR_SET_PDEATHSIG). ipykernel's
+   own parent poller only notices a parent death when the orphan is re-parented to PID 1, which a
+   container's sub-reaper defeats; a kernel must never outlive a SIGKILLed host process.
+2. After the kernel has bound its sockets (ports 0 in the connection file let ZeroMQ pick free ports
+   itself, so there is no race between choosing a port and binding it) it writes one line,
+   ``MCPBOX_KERNEL_READY {"shell": ..., ...}``, to the original stdout. ipykernel redirects fd 1 to
+   iopub during start-up, so the line goes to a duplicate taken before that.
+
+Standard library and ipykernel only: this file runs under the system interpreter.
+"""
+
+import json
+import os
+import sys
+
+
+def _die_with_parent():
+    expected_parent = int(os.environ.pop("MCPBOX_PARENT_PID", "0") or 0)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            PR_SET_PDEATHSIG = 1
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except Exception as error:  # pragma: no cover - best effort on unusual libcs
+            print(f"mcpbox bootstrap: PR_SET_PDEATHSIG unavailable: {error}", file=sys.stderr)
+    # The parent may have died before prctl ran: then nobody will signal us.
+    if expected_parent and os.getppid() != expected_parent:
+        os._exit(1)
+
+
+def main():
+    _die_with_parent()
+    ready_fd = os.dup(1)
+    from ipykernel.kernelapp import IPKernelApp
+
+    app = IPKernelApp.instance()
+    app.initialize(sys.argv[1:])
+    ports = {
+        "shell": app.shell_port,
+        "iopub": app.iopub_port,
+        "stdin": app.stdin_port,
+        "control": app.control_port,
+        "hb": app.hb_port,
+        "pid": os.getpid(),
+    }
+    os.write(ready_fd, ("MCPBOX_KERNEL_READY " + json.dumps(ports) + "\n").encode())
+    os.close(ready_fd)
+    app.start()
+
+
+if __name__ == "__main__":
+    main()

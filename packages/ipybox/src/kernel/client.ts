@@ -1,0 +1,379 @@
+/**
+ * `KernelClient`: runs code in one IPython kernel it owns, over any `KernelBackend` (the ZeroMQ
+ * launcher by default).
+ *
+ * - Executions run one at a time, in submission order.
+ * - A kernel that dies fails the running call with `KERNEL_DIED`; the next call starts a new one.
+ * - The start-up timeout and per-call execution timeouts are separate budgets.
+ * - A timeout or cancel interrupts the cell and keeps the kernel's state; a cell that ignores the
+ *   interrupt for `interruptTimeout` ms gets its kernel restarted instead.
+ *
+ * @module
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KernelBackend, KernelExit, RunningKernel } from './backend.ts';
+import { KernelConnection } from './connection.ts';
+import { KernelError } from './errors.ts';
+import { Execution, type ExecutionResult, type InterruptReason } from './execution.ts';
+import { zmqKernelBackend } from './launcher.ts';
+import type { ExecutionChunk } from './output.ts';
+
+/** Selects matplotlib's inline backend, so figures come back as PNG without any user setup. */
+const INLINE_MATPLOTLIB = 'module://matplotlib_inline.backend_inline';
+
+export interface KernelClientOptions {
+  /** How kernels are started. Default: `zmqKernelBackend()` (local ipykernel over ZeroMQ). */
+  backend?: KernelBackend;
+  /**
+   * Variables for the kernel. The kernel sees only `PATH` (this process's), `MPLBACKEND` (inline)
+   * and these; nothing else of this process's environment leaks in. Entries here win.
+   */
+  env?: Record<string, string>;
+  /** The kernel's working directory. Default: this process's. */
+  cwd?: string;
+  /** Where images from the output are saved. Default `<os tmpdir>/mcpbox-images`. */
+  imagesDir?: string;
+  /** Milliseconds for a kernel to start and answer its first `kernel_info`. Default 30000. */
+  startTimeout?: number;
+  /** Milliseconds an interrupted cell may take to stop before its kernel is restarted. Default 5000. */
+  interruptTimeout?: number;
+}
+
+export interface ExecuteOptions {
+  /** Milliseconds the cell may run (time queued behind other cells excluded). Default: no limit. */
+  timeout?: number;
+  /** Aborting interrupts the cell; the call then fails with `EXECUTION_CANCELLED`. */
+  signal?: AbortSignal;
+}
+
+interface ActiveKernel {
+  kernel: RunningKernel;
+  connection: KernelConnection;
+  /** Set when this client ends the kernel on purpose; its exit is then no death. */
+  stopping?: KernelError;
+}
+
+interface CurrentExecution {
+  execution: Execution;
+  active: ActiveKernel;
+  interrupt(reason: InterruptReason): void;
+}
+
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
+
+export class KernelClient {
+  readonly #backend: KernelBackend;
+  readonly #env: Record<string, string>;
+  readonly #cwd: string | undefined;
+  readonly #imagesDir: string;
+  readonly #startTimeout: number;
+  readonly #interruptTimeout: number;
+  #active: ActiveKernel | undefined;
+  #starting: Promise<ActiveKernel> | undefined;
+  #current: CurrentExecution | undefined;
+  /** Tail of the execution queue: each call waits for the one before it. */
+  #queue: Promise<unknown> = Promise.resolve();
+  /** Calls queued before the latest `cancel()` are rejected instead of run. */
+  #cancelEpoch = 0;
+  #closed = false;
+
+  constructor(options: KernelClientOptions = {}) {
+    this.#backend = options.backend ?? zmqKernelBackend();
+    this.#env = {
+      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      MPLBACKEND: INLINE_MATPLOTLIB,
+      ...options.env,
+    };
+    this.#cwd = options.cwd;
+    this.#imagesDir = options.imagesDir ?? join(tmpdir(), 'mcpbox-images');
+    this.#startTimeout = options.startTimeout ?? 30_000;
+    this.#interruptTimeout = options.interruptTimeout ?? 5_000;
+  }
+
+  /** The running kernel's process id, if one runs (locally). */
+  get pid(): number | undefined {
+    return this.#active?.kernel.pid;
+  }
+
+  /** Starts the kernel now instead of at the first call. */
+  async start(): Promise<void> {
+    await this.#ensureKernel();
+  }
+
+  /**
+   * Runs `code` and resolves with its output. Rejects with `CodeExecutionError` when the code
+   * raises, `KernelError` for timeouts, cancels, kernel death and start-up failures.
+   */
+  execute(code: string, options: ExecuteOptions = {}): Promise<ExecutionResult> {
+    return this.#enqueue(options, () => this.#run(code, options));
+  }
+
+  /**
+   * Runs `code`, yielding output chunks as they arrive and the `ExecutionResult` last. Errors are
+   * thrown by the iterator after the chunks before them. Leaving the loop early cancels the cell.
+   */
+  async *stream(
+    code: string,
+    options: ExecuteOptions = {},
+  ): AsyncGenerator<ExecutionChunk | ExecutionResult, void, undefined> {
+    const abort = new AbortController();
+    const forward = () => abort.abort();
+    options.signal?.addEventListener('abort', forward, { once: true });
+    if (options.signal?.aborted) abort.abort();
+    const chunks: ExecutionChunk[] = [];
+    let wake: (() => void) | undefined;
+    let finished = false;
+    let outcome: { result: ExecutionResult } | { error: unknown } | undefined;
+    const onChunk = (chunk: ExecutionChunk) => {
+      chunks.push(chunk);
+      wake?.();
+    };
+    const run = this.#enqueue(options, () =>
+      this.#run(code, { timeout: options.timeout, signal: abort.signal }, onChunk),
+    ).then(
+      (result) => {
+        outcome = { result };
+      },
+      (error: unknown) => {
+        outcome = { error };
+      },
+    );
+    void run.finally(() => {
+      finished = true;
+      wake?.();
+    });
+    try {
+      while (true) {
+        const chunk = chunks.shift();
+        if (chunk) {
+          yield chunk;
+          continue;
+        }
+        if (finished) break;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+      }
+      if (outcome && 'error' in outcome) throw outcome.error;
+      if (outcome) yield outcome.result;
+    } finally {
+      options.signal?.removeEventListener('abort', forward);
+      if (!finished) {
+        abort.abort();
+        await run;
+      }
+    }
+  }
+
+  /** Interrupts the running cell: `interrupt_request` on the control channel, a signal as fallback. */
+  async interrupt(): Promise<void> {
+    if (this.#active) await this.#interruptKernel(this.#active);
+  }
+
+  /** Interrupts the running cell and drops every call queued behind it (`EXECUTION_CANCELLED`). */
+  cancel(): void {
+    this.#cancelEpoch += 1;
+    this.#current?.interrupt({
+      code: 'EXECUTION_CANCELLED',
+      message: 'The execution was cancelled.',
+    });
+  }
+
+  /**
+   * Replaces the kernel with a fresh one. The old kernel process (and its process group) is gone
+   * when this resolves; a cell running in it fails with `EXECUTION_CANCELLED`.
+   */
+  async reset(): Promise<void> {
+    const active = this.#active ?? (await this.#starting?.catch(() => undefined));
+    if (active) {
+      await this.#stopKernel(
+        active,
+        new KernelError(
+          'EXECUTION_CANCELLED',
+          'The kernel was reset while the cell ran; its state is gone.',
+        ),
+      );
+    }
+    await this.#ensureKernel();
+  }
+
+  /** Stops the kernel; further calls fail with `CLIENT_CLOSED`. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const active = this.#active ?? (await this.#starting?.catch(() => undefined));
+    if (active) {
+      await this.#stopKernel(
+        active,
+        new KernelError('CLIENT_CLOSED', 'The kernel client was closed while the cell ran.'),
+      );
+    }
+  }
+
+  #enqueue<T>(options: ExecuteOptions, task: () => Promise<T>): Promise<T> {
+    const epoch = this.#cancelEpoch;
+    const run = this.#queue.then(() => {
+      if (this.#closed) throw new KernelError('CLIENT_CLOSED', 'The kernel client is closed.');
+      if (epoch !== this.#cancelEpoch || options.signal?.aborted) {
+        throw new KernelError(
+          'EXECUTION_CANCELLED',
+          'The execution was cancelled before it started.',
+        );
+      }
+      return task();
+    });
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #run(
+    code: string,
+    options: ExecuteOptions,
+    onChunk?: (chunk: ExecutionChunk) => void,
+  ): Promise<ExecutionResult> {
+    const active = await this.#ensureKernel();
+    const { connection } = active;
+    const execution = new Execution(this.#imagesDir, onChunk);
+    const request = connection.session.message('execute_request', {
+      code,
+      silent: false,
+      store_history: true,
+      user_expressions: {},
+      // Nobody is there to type: input() raises StdinNotImplementedError instead of waiting.
+      allow_stdin: false,
+      stop_on_error: true,
+    });
+    const unroute = connection.route(request.header.msg_id, (channel, message) =>
+      execution.handle(channel, message),
+    );
+    const timers: NodeJS.Timeout[] = [];
+    const interrupt = (reason: InterruptReason) => {
+      if (execution.settled) return;
+      execution.markInterrupted(reason);
+      void this.#interruptKernel(active);
+      const grace = setTimeout(() => {
+        const message = `${reason.message} The cell did not stop within ${seconds(this.#interruptTimeout)} of the interrupt, so the kernel was restarted: its state is lost.`;
+        void this.#stopKernel(
+          active,
+          new KernelError(reason.code, message, { output: execution.output }),
+        );
+      }, this.#interruptTimeout);
+      grace.unref();
+      timers.push(grace);
+    };
+    const onAbort = () =>
+      interrupt({ code: 'EXECUTION_CANCELLED', message: 'The execution was cancelled.' });
+    this.#current = { execution, active, interrupt };
+    try {
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      if (options.signal?.aborted) onAbort();
+      if (options.timeout !== undefined) {
+        const timeout = options.timeout;
+        timers.push(
+          setTimeout(
+            () =>
+              interrupt({
+                code: 'EXECUTION_TIMEOUT',
+                message: `The code ran longer than its timeout of ${seconds(timeout)} and was interrupted.`,
+              }),
+            timeout,
+          ),
+        );
+      }
+      connection.channels.send('shell', request).catch((error: Error) => execution.fail(error));
+      return await execution.done;
+    } finally {
+      unroute();
+      for (const timer of timers) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      if (this.#current?.execution === execution) this.#current = undefined;
+    }
+  }
+
+  async #interruptKernel(active: ActiveKernel): Promise<void> {
+    try {
+      await active.connection.request('control', 'interrupt_request', {}, 1000);
+    } catch {
+      await active.kernel.interrupt().catch(() => {});
+    }
+  }
+
+  #ensureKernel(): Promise<ActiveKernel> {
+    if (this.#closed) {
+      return Promise.reject(new KernelError('CLIENT_CLOSED', 'The kernel client is closed.'));
+    }
+    if (this.#active) return Promise.resolve(this.#active);
+    this.#starting ??= this.#startKernel().finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  async #startKernel(): Promise<ActiveKernel> {
+    const deadline = new AbortController();
+    const timeoutError = new KernelError(
+      'KERNEL_START_TIMEOUT',
+      `The kernel did not become ready within the start-up timeout of ${seconds(this.#startTimeout)} (execution timeouts are separate).`,
+    );
+    const timer = setTimeout(() => deadline.abort(timeoutError), this.#startTimeout);
+    try {
+      let kernel: RunningKernel;
+      try {
+        kernel = await this.#backend.start({
+          env: this.#env,
+          cwd: this.#cwd,
+          signal: deadline.signal,
+        });
+      } catch (error) {
+        throw deadline.signal.aborted && (error as KernelError).code === 'KERNEL_START_TIMEOUT'
+          ? timeoutError
+          : error;
+      }
+      const active: ActiveKernel = { kernel, connection: new KernelConnection(kernel.channels) };
+      const handshake = new AbortController();
+      const onDeadline = () => handshake.abort(timeoutError);
+      deadline.signal.addEventListener('abort', onDeadline, { once: true });
+      void kernel.exited.then(({ reason }) =>
+        handshake.abort(
+          new KernelError('KERNEL_START_FAILED', `The kernel ${reason} during start-up.`),
+        ),
+      );
+      try {
+        await active.connection.waitUntilReady(handshake.signal);
+      } catch (error) {
+        await kernel.stop();
+        throw error;
+      } finally {
+        deadline.signal.removeEventListener('abort', onDeadline);
+      }
+      if (this.#closed) {
+        await kernel.stop();
+        throw new KernelError('CLIENT_CLOSED', 'The kernel client was closed during start-up.');
+      }
+      this.#active = active;
+      void kernel.exited.then((exit) => this.#onKernelGone(active, exit));
+      return active;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #onKernelGone(active: ActiveKernel, exit: KernelExit): void {
+    if (active.stopping) return;
+    const error = new KernelError(
+      'KERNEL_DIED',
+      `The kernel died (${exit.reason}); its state is lost. The next call starts a new kernel.`,
+      { output: this.#current?.active === active ? this.#current.execution.output : undefined },
+    );
+    // Also removes the dead kernel's files and anything left in its process group.
+    void this.#stopKernel(active, error);
+  }
+
+  async #stopKernel(active: ActiveKernel, reason: KernelError): Promise<void> {
+    active.stopping ??= reason;
+    if (this.#active === active) this.#active = undefined;
+    if (this.#current?.active === active) this.#current.execution.fail(reason);
+    await active.kernel.stop();
+  }
+}
