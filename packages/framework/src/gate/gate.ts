@@ -1,0 +1,333 @@
+/**
+ * The TOTP gate: groups of sensitive tools that stay locked until a session proves possession of
+ * the group's authenticator with `gate_unlock(group, code)`.
+ *
+ * - Every group starts locked at every start; nothing is persisted.
+ * - Unlocks are per session (see `session.ts`); an unlocked group locks again after `timeout`
+ *   seconds without a protected call, and each protected call restarts that clock.
+ * - Locks are global: `gate_lock(group)` and the kill switch `gate_lock()` revoke the unlock in
+ *   every session, because locking is always safe and an operator pulling the switch means all.
+ * - Failures and replays are counted per group across sessions: 5 consecutive wrong codes lock
+ *   the group out until restart, and a code (time step) once accepted is refused afterwards —
+ *   opening a new session must not buy an attacker fresh attempts or a second use of a code.
+ * - Neither a secret nor a code ever reaches a log line, an error text or a metric.
+ *
+ * @module
+ */
+import { channel } from 'node:diagnostics_channel';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createLogger, type Logger } from '../logging/index.ts';
+import {
+  type Clock,
+  type SecretBackend,
+  SecretUnavailableError,
+  secretBackendFor,
+} from './backends.ts';
+import { type GateGroupSettings, type GateSettings, parseGateConfig } from './config.ts';
+import { findCallContext, type GateCallContext, sessionKeyOf } from './session.ts';
+import { registerGateTools, type ToolRegistrar } from './tools.ts';
+import { checkTotp, stepAt, TOTP_PERIOD_SECONDS } from './totp.ts';
+
+export const MAX_FAILURES = 5;
+
+/** Published on the `mcpbox:gate` diagnostics channel; the metrics module counts them. */
+export interface GateEvent {
+  event: 'unlock' | 'failure' | 'lockout' | 'blocked';
+  group: string;
+}
+export const GATE_CHANNEL = 'mcpbox:gate';
+const gateChannel = channel(GATE_CHANNEL);
+
+export interface GateOptions {
+  /** Default: a logger named `gate` on stderr. */
+  logger?: Logger;
+  /** Milliseconds since the epoch; default `Date.now`. */
+  clock?: Clock;
+  /** Environment for the `env` backend; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** An answer of the gate tools: the text and whether it is an error. */
+export interface GateAnswer {
+  ok: boolean;
+  message: string;
+}
+
+interface GroupState {
+  consecutiveFailures: number;
+  lockedOut: boolean;
+  /** The newest TOTP step accepted; codes of this step or older are refused (RFC 6238 §5.2). */
+  lastUsedStep: number;
+}
+
+interface SessionState {
+  lastSeen: number;
+  /** Unlocked groups → time of the last protected call (or of the unlock). */
+  unlocked: Map<string, number>;
+}
+
+export class Gate {
+  readonly settings: GateSettings;
+  readonly #backend: SecretBackend | undefined;
+  readonly #logger: Logger;
+  readonly #clock: Clock;
+  readonly #groups = new Map<string, GroupState>();
+  readonly #sessions = new Map<string, SessionState>();
+
+  constructor(settings: GateSettings, options: GateOptions = {}) {
+    this.settings = settings;
+    this.#logger = options.logger ?? createLogger('gate');
+    this.#clock = options.clock ?? Date.now;
+    this.#backend = settings.enabled
+      ? secretBackendFor(settings, { logger: this.#logger, clock: this.#clock, env: options.env })
+      : undefined;
+    for (const name of settings.groups.keys()) {
+      this.#groups.set(name, { consecutiveFailures: 0, lockedOut: false, lastUsedStep: -1 });
+    }
+  }
+
+  get enabled(): boolean {
+    return this.settings.enabled;
+  }
+
+  /** Group names, sorted. */
+  get groupNames(): string[] {
+    return [...this.settings.groups.keys()].sort();
+  }
+
+  /** The group whose `tools` list names `tool`, if any. */
+  groupOfTool(tool: string): string | undefined {
+    for (const group of this.settings.groups.values())
+      if (group.tools.includes(tool)) return group.name;
+    return undefined;
+  }
+
+  /** Checks `code` for `group` and, when it is right, unlocks the group for the caller's session. */
+  async unlock(group: string, code: string, ctx?: GateCallContext): Promise<GateAnswer> {
+    if (!this.enabled) return { ok: true, message: 'The gate is disabled; nothing to unlock.' };
+    const settings = this.settings.groups.get(group);
+    const state = this.#groups.get(group);
+    if (settings === undefined || state === undefined)
+      return { ok: false, message: this.#unknown(group) };
+    if (state.lockedOut) return { ok: false, message: lockedOutMessage(group) };
+
+    let secret: string;
+    try {
+      secret = await this.#backend!.secret(settings.secretRef);
+    } catch (error) {
+      const reason =
+        error instanceof SecretUnavailableError ? error.message : 'The secret backend failed.';
+      this.#logger.warn(`gate: cannot read the secret of group '${group}': ${reason}`);
+      return { ok: false, message: `Cannot unlock group '${group}': ${reason}` };
+    }
+
+    // From here to the end nothing awaits, so two concurrent unlocks cannot both use one code.
+    const now = this.#clock();
+    if (state.lockedOut) return { ok: false, message: lockedOutMessage(group) };
+    const check = checkTotp(secret, code, now);
+    switch (check.kind) {
+      case 'malformed':
+        return {
+          ok: false,
+          message: 'Malformed code: expected the 6 digits your authenticator shows.',
+        };
+      case 'bad-secret':
+        this.#logger.error(`gate: the secret of group '${group}' is not valid base32`);
+        return {
+          ok: false,
+          message: `Cannot unlock group '${group}': its secret is not valid base32.`,
+        };
+      case 'invalid':
+        return this.#failure(group, state);
+      case 'valid':
+        break;
+    }
+    if (check.step <= state.lastUsedStep) {
+      const wait = (stepAt(now) + 1) * TOTP_PERIOD_SECONDS - Math.floor(now / 1000);
+      this.#logger.warn(`gate: refused a reused code for group '${group}'`);
+      return {
+        ok: false,
+        message: `This code was already used. Wait for the next code (about ${wait}s).`,
+      };
+    }
+    state.lastUsedStep = check.step;
+    state.consecutiveFailures = 0;
+    this.#session(ctx, now).unlocked.set(group, now);
+    this.#publish('unlock', group);
+    this.#logger.info(`gate: group '${group}' unlocked`, { session: shortKey(sessionKeyOf(ctx)) });
+    return {
+      ok: true,
+      message: `Group '${group}' unlocked. Auto-lock after ${formatDuration(settings.timeoutSeconds)} of inactivity.`,
+    };
+  }
+
+  /** Locks `group` — or, with `''`, every group — in every session. */
+  lock(group = ''): GateAnswer {
+    if (group === '') {
+      for (const session of this.#sessions.values()) session.unlocked.clear();
+      this.#logger.info('gate: all groups locked');
+      return { ok: true, message: 'All groups locked.' };
+    }
+    if (!this.settings.groups.has(group)) return { ok: false, message: this.#unknown(group) };
+    for (const session of this.#sessions.values()) session.unlocked.delete(group);
+    this.#logger.info(`gate: group '${group}' locked`);
+    return { ok: true, message: `Group '${group}' locked.` };
+  }
+
+  /** One line per group, as the caller's session sees it. */
+  status(ctx?: GateCallContext): string {
+    if (!this.enabled) return 'The gate is disabled: protected tools run without unlocking.';
+    if (this.settings.groups.size === 0) return 'No groups configured.';
+    const now = this.#clock();
+    const session = this.#session(ctx, now);
+    return this.groupNames
+      .map((name) => {
+        const settings = this.settings.groups.get(name)!;
+        if (this.#groups.get(name)!.lockedOut) return `⛔ ${name}: LOCKED OUT (restart to reset)`;
+        const left = this.#remaining(settings, session, now);
+        return left === undefined
+          ? `✗ ${name}: LOCKED`
+          : `✓ ${name}: UNLOCKED — auto-lock in ${formatDuration(Math.ceil(left / 1000))}`;
+      })
+      .join('\n');
+  }
+
+  /**
+   * Whether a protected call may run now: `undefined` when it may (and its inactivity clock
+   * restarts), otherwise the message to answer with.
+   */
+  check(group: string, ctx?: GateCallContext): string | undefined {
+    if (!this.enabled) return undefined;
+    const settings = this.settings.groups.get(group);
+    if (settings === undefined) return this.#unknown(group);
+    if (this.#groups.get(group)!.lockedOut) return this.#blocked(group, lockedOutMessage(group));
+    const now = this.#clock();
+    const session = this.#session(ctx, now);
+    if (this.#remaining(settings, session, now) === undefined) {
+      const expired = session.unlocked.delete(group);
+      const why = expired
+        ? `Group '${group}' locked again after ${formatDuration(settings.timeoutSeconds)} of inactivity.`
+        : `Group '${group}' is locked.`;
+      return this.#blocked(group, `${why} ${unlockHint(group)}`);
+    }
+    session.unlocked.set(group, now);
+    return undefined;
+  }
+
+  /**
+   * Wraps a tool handler — sync or async, with or without an input schema — so it runs only
+   * while `group` is unlocked for the calling session; otherwise it answers with an `isError`
+   * result saying how to unlock.
+   *
+   * @throws Error at wrap time when the gate is enabled and `group` is not configured.
+   */
+  protect<Args extends unknown[], R>(
+    group: string,
+    handler: (...args: Args) => R | Promise<R>,
+  ): (...args: Args) => Promise<R | CallToolResult> {
+    if (this.enabled && !this.settings.groups.has(group)) {
+      throw new Error(`gate.protect: ${this.#unknown(group)}`);
+    }
+    const gate = this;
+    return async function gateProtected(...args: Args) {
+      const blocked = gate.check(group, findCallContext(args));
+      if (blocked !== undefined) return gateErrorResult(blocked);
+      return await handler(...args);
+    };
+  }
+
+  /** Registers `gate_unlock`, `gate_lock` and `gate_status` on `server` (none when disabled). */
+  registerTools(server: ToolRegistrar): void {
+    registerGateTools(this, server);
+  }
+
+  /** Drops the state of a closed session. */
+  forgetSession(sessionId: string): void {
+    this.#sessions.delete(sessionKeyOf({ sessionId }));
+  }
+
+  #failure(group: string, state: GroupState): GateAnswer {
+    state.consecutiveFailures++;
+    this.#publish('failure', group);
+    if (state.consecutiveFailures >= MAX_FAILURES) {
+      state.lockedOut = true;
+      for (const session of this.#sessions.values()) session.unlocked.delete(group);
+      this.#publish('lockout', group);
+      this.#logger.warn(
+        `gate: group '${group}' locked out after ${MAX_FAILURES} failed attempts; restart to reset`,
+      );
+      return { ok: false, message: lockedOutMessage(group) };
+    }
+    const left = MAX_FAILURES - state.consecutiveFailures;
+    this.#logger.warn(`gate: wrong code for group '${group}' (${left} attempt(s) left)`);
+    return { ok: false, message: `Invalid code. ${left} attempt(s) left.` };
+  }
+
+  /** Milliseconds until `settings`' group locks again in `session`; undefined when locked. */
+  #remaining(settings: GateGroupSettings, session: SessionState, now: number): number | undefined {
+    const last = session.unlocked.get(settings.name);
+    if (last === undefined) return undefined;
+    const left = last + settings.timeoutSeconds * 1000 - now;
+    return left > 0 ? left : undefined;
+  }
+
+  #session(ctx: GateCallContext | undefined, now: number): SessionState {
+    // Forget sessions that went silent (their transport may have vanished without a close).
+    const idleMs = this.settings.sessionIdleTimeoutSeconds * 1000;
+    for (const [key, s] of this.#sessions)
+      if (now - s.lastSeen > idleMs) this.#sessions.delete(key);
+    const key = sessionKeyOf(ctx);
+    let session = this.#sessions.get(key);
+    if (session === undefined) {
+      session = { lastSeen: now, unlocked: new Map() };
+      this.#sessions.set(key, session);
+    }
+    session.lastSeen = now;
+    return session;
+  }
+
+  #blocked(group: string, message: string): string {
+    this.#publish('blocked', group);
+    this.#logger.info(`gate: blocked a call to locked group '${group}'`);
+    return message;
+  }
+
+  #unknown(group: string): string {
+    const known = this.groupNames;
+    return `Unknown group '${group}'. ${known.length ? `Known groups: ${known.join(', ')}.` : 'No groups are configured.'}`;
+  }
+
+  #publish(event: GateEvent['event'], group: string): void {
+    if (gateChannel.hasSubscribers) gateChannel.publish({ event, group } satisfies GateEvent);
+  }
+}
+
+/** Creates a gate from the `gate:` config mapping (undefined → a disabled gate). */
+export function createGate(config: unknown, options: GateOptions = {}): Gate {
+  return new Gate(parseGateConfig(config), options);
+}
+
+export function gateErrorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+function unlockHint(group: string): string {
+  return `Call gate_unlock(group='${group}', code='<6-digit code from your authenticator>') first.`;
+}
+
+function lockedOutMessage(group: string): string {
+  return `Group '${group}' is locked out after ${MAX_FAILURES} failed attempts. Restart the server to reset.`;
+}
+
+function shortKey(key: string): string {
+  return key.length > 20 ? `${key.slice(0, 20)}…` : key;
+}
+
+/** `2h`, `5m`, `1m 30s`, `45s`. */
+export function formatDuration(totalSeconds: number): string {
+  const h = Math.floor(totalSeconds / 3600);
+  const m = Math.floor((totalSeconds % 3600) / 60);
+  const s = Math.floor(totalSeconds % 60);
+  const parts = [h ? `${h}h` : '', m ? `${m}m` : '', s ? `${s}s` : ''].filter(Boolean);
+  return parts.length ? parts.join(' ') : '0s';
+}

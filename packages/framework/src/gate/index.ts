@@ -1,0 +1,42 @@
+/**
+ * The TOTP gate: a second factor in front of groups of sensitive tools.
+ *
+ * @example
+ * ```ts
+ * export function register(server: PluginServer, config: PluginConfig) {
+ *   const gate = createGate(config.gate, { logger: server.logger });
+ *   gate.registerTools(server);
+ *   server.registerTool('shell_exec', { inputSchema: { command: z.string() } },
+ *     gate.protect('shell', async ({ command }) => run(command)));
+ * }
+ * ```
+ *
+ * @module
+ */
+export {
+  envSecrets,
+  fileSecrets,
+  parseSecretFile,
+  type SecretBackend,
+  SecretUnavailableError,
+  vaultwardenSecrets,
+} from './backends.ts';
+export {
+  type GateGroupSettings,
+  type GateSettings,
+  parseGateConfig,
+  SECRET_BACKENDS,
+  type SecretBackendKind,
+} from './config.ts';
+export {
+  createGate,
+  GATE_CHANNEL,
+  Gate,
+  type GateAnswer,
+  type GateEvent,
+  type GateOptions,
+  gateErrorResult,
+  MAX_FAILURES,
+} from './gate.ts';
+export { type GateCallContext, sessionKeyOf } from './session.ts';
+export { registerGateTools, type ToolRegistrar } from './tools.ts';

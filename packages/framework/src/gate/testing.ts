@@ -1,0 +1,42 @@
+/**
+ * Test helpers for the gate: a logger that keeps its lines, and TOTP codes for a given time.
+ * Not exported from the package.
+ *
+ * @module
+ */
+import { Secret, TOTP } from 'otpauth';
+import type { Logger } from '../logging/index.ts';
+
+/** A base32 secret (20 random bytes) as `otpauth` would generate it. */
+export const newSecret = (): string => new Secret({ size: 20 }).base32;
+
+/** The code an authenticator shows for `secret` at `ms`, offset by `steps` 30-second steps. */
+export function codeAt(secret: string, ms: number, steps = 0): string {
+  return TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: ms + steps * 30_000 });
+}
+
+/** A logger that records every line (message and extra fields) for leak checks. */
+export function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const record = (level: string) => (msg: string, extra?: unknown) => {
+    lines.push(`${level} ${msg} ${extra === undefined ? '' : JSON.stringify(extra)}`);
+  };
+  return {
+    lines,
+    debug: record('debug'),
+    info: record('info'),
+    warn: record('warn'),
+    error: record('error'),
+  };
+}
+
+/** A clock the test moves; starts 10 s into a TOTP step so ±1 step stays unambiguous. */
+export function testClock(start = 30_000 * 60_000_000 + 10_000) {
+  let now = start;
+  return {
+    now: () => now,
+    advance: (seconds: number) => {
+      now += seconds * 1000;
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * `gate_unlock`, `gate_lock` and `gate_status` as MCP tools, registered on anything with the SDK's
+ * `registerTool(name, config, handler)` — a plugin's `PluginServer` or an `McpServer`.
+ *
+ * @module
+ */
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Gate } from './gate.ts';
+import type { GateCallContext } from './session.ts';
+
+/** The registration call the gate needs, as both `McpServer` and `PluginServer` offer it. */
+export interface ToolRegistrar {
+  registerTool(
+    name: string,
+    config: {
+      title?: string;
+      description?: string;
+      inputSchema?: z.ZodRawShape;
+      annotations?: ToolAnnotations;
+    },
+    // biome-ignore lint/suspicious/noExplicitAny: each server types its handler's arguments its own way
+    handler: (...args: any[]) => CallToolResult | Promise<CallToolResult>,
+  ): unknown;
+}
+
+const text = (message: string, isError = false): CallToolResult => ({
+  content: [{ type: 'text', text: message }],
+  ...(isError ? { isError: true } : {}),
+});
+
+/** Registers the three gate tools; registers nothing when the gate is disabled. */
+export function registerGateTools(gate: Gate, server: ToolRegistrar): void {
+  if (!gate.enabled) return;
+  const groups = gate.groupNames.join(', ') || '(none)';
+  server.registerTool(
+    'gate_unlock',
+    {
+      title: 'Unlock a gated tool group',
+      description: `Unlock a group of protected tools for this session with the current 6-digit code from the group's authenticator app. Groups: ${groups}. The group locks again after its inactivity timeout.`,
+      inputSchema: {
+        group: z.string().describe('The group to unlock'),
+        code: z.string().describe('The current 6-digit TOTP code'),
+      },
+      annotations: { readOnlyHint: false, openWorldHint: false },
+    },
+    async ({ group, code }: { group: string; code: string }, ctx: GateCallContext) => {
+      const answer = await gate.unlock(group, code, ctx);
+      return text(answer.message, !answer.ok);
+    },
+  );
+  server.registerTool(
+    'gate_lock',
+    {
+      title: 'Lock gated tool groups',
+      description:
+        'Lock one group of protected tools, or every group when group is empty (the kill switch). Locks apply to every session.',
+      inputSchema: {
+        group: z.string().default('').describe('The group to lock; empty locks all groups'),
+      },
+      annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ group }: { group?: string }) => {
+      const answer = gate.lock(group ?? '');
+      return text(answer.message, !answer.ok);
+    },
+  );
+  server.registerTool(
+    'gate_status',
+    {
+      title: 'Gate status',
+      description: 'Show each protected group and whether it is unlocked for this session.',
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (ctx: GateCallContext) => text(gate.status(ctx)),
+  );
+}
