@@ -215,6 +215,13 @@ describe('KernelClient', () => {
     assert.equal((await client.execute('order == list(range(20))')).text, 'True');
   });
 
+  it('lets user code import the modules kept out of kernel start-up', async () => {
+    const result = await client.execute(
+      'import jedi, debugpy\nprint(jedi.__name__, debugpy.__name__)',
+    );
+    assert.equal(result.stdout, 'jedi debugpy\n');
+  });
+
   it('gives the kernel only PATH, the inline matplotlib backend and its own variables', async () => {
     const result = await client.execute(
       'import os\nsorted(k for k in os.environ if k not in ("IPYTHONDIR", "JPY_PARENT_PID", "PYDEVD_DISABLE_FILE_VALIDATION"))',
