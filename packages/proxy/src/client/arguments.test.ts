@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { argumentsFromText, promptArgumentsSchema, stringifyValues } from './arguments.ts';
+import { coerce, soleParameter } from './schema.ts';
+
+const echo = { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] };
+const sum = {
+  type: 'object',
+  properties: { a: { type: 'number' }, b: { type: 'number' } },
+  required: ['a', 'b'],
+};
+const none = { type: 'object', properties: {} };
+
+test('a JSON object is taken as the arguments', () => {
+  assert.deepEqual(argumentsFromText(' {"a": 1, "b": 2} ', sum, 'call get-sum'), {
+    kind: 'args',
+    args: { a: 1, b: 2 },
+  });
+});
+
+test('bad JSON says so and shows the expected shape', () => {
+  const r = argumentsFromText('{"a": 1,', sum, 'call get-sum');
+  assert.equal(r.kind, 'error');
+  assert.match(
+    (r as { message: string }).message,
+    /^Bad JSON: .*e\.g\. call get-sum \{"a": …, "b": …\}$/,
+  );
+});
+
+test('a bare value fills the one required parameter; a string keeps its spaces', () => {
+  assert.deepEqual(argumentsFromText('hello  world', echo, 'call echo'), {
+    kind: 'args',
+    args: { message: 'hello  world' },
+  });
+});
+
+test('a bare value for several parameters is refused with a way forward', () => {
+  const r = argumentsFromText('5', sum, 'call get-sum');
+  assert.equal(r.kind, 'error');
+  assert.match(
+    (r as { message: string }).message,
+    /takes 2 parameters \(a, b\).*"call get-sum" alone/,
+  );
+});
+
+test('nothing typed: ask when there are parameters, call with {} when there are none', () => {
+  assert.deepEqual(argumentsFromText('', sum, 'call get-sum'), { kind: 'ask' });
+  assert.deepEqual(argumentsFromText('  ', none, 'call ping'), { kind: 'args', args: {} });
+  assert.equal(argumentsFromText('x', none, 'call ping').kind, 'error');
+});
+
+test('JSON that is not an object is refused', () => {
+  const r = argumentsFromText('{"a": 1}', sum, 'call get-sum');
+  assert.equal(r.kind, 'args');
+  const list = argumentsFromText('[1, 2]', sum, 'call get-sum');
+  assert.equal(list.kind, 'error');
+});
+
+test('a bare value is typed by the schema of the sole parameter', () => {
+  const count = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+  assert.deepEqual(argumentsFromText('42', count, 'call twice'), { kind: 'args', args: { n: 42 } });
+  assert.deepEqual(argumentsFromText('4.2', count, 'call twice'), {
+    kind: 'error',
+    message: 'n: expected an integer, got "4.2"',
+  });
+});
+
+test('the sole parameter: the only required one, else the only one', () => {
+  assert.equal(soleParameter(echo)?.name, 'message');
+  assert.equal(soleParameter(sum), undefined);
+  assert.equal(soleParameter({ properties: { count: { type: 'number' } } })?.name, 'count');
+  assert.equal(
+    soleParameter({ properties: { a: {}, b: {} }, required: ['b'] })?.name,
+    'b',
+    'one required among optional ones',
+  );
+});
+
+test('coerce: numbers, booleans, JSON, enums, untyped', () => {
+  assert.deepEqual(coerce(' 7 ', { type: 'number' }), { ok: true, value: 7 });
+  assert.equal(coerce('seven', { type: 'number' }).ok, false);
+  assert.deepEqual(coerce('yes', { type: 'boolean' }), { ok: true, value: true });
+  assert.deepEqual(coerce('off', { type: ['boolean', 'null'] }), { ok: true, value: false });
+  assert.equal(coerce('maybe', { type: 'boolean' }).ok, false);
+  assert.deepEqual(coerce('{"k": [1]}', { type: 'object' }), { ok: true, value: { k: [1] } });
+  assert.equal(coerce('[1]', { type: 'object' }).ok, false);
+  assert.deepEqual(coerce('[1]', { type: 'array' }), { ok: true, value: [1] });
+  assert.deepEqual(coerce('Chicago', { type: 'string', enum: ['Chicago'] }), {
+    ok: true,
+    value: 'Chicago',
+  });
+  assert.deepEqual(coerce('Oslo', { type: 'string', enum: ['Chicago', 'Paris'] }), {
+    ok: false,
+    error: 'expected one of Chicago|Paris, got "Oslo"',
+  });
+  assert.deepEqual(coerce('12', {}), { ok: true, value: 12 });
+  assert.deepEqual(coerce('plain words', {}), { ok: true, value: 'plain words' });
+});
+
+test('prompt arguments become a string schema, and values are sent as strings', () => {
+  const schema = promptArgumentsSchema([
+    { name: 'city', required: true, description: 'City' },
+    { name: 'state' },
+  ]);
+  assert.deepEqual(schema.required, ['city']);
+  assert.deepEqual(argumentsFromText('Paris', schema, 'prompt args'), {
+    kind: 'args',
+    args: { city: 'Paris' },
+  });
+  assert.deepEqual(stringifyValues({ a: 'x', b: 5, c: { d: true } }), {
+    a: 'x',
+    b: '5',
+    c: '{"d":true}',
+  });
+});

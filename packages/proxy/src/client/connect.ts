@@ -1,0 +1,125 @@
+/**
+ * Opens an MCP connection for the interactive client: a child process over stdio, or a URL over
+ * Streamable HTTP, falling back to the older HTTP+SSE transport when the server does not speak
+ * Streamable HTTP.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export interface StdioTarget {
+  kind: 'stdio';
+  command: string;
+  args: string[];
+  /** Drop the server's stderr instead of showing it in the terminal. Default false. */
+  quietServer?: boolean;
+}
+
+export type HttpTransportChoice = 'auto' | 'streamable-http' | 'sse';
+
+export interface HttpTarget {
+  kind: 'http';
+  url: URL;
+  /** Sent as `Authorization: Bearer <token>`; never printed. */
+  token?: string;
+  /** `auto` tries Streamable HTTP, then HTTP+SSE. */
+  transport: HttpTransportChoice;
+}
+
+export type ConnectTarget = StdioTarget | HttpTarget;
+
+export interface Connection {
+  client: Client;
+  /** How the server was reached, for `info` and the banner: `stdio (pid 123)`. */
+  via: string;
+  /** Ends the session: terminates an HTTP session, stops a stdio child. */
+  close(): Promise<void>;
+}
+
+/**
+ * @param newClient makes a fresh, unconnected `Client`; the SSE fallback needs a second one
+ *   because a `Client` that failed to connect keeps its half-set-up state.
+ */
+export async function connect(target: ConnectTarget, newClient: () => Client): Promise<Connection> {
+  return target.kind === 'stdio'
+    ? connectStdio(target, newClient())
+    : connectHttp(target, newClient);
+}
+
+async function connectStdio(target: StdioTarget, client: Client): Promise<Connection> {
+  const transport = new StdioClientTransport({
+    command: target.command,
+    args: target.args,
+    // The SDK passes only a safe subset of the environment by default; a developer running
+    // their own server from a shell expects it to see the same variables they do.
+    env: Object.fromEntries(
+      Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
+    ),
+    stderr: target.quietServer ? 'ignore' : 'inherit',
+  });
+  await client.connect(transport);
+  return {
+    client,
+    via: `stdio (${[target.command, ...target.args].join(' ')}, pid ${transport.pid})`,
+    close: () => client.close(),
+  };
+}
+
+/** Statuses with which a server says "not here / not this way": worth trying the SSE transport. */
+const FALLBACK_STATUSES = new Set([400, 404, 405]);
+
+async function connectHttp(target: HttpTarget, newClient: () => Client): Promise<Connection> {
+  const requestInit: RequestInit | undefined = target.token
+    ? { headers: { Authorization: `Bearer ${target.token}` } }
+    : undefined;
+
+  if (target.transport !== 'sse') {
+    const client = newClient();
+    const transport = new StreamableHTTPClientTransport(target.url, { requestInit });
+    try {
+      await client.connect(transport);
+      return {
+        client,
+        via: `Streamable HTTP ${target.url.href}`,
+        close: async () => {
+          // Tell the server the session is over, so it frees it now rather than on a timeout.
+          await transport.terminateSession().catch(() => {});
+          await client.close();
+        },
+      };
+    } catch (err) {
+      await client.close().catch(() => {});
+      const fallback =
+        target.transport === 'auto' &&
+        err instanceof StreamableHTTPError &&
+        err.code !== undefined &&
+        FALLBACK_STATUSES.has(err.code);
+      if (!fallback) throw explainHttpError(err);
+    }
+  }
+
+  const client = newClient();
+  const transport = new SSEClientTransport(target.url, { requestInit });
+  try {
+    await client.connect(transport);
+  } catch (err) {
+    await client.close().catch(() => {});
+    throw explainHttpError(err);
+  }
+  return { client, via: `HTTP+SSE ${target.url.href}`, close: () => client.close() };
+}
+
+/** Adds the one hint a user needs to an HTTP status they can fix. */
+function explainHttpError(err: unknown): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (code === 401 || code === 403) {
+    return new Error(
+      `${(err as Error).message} (HTTP ${code}) — the server refused the credentials: check --token or MCP_TOKEN`,
+    );
+  }
+  return err;
+}

@@ -1,0 +1,174 @@
+/**
+ * The real `mcp-client` bin, driven through piped stdin, against real servers over stdio:
+ * @modelcontextprotocol/server-everything, and a small fixture that changes its tool list.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  everythingBin,
+  growingServerCommand,
+  runScript,
+  startClient,
+} from './__fixtures__/driveClient.ts';
+
+const everything = ['--quiet-server', '--', everythingBin, 'stdio'];
+
+/** The PNG that server-everything's get-tiny-image returns (the package ships no types). */
+async function tinyImageBytes(): Promise<number> {
+  const module = '@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js';
+  const { MCP_TINY_IMAGE } = (await import(module)) as { MCP_TINY_IMAGE: string };
+  return Buffer.from(MCP_TINY_IMAGE, 'base64').length;
+}
+
+test('every command works against server-everything over stdio, and EOF exits 0', async (t) => {
+  const run = await runScript(t, everything, [
+    'tools',
+    'call echo {"message":"hi there"}',
+    'echo hello world',
+    'get-sum {"a": 2, "b": 40}',
+    'get-tiny-image',
+    'get-structured-content Chicago',
+    'resources',
+    'read demo://resource/static/document/architecture.md',
+    'prompts',
+    'prompt args-prompt {"city":"Paris"}',
+    'info',
+    'help',
+  ]);
+  assert.equal(run.code, 0, run.output);
+  const out = run.stdout;
+  assert.match(
+    out,
+    /^Connected to mcp-servers\/everything 2\.0\.0 via stdio .*pid \d+.*: \d+ tools/m,
+  );
+  assert.match(out, /\d+ tools:\n {2}echo\(message\) — Echoes back the input string/);
+  assert.match(out, /get-sum\(a, b\)/);
+  assert.match(out, /Echo: hi there/);
+  assert.match(out, /Echo: hello world/);
+  assert.match(out, /The sum of 2 and 40 is 42\./);
+  const bytes = await tinyImageBytes();
+  assert.ok(out.includes(`[image image/png, ${bytes} bytes]`), out);
+  assert.match(out, /structuredContent:\n\{\n {2}"temperature": /);
+  assert.match(out, /resources:\n {2}demo:\/\/resource\/static\/document\/architecture\.md/);
+  assert.match(out, /resource templates:\n {2}demo:\/\/resource\/dynamic\/text\/\{resourceId\}/);
+  assert.match(out, /# Everything Server – Architecture/);
+  assert.match(out, /args-prompt\(city, state\?\)/);
+  assert.match(out, /\[user\] .*Paris/);
+  assert.match(out, /Server: mcp-servers\/everything 2\.0\.0 \(Everything Reference Server\)/);
+  assert.match(out, /Capabilities: \{\n/);
+  assert.match(out, /Instructions:\n# Everything Server/);
+  assert.match(out, /call NAME \[JSON\|value\]/);
+  assert.equal(run.stderr, '', 'no errors expected');
+});
+
+test('bad input gets a message and the next command still runs', async (t) => {
+  const run = await runScript(t, everything, [
+    'frobnicate',
+    'call echo {"message": oops}',
+    'call no-such-tool',
+    'get-sum 5',
+    'read',
+    'read demo://no/such/thing',
+    'echo still alive',
+    'quit',
+    'echo never runs',
+  ]);
+  assert.equal(run.code, 0, run.output);
+  assert.match(run.stderr, /Unknown command "frobnicate"\. Type "help"/);
+  assert.match(
+    run.stderr,
+    /Bad JSON: .*Arguments are a JSON object, e\.g\. call echo \{"message": …\}/,
+  );
+  assert.match(run.stderr, /Unknown tool "no-such-tool"/);
+  assert.match(run.stderr, /call get-sum takes 2 parameters \(a, b\): pass a JSON object/);
+  assert.match(run.stderr, /Usage: read URI/);
+  assert.match(run.stderr, /Error: MCP error .*demo:\/\/no\/such\/thing/i);
+  assert.match(run.stdout, /Echo: still alive/);
+  assert.doesNotMatch(run.stdout, /never runs/);
+});
+
+test('call NAME without arguments asks for each parameter, typed, re-asking bad values', async (t) => {
+  const run = await runScript(t, everything, [
+    'call get-sum',
+    'x', // not a number: explained, asked again
+    '3',
+    '4.5',
+    'get-structured-content',
+    'Atlantis', // not in the enum
+    'Chicago',
+    'get-resource-links',
+    '', // optional: skipped
+    'prompt args-prompt',
+    'Oslo',
+    '',
+  ]);
+  assert.equal(run.code, 0, run.output);
+  assert.match(
+    run.stdout,
+    /mcp> call get-sum\n {2}a \(number, required\): x\n {2}a \(number, required\): 3\n/,
+  );
+  assert.match(run.stderr, /a: expected a number, got "x"/);
+  assert.match(run.stdout, /The sum of 3 and 4\.5 is 7\.5\./);
+  assert.match(
+    run.stderr,
+    /location: expected one of New York\|Chicago\|Los Angeles, got "Atlantis"/,
+  );
+  assert.match(run.stdout, /"temperature"/);
+  assert.match(run.stdout, /count \(number, optional, Enter skips, default 3\)/);
+  assert.match(run.stdout, /\[resource link demo:\/\/resource\//);
+  assert.match(run.stdout, /\[user\] .*Oslo/);
+});
+
+test('input ending in the middle of the questions gives a message, not a call', async (t) => {
+  const run = await runScript(t, everything, ['call get-sum', '1']);
+  assert.equal(run.code, 0, run.output);
+  assert.match(run.stderr, /Input ended before all required parameters were given/);
+  assert.doesNotMatch(run.stdout, /The sum/);
+});
+
+test('a server killed mid-session: a message, the prompt comes back, reconnect restarts it', async (t) => {
+  const client = startClient(t, everything);
+  const banner = await client.waitFor(/pid (\d+)/);
+  const pid = Number(/pid (\d+)/.exec(banner)![1]);
+  client.send('echo before');
+  await client.waitFor('Echo: before');
+  process.kill(pid, 'SIGKILL');
+  await client.waitFor('The connection to the server closed. Type "reconnect"');
+  client.send('echo after');
+  await client.waitFor('Not connected to the server');
+  client.send('tools');
+  await client.waitFor('Not connected to the server');
+  client.send('reconnect');
+  await client.waitFor(/Connected to mcp-servers\/everything .*pid (\d+)/);
+  client.send('echo again');
+  await client.waitFor('Echo: again');
+  client.send('quit');
+  assert.equal(await client.exited, 0);
+});
+
+test('list_changed: the refreshed tool list is announced, new tools are callable', async (t) => {
+  const client = startClient(t, ['--', ...growingServerCommand]);
+  await client.waitFor('Connected to growing 1.0.0');
+  client.send('tools');
+  await client.waitFor('3 tools:');
+  client.send('grow');
+  await client.waitFor('grown');
+  await client.waitFor('Tool list refreshed: 3 -> 5 tools (+twice, +thrice)');
+  client.send('twice 21'); // shorthand with the sole required parameter, typed as a number
+  const out = await client.waitFor(/structuredContent:\n\{\n {2}"result": 42\n\}/);
+  assert.match(out, /mcp> twice 21\n42\n/);
+  client.send('fail');
+  await client.waitFor('Tool error (isError):\nit broke on purpose');
+  client.send('exit');
+  assert.equal(await client.exited, 0);
+});
+
+test('start-up failures exit 1 with a one-line reason', async (t) => {
+  const none = await runScript(t, [], []);
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /missing required argument 'server'/);
+
+  const missing = await runScript(t, ['--', '/nonexistent/server-binary'], []);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /mcp-client: could not connect: .*ENOENT/);
+});
