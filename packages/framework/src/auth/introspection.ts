@@ -1,0 +1,222 @@
+/**
+ * `IntrospectionTokenVerifier`: the SDK's `OAuthTokenVerifier`, answered by RFC 7662 token
+ * introspection (`POST {server}/introspect`, form field `token`).
+ *
+ * Fixes over the Python original: a cached token is never trusted past its own `exp` (the cache
+ * entry ends at `min(now + ttl, exp)`, and `exp` is checked on every hit); the cache key is the
+ * full SHA-256 of the token (no 64-bit truncation); a failed, slow or non-JSON introspection
+ * rejects and is never cached.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { channel } from 'node:diagnostics_channel';
+import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { Logger } from '../logging/index.ts';
+
+/** Milliseconds since the epoch. */
+export type Clock = () => number;
+
+/** Why a token was refused; published on `mcpbox:oauth` for the metrics. */
+export type OAuthRejectionReason =
+  | 'missing_token'
+  | 'invalid_token'
+  | 'inactive'
+  | 'expired'
+  | 'insufficient_scope'
+  | 'introspection_error';
+
+export const OAUTH_CHANNEL = 'mcpbox:oauth';
+const oauthChannel = channel(OAUTH_CHANNEL);
+
+/** Publishes one rejection for whoever counts them. */
+export function publishRejection(reason: OAuthRejectionReason): void {
+  if (oauthChannel.hasSubscribers) oauthChannel.publish({ reason });
+}
+
+export interface IntrospectionOptions {
+  /** The RFC 7662 endpoint, already checked by the SSRF guard. */
+  introspectionUrl: string;
+  /** Seconds a positive answer is reused (never past the token's `exp`); 0 disables. */
+  cacheTtlSeconds: number;
+  /** Per-request timeout. Default 10 000 ms. */
+  timeoutMs?: number;
+  clock?: Clock;
+  logger: Logger;
+  /** Cap on cached tokens; the oldest go first. Default 10 000. */
+  maxCacheEntries?: number;
+}
+
+/** An inactive token never becomes active again; remember that briefly to spare the server. */
+const NEGATIVE_CACHE_SECONDS = 60;
+
+/** Without an `exp`, report an expiry this far ahead when the cache is off (the SDK needs one). */
+const NO_EXP_VALIDITY_SECONDS = 60;
+
+type CacheEntry =
+  | { kind: 'active'; info: AuthInfo; until: number }
+  | { kind: 'inactive'; until: number };
+
+/** What an RFC 7662 answer may hold (all optional but `active`). */
+interface IntrospectionResponse {
+  active?: unknown;
+  scope?: unknown;
+  client_id?: unknown;
+  username?: unknown;
+  sub?: unknown;
+  exp?: unknown;
+  aud?: unknown;
+  iss?: unknown;
+}
+
+export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
+  readonly #url: string;
+  readonly #ttlMs: number;
+  readonly #timeoutMs: number;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #maxEntries: number;
+  readonly #cache = new Map<string, CacheEntry>();
+  /** So an outage is logged once when it starts and once when it ends, not per request. */
+  #serverFailing = false;
+  /** Number of introspection requests sent (for status output and tests). */
+  requests = 0;
+
+  constructor(options: IntrospectionOptions) {
+    this.#url = options.introspectionUrl;
+    this.#ttlMs = options.cacheTtlSeconds * 1000;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#clock = options.clock ?? Date.now;
+    this.#logger = options.logger;
+    this.#maxEntries = options.maxCacheEntries ?? 10_000;
+  }
+
+  async verifyAccessToken(token: string): Promise<AuthInfo> {
+    const key = createHash('sha256').update(token).digest('hex');
+    const now = this.#clock();
+    const cached = this.#cache.get(key);
+    if (cached !== undefined) {
+      if (cached.until > now) {
+        if (cached.kind === 'inactive') throw this.#reject('inactive', 'Token is not active');
+        return cached.info;
+      }
+      this.#cache.delete(key);
+    }
+
+    const answer = await this.#introspect(token);
+    const checkedAt = this.#clock();
+    if (answer.active !== true) {
+      if (this.#ttlMs > 0) {
+        this.#remember(key, {
+          kind: 'inactive',
+          until: checkedAt + Math.min(this.#ttlMs, NEGATIVE_CACHE_SECONDS * 1000),
+        });
+      }
+      throw this.#reject('inactive', 'Token is not active');
+    }
+    const expMs =
+      typeof answer.exp === 'number' && Number.isFinite(answer.exp) ? answer.exp * 1000 : undefined;
+    // The authorization server's word is not enough: an expired token is refused even if it
+    // still says active (clock skew, a lax server).
+    if (expMs !== undefined && expMs <= checkedAt)
+      throw this.#reject('expired', 'Token has expired');
+
+    const until = Math.min(checkedAt + this.#ttlMs, expMs ?? Number.POSITIVE_INFINITY);
+    const info: AuthInfo = {
+      token,
+      clientId: firstString(answer.client_id, answer.sub) ?? 'unknown',
+      scopes: typeof answer.scope === 'string' ? answer.scope.split(' ').filter(Boolean) : [],
+      expiresAt: Math.floor(
+        (expMs ?? (this.#ttlMs > 0 ? until : checkedAt + NO_EXP_VALIDITY_SECONDS * 1000)) / 1000,
+      ),
+      extra: {
+        ...(typeof answer.sub === 'string' ? { sub: answer.sub } : {}),
+        ...(typeof answer.username === 'string' ? { username: answer.username } : {}),
+        ...(answer.aud !== undefined ? { aud: answer.aud } : {}),
+        ...(typeof answer.iss === 'string' ? { iss: answer.iss } : {}),
+      },
+    };
+    if (this.#ttlMs > 0) this.#remember(key, { kind: 'active', info, until });
+    return info;
+  }
+
+  /** Forgets every cached answer (e.g. after revoking tokens at the authorization server). */
+  clearCache(): void {
+    this.#cache.clear();
+  }
+
+  async #introspect(token: string): Promise<IntrospectionResponse> {
+    this.requests++;
+    let response: Response;
+    try {
+      response = await fetch(this.#url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+        },
+        body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
+        signal: AbortSignal.timeout(this.#timeoutMs),
+        redirect: 'error',
+      });
+    } catch (error) {
+      const why =
+        error instanceof Error && error.name === 'TimeoutError'
+          ? `no answer within ${this.#timeoutMs} ms`
+          : 'unreachable';
+      throw this.#serverFailure(why);
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw this.#serverFailure(`answered HTTP ${response.status}`);
+    }
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      throw this.#serverFailure('answered something that is not JSON');
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw this.#serverFailure('answered JSON that is not an object');
+    }
+    if (this.#serverFailing) {
+      this.#serverFailing = false;
+      this.#logger.info('oauth: token introspection works again');
+    }
+    return body as IntrospectionResponse;
+  }
+
+  #serverFailure(why: string): InvalidTokenError {
+    if (!this.#serverFailing) {
+      this.#serverFailing = true;
+      this.#logger.warn(
+        `oauth: token introspection at ${this.#url} failed (${why}); requests are refused until it works`,
+      );
+    }
+    return this.#reject('introspection_error', 'Token could not be verified');
+  }
+
+  #reject(reason: OAuthRejectionReason, message: string): InvalidTokenError {
+    publishRejection(reason);
+    this.#logger.debug(`oauth: token refused (${reason})`);
+    return new InvalidTokenError(message);
+  }
+
+  #remember(key: string, entry: CacheEntry): void {
+    if (this.#cache.size >= this.#maxEntries) {
+      const now = this.#clock();
+      for (const [k, e] of this.#cache) if (e.until <= now) this.#cache.delete(k);
+      // Still full: drop the oldest (Map keeps insertion order).
+      while (this.#cache.size >= this.#maxEntries) {
+        this.#cache.delete(this.#cache.keys().next().value as string);
+      }
+    }
+    this.#cache.set(key, entry);
+  }
+}
+
+function firstString(...values: unknown[]): string | undefined {
+  return values.find((v): v is string => typeof v === 'string' && v !== '');
+}

@@ -1,0 +1,284 @@
+import assert from 'node:assert/strict';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, test } from 'node:test';
+import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
+import { ConfigError } from '../config/errors.ts';
+import { recordingLogger } from '../gate/testing.ts';
+import { OAUTH_CHANNEL } from './introspection.ts';
+import { createOAuth, type OAuthConfig } from './oauth.ts';
+import { startIntrospectionServer, type TestAuthorizationServer } from './testing.ts';
+
+type After = { after: (fn: () => Promise<void> | void) => void };
+
+const base: OAuthConfig = {
+  transport: 'http',
+  oauth_enabled: true,
+  oauth_server_url: undefined,
+  oauth_public_url: 'https://mcp.example.com/mcp',
+  oauth_cache_ttl: 28800,
+  oauth_required_scopes: [],
+};
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * A real introspection server, and an Express app (the SDK's `createMcpExpressApp`) whose `/mcp`
+ * route sits behind the OAuth middleware and answers with the verified client id.
+ */
+async function setup(t: After, overrides: Partial<OAuthConfig> = {}, timeoutMs = 10_000) {
+  const as = await startIntrospectionServer();
+  t.after(() => as.close());
+  let offsetMs = 0;
+  const logger = recordingLogger();
+  const oauth = createOAuth({ ...base, oauth_server_url: as.url, ...overrides }, logger, {
+    clock: () => Date.now() + offsetMs,
+    timeoutMs,
+  });
+  assert.ok(oauth);
+  const app = createMcpExpressApp();
+  oauth.configureApp(app);
+  app.post(
+    '/mcp',
+    ...oauth.middleware,
+    (
+      req: { auth?: { clientId: string; scopes: string[] } },
+      res: { json: (v: unknown) => void },
+    ) => {
+      res.json({ client: req.auth?.clientId, scopes: req.auth?.scopes });
+    },
+  );
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const call = (token?: string) =>
+    fetch(`${origin}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: '{}',
+    });
+  return {
+    as,
+    oauth,
+    logger,
+    origin,
+    call,
+    advance: (seconds: number) => {
+      offsetMs += seconds * 1000;
+    },
+  };
+}
+
+function activeToken(
+  as: TestAuthorizationServer,
+  token: string,
+  extra: Record<string, unknown> = {},
+) {
+  as.tokens.set(token, {
+    active: true,
+    client_id: 'client-1',
+    scope: 'user read',
+    exp: nowSeconds() + 3600,
+    ...extra,
+  });
+}
+
+describe('OAuth bearer check against a real introspection server', () => {
+  test('no token: 401 with WWW-Authenticate naming the resource metadata', async (t) => {
+    const { call } = await setup(t);
+    const res = await call();
+    assert.equal(res.status, 401);
+    assert.equal(
+      res.headers.get('www-authenticate'),
+      'Bearer error="invalid_token", error_description="Missing Authorization header", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"',
+    );
+    assert.deepEqual(await res.json(), {
+      error: 'invalid_token',
+      error_description: 'Missing Authorization header',
+    });
+  });
+
+  test('a valid token passes, is introspected once and then served from the cache', async (t) => {
+    const { as, call } = await setup(t);
+    activeToken(as, 'good-token');
+    const first = await call('good-token');
+    assert.equal(first.status, 200);
+    assert.deepEqual(await first.json(), { client: 'client-1', scopes: ['user', 'read'] });
+    assert.equal((await call('good-token')).status, 200);
+    assert.equal(as.requests.length, 1);
+    assert.equal(as.requests[0].get('token'), 'good-token');
+    assert.equal(as.requests[0].get('token_type_hint'), 'access_token');
+  });
+
+  test('garbage and inactive tokens get 401', async (t) => {
+    const { as, call } = await setup(t);
+    as.tokens.set('revoked', { active: false });
+    for (const token of ['revoked', 'garbage-garbage', '%%%']) {
+      const res = await call(token);
+      assert.equal(res.status, 401, token);
+      assert.match(
+        res.headers.get('www-authenticate') ?? '',
+        /error="invalid_token", error_description="Token is not active"/,
+      );
+    }
+  });
+
+  test('a cached token is refused once its own exp passes, although the cache TTL has not', async (t) => {
+    const { as, call, advance } = await setup(t, { oauth_cache_ttl: 28800 });
+    // A lax server that keeps saying "active": the verifier must still honour exp.
+    activeToken(as, 'short-lived', { exp: nowSeconds() + 100 });
+    assert.equal((await call('short-lived')).status, 200);
+    advance(50);
+    assert.equal((await call('short-lived')).status, 200);
+    assert.equal(as.requests.length, 1, 'within exp: from the cache');
+    advance(60);
+    const res = await call('short-lived');
+    assert.equal(res.status, 401);
+    assert.match(
+      res.headers.get('www-authenticate') ?? '',
+      /error_description="Token has expired"/,
+    );
+    assert.equal(as.requests.length, 2, 'the expired cache entry was not used');
+  });
+
+  test('the cache TTL bounds reuse; TTL 0 introspects every request', async (t) => {
+    const ttl = await setup(t, { oauth_cache_ttl: 60 });
+    activeToken(ttl.as, 'tok');
+    await ttl.call('tok');
+    ttl.advance(61);
+    await ttl.call('tok');
+    assert.equal(ttl.as.requests.length, 2);
+
+    const none = await setup(t, { oauth_cache_ttl: 0 });
+    activeToken(none.as, 'tok');
+    for (let i = 0; i < 3; i++) assert.equal((await none.call('tok')).status, 200);
+    assert.equal(none.as.requests.length, 3);
+  });
+
+  test('missing scopes: 403 insufficient_scope naming the required scopes', async (t) => {
+    const { as, call } = await setup(t, { oauth_required_scopes: ['user', 'admin'] });
+    activeToken(as, 'user-only', { scope: 'user' });
+    const res = await call('user-only');
+    assert.equal(res.status, 403);
+    assert.match(
+      res.headers.get('www-authenticate') ?? '',
+      /error="insufficient_scope".*scope="user admin"/,
+    );
+    activeToken(as, 'admin', { scope: 'admin user other' });
+    assert.equal((await call('admin')).status, 200);
+  });
+
+  test('an introspection server that fails, answers non-JSON, is slow or down: 401, one warning, recovery', async (t) => {
+    const { as, call, logger } = await setup(t, {}, 300);
+    activeToken(as, 'good');
+    for (const mode of ['error-500', 'not-json', 'slow'] as const) {
+      as.mode = mode;
+      const res = await call('good');
+      assert.equal(res.status, 401, mode);
+      assert.match(res.headers.get('www-authenticate') ?? '', /Token could not be verified/);
+    }
+    const warnings = logger.lines.filter((l) => l.startsWith('warn'));
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(
+      warnings[0],
+      /token introspection at http:\/\/127\.0\.0\.1:\d+\/introspect failed \(answered HTTP 500\)/,
+    );
+    as.mode = 'ok';
+    assert.equal((await call('good')).status, 200, 'failures were not cached');
+    assert.ok(logger.lines.some((l) => l.includes('token introspection works again')));
+    await as.close();
+    assert.equal((await call('other')).status, 401, 'down');
+    assert.ok(!logger.lines.join('\n').includes('good'), 'tokens never logged');
+  });
+
+  test('serves RFC 9728 metadata at the bare and the path-specific URL', async (t) => {
+    const { origin, as } = await setup(t, { oauth_required_scopes: ['user'] });
+    for (const path of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+    ]) {
+      const res = await fetch(`${origin}${path}`);
+      assert.equal(res.status, 200, path);
+      assert.deepEqual(await res.json(), {
+        resource: 'https://mcp.example.com/mcp',
+        authorization_servers: [as.url],
+        bearer_methods_supported: ['header'],
+        scopes_supported: ['user'],
+      });
+    }
+  });
+
+  test('publishes each refusal with its reason', async (t) => {
+    const { as, call } = await setup(t, { oauth_required_scopes: ['admin'] });
+    activeToken(as, 'user-only');
+    const reasons: string[] = [];
+    const listener = (m: unknown) => reasons.push((m as { reason: string }).reason);
+    subscribe(OAUTH_CHANNEL, listener);
+    try {
+      await call();
+      await call('nope');
+      await call('user-only');
+    } finally {
+      unsubscribe(OAUTH_CHANNEL, listener);
+    }
+    assert.deepEqual(reasons, ['missing_token', 'inactive', 'insufficient_scope']);
+  });
+});
+
+describe('OAuth configuration matrix', () => {
+  test('stdio and oauth_enabled: false are silent; a missing URL warns loudly once', () => {
+    const logger = recordingLogger();
+    assert.equal(
+      createOAuth(
+        { ...base, transport: 'stdio', oauth_server_url: 'https://as.example.com' },
+        logger,
+      ),
+      undefined,
+    );
+    assert.equal(createOAuth({ ...base, oauth_enabled: false }, logger), undefined);
+    assert.deepEqual(logger.lines, []);
+    assert.equal(createOAuth({ ...base, oauth_public_url: undefined }, logger), undefined);
+    assert.equal(logger.lines.length, 1);
+    assert.match(
+      logger.lines[0],
+      /^warn OAuth is enabled but oauth_server_url and oauth_public_url are not set: the http endpoint runs WITHOUT AUTHENTICATION/,
+    );
+  });
+
+  test('refuses plain http to another host and malformed URLs', () => {
+    const logger = recordingLogger();
+    assert.throws(
+      () => createOAuth({ ...base, oauth_server_url: 'http://auth.example.com' }, logger),
+      (e: unknown) =>
+        e instanceof ConfigError && /oauth_server_url: must use https:\/\//.test(e.message),
+    );
+    assert.throws(
+      () => createOAuth({ ...base, oauth_server_url: 'https://u:p@auth.example.com' }, logger),
+      (e: unknown) => e instanceof ConfigError && !e.message.includes('u:p'),
+    );
+    assert.throws(
+      () =>
+        createOAuth(
+          { ...base, oauth_server_url: 'https://as.example.com', oauth_public_url: 'nope' },
+          logger,
+        ),
+      /oauth_public_url: expected an http\(s\) URL/,
+    );
+    assert.ok(createOAuth({ ...base, oauth_server_url: 'http://localhost:9000' }, logger));
+    assert.ok(
+      createOAuth({ ...base, oauth_server_url: 'https://as.example.com/realms/x/' }, logger),
+    );
+  });
+});
