@@ -1,4 +1,12 @@
 /** @mcpbox/ipybox — public API. Named exports only. */
+
+export type { ApprovalClientOptions } from './approval/approvalClient.ts';
+export { ApprovalClient } from './approval/approvalClient.ts';
+// Tool calls from kernel code: generated Python API, tool server, approval.
+export type { ApprovalGateOptions, ApprovalPolicy, Approver } from './approval/approvalGate.ts';
+export { ApprovalDeniedError, ApprovalGate } from './approval/approvalGate.ts';
+export type { ApprovalOutcome, ToolCall } from './approval/approvalRequest.ts';
+export { ApprovalRequest } from './approval/approvalRequest.ts';
 export type { CodeExecutorOptions, ExecuteOptions, StreamOptions } from './executor.ts';
 export { CodeExecutor } from './executor.ts';
 export type {
@@ -19,3 +27,15 @@ export type { ZmqKernelBackendOptions } from './kernel/launcher.ts';
 export { DEFAULT_PYTHON, zmqKernelBackend } from './kernel/launcher.ts';
 export type { ChannelName, JupyterMessage, MimeBundle } from './kernel/messages.ts';
 export type { ExecutionChunk, ExecutionOutput } from './kernel/output.ts';
+export type { GeneratedSources, GenerateOptions } from './mcptools/generate.ts';
+export { generateMcpSources } from './mcptools/generate.ts';
+export type { GeneratedTool, RenderedPackage, ToolDefinition } from './mcptools/renderPackage.ts';
+export { renderPackage, renderToolModule } from './mcptools/renderPackage.ts';
+export type {
+  ToolCallErrorType,
+  ToolCallReply,
+  ToolConnection,
+  ToolConnections,
+} from './toolserver/runToolCall.ts';
+export type { ToolServerOptions } from './toolserver/toolServer.ts';
+export { TOOL_SERVER_ENV, TOOL_SERVER_TOKEN_ENV, ToolServer } from './toolserver/toolServer.ts';

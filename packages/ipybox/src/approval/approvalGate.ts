@@ -1,0 +1,176 @@
+/**
+ * `ApprovalGate`: decides, before each tool call from kernel code, whether it may run.
+ *
+ * Policies: `auto` approves everything, `deny` refuses everything, `ask` hands each call to the
+ * current approver as an {@link ApprovalRequest}. Approvers are attached and detached at run
+ * time and form a stack: the most recently attached one decides (a WebSocket client that
+ * connects, the MCP server's elicitation approver, or `CodeExecutor.stream` while it runs).
+ * With `ask` and no approver, the call fails at once with "no approval client connected".
+ *
+ * The gate is also an event source: `onRequest` listeners see every request that needs a
+ * decision and can watch `request.settled`, which is how an executor pauses its execution
+ * timeout while a human decides.
+ *
+ * @module
+ */
+import { createLogger, errorMessage, type Logger } from '@mcpbox/framework';
+import { type ApprovalOutcome, ApprovalRequest, type ToolCall } from './approvalRequest.ts';
+
+export type ApprovalPolicy = 'auto' | 'deny' | 'ask';
+
+/**
+ * Decides one request: return `true`/`false`, or return nothing and call `request.accept()` /
+ * `request.reject()` later (for example after a user clicked). Throwing counts as "could not
+ * decide": the call fails as `unavailable` with the error's message.
+ */
+export type Approver = (
+  request: ApprovalRequest,
+) => boolean | undefined | Promise<boolean | undefined>;
+
+/** Why a call may not run. `code` tells kernel code which Python exception to raise. */
+export class ApprovalDeniedError extends Error {
+  readonly code: Exclude<ApprovalOutcome, 'accepted'>;
+
+  constructor(code: Exclude<ApprovalOutcome, 'accepted'>, message: string) {
+    super(message);
+    this.name = 'ApprovalDeniedError';
+    this.code = code;
+  }
+}
+
+export interface ApprovalGateOptions {
+  /** Default `ask`: every call needs a decision from an attached approver. */
+  policy?: ApprovalPolicy;
+  /**
+   * How long a request may wait for a decision, in ms; it then fails as `timeout` (Python
+   * `ApprovalTimeout`). Default: no limit, as a human may take a while; the call still ends if
+   * the kernel code is interrupted.
+   */
+  timeoutMs?: number;
+  logger?: Logger;
+}
+
+export class ApprovalGate {
+  policy: ApprovalPolicy;
+  timeoutMs: number | undefined;
+  readonly #approvers: Approver[] = [];
+  readonly #pending = new Map<Approver, Set<ApprovalRequest>>();
+  readonly #listeners = new Set<(request: ApprovalRequest) => void>();
+  readonly #logger: Logger;
+
+  constructor({ policy = 'ask', timeoutMs, logger }: ApprovalGateOptions = {}) {
+    this.policy = policy;
+    this.timeoutMs = timeoutMs;
+    this.#logger = logger ?? createLogger('ipybox.approval');
+  }
+
+  /** Makes `approver` the one that decides, until the returned function detaches it. */
+  attach(approver: Approver): () => void {
+    this.#approvers.push(approver);
+    return () => {
+      const index = this.#approvers.lastIndexOf(approver);
+      if (index >= 0) this.#approvers.splice(index, 1);
+      // Requests it was deciding would otherwise wait for ever (or until the timeout).
+      for (const request of this.#pending.get(approver) ?? []) {
+        request.settle('unavailable', 'the approval client disconnected');
+      }
+      this.#pending.delete(approver);
+    };
+  }
+
+  /** How many approvers are attached (0: calls under `ask` fail as `unavailable`). */
+  get approverCount(): number {
+    return this.#approvers.length;
+  }
+
+  /** Calls `listener` with every request that waits for a decision. Returns an unsubscriber. */
+  onRequest(listener: (request: ApprovalRequest) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Resolves when `call` may run; otherwise throws {@link ApprovalDeniedError}.
+   * `signal` ends the wait early (as `cancelled`) when the caller has gone.
+   */
+  async check(call: ToolCall, { signal }: { signal?: AbortSignal } = {}): Promise<void> {
+    const what = `${call.server_name}.${call.tool_name}`;
+    if (this.policy === 'auto') return;
+    if (this.policy === 'deny') {
+      throw new ApprovalDeniedError(
+        'rejected',
+        `call to ${what} rejected: tool calls are denied by policy`,
+      );
+    }
+    const approver = this.#approvers.at(-1);
+    if (!approver) {
+      throw new ApprovalDeniedError(
+        'unavailable',
+        `cannot run ${what}: no approval client connected`,
+      );
+    }
+
+    const request = new ApprovalRequest(call);
+    const stop = this.#bound(request, signal);
+    for (const listener of this.#listeners) {
+      try {
+        listener(request);
+      } catch (error) {
+        this.#logger.warn(`approval listener failed: ${errorMessage(error)}`);
+      }
+    }
+    this.#ask(approver, request);
+    const outcome = await request.settled;
+    stop();
+    if (outcome === 'accepted') return;
+    throw new ApprovalDeniedError(outcome, this.#explain(what, outcome, request.reason));
+  }
+
+  /** Runs the approver; a boolean it returns decides, a throw makes the request unavailable. */
+  #ask(approver: Approver, request: ApprovalRequest): void {
+    const pending = this.#pending.get(approver) ?? new Set<ApprovalRequest>();
+    this.#pending.set(approver, pending);
+    pending.add(request);
+    void request.settled.then(() => pending.delete(request));
+    Promise.resolve()
+      .then(() => approver(request))
+      .then(
+        (decision) => {
+          if (decision === true) request.accept();
+          else if (decision === false) request.reject();
+        },
+        (error) => {
+          this.#logger.warn(`approver failed for ${request}: ${errorMessage(error)}`);
+          request.settle('unavailable', `the approver failed: ${errorMessage(error)}`);
+        },
+      );
+  }
+
+  /** Applies the timeout and the caller's signal; returns the cleanup. */
+  #bound(request: ApprovalRequest, signal: AbortSignal | undefined): () => void {
+    const timer =
+      this.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => request.settle('timeout'), this.timeoutMs);
+    const onAbort = () => request.settle('cancelled', 'the caller went away');
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    return () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+  }
+
+  #explain(what: string, outcome: Exclude<ApprovalOutcome, 'accepted'>, reason?: string): string {
+    switch (outcome) {
+      case 'rejected':
+        return `call to ${what} rejected by the approver`;
+      case 'timeout':
+        return `no approval decision for ${what} within ${(this.timeoutMs ?? 0) / 1000} s`;
+      case 'unavailable':
+        return `cannot run ${what}: ${reason ?? 'no approval client connected'}`;
+      case 'cancelled':
+        return `approval of ${what} cancelled: ${reason ?? 'the caller went away'}`;
+    }
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * `ToolServer`: the host-side endpoint kernel code calls to run MCP tools.
+ *
+ * - `POST /run {server_name, tool_name, tool_args, timeout?}` → `{result}` or `{error, type}`
+ *   (always HTTP 200 once the call was understood: the outcome is data). Needs
+ *   `Authorization: Bearer <token>`.
+ * - `GET /status` → `{status: "ok"}` (readiness, no token).
+ * - WebSocket `/approval`: the approval channel (see `approval/approvalWebSocket.ts`), with its
+ *   own token.
+ *
+ * It listens on loopback TCP (`127.0.0.1`, an ephemeral port by default) and/or a Unix socket —
+ * the sandboxed kernel has no network namespace, but a socket in the workspace stays reachable.
+ * Server parameters live only here, in the {@link ToolConnections} (the framework's
+ * `UpstreamPool`); the kernel gets an address and a token through {@link ToolServer.kernelEnv}.
+ *
+ * @module
+ */
+import { chmod, lstat, unlink } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger, errorMessage, type Logger } from '@mcpbox/framework';
+import { ApprovalGate } from '../approval/approvalGate.ts';
+import { APPROVAL_PATH, ApprovalWebSocketEndpoint } from '../approval/approvalWebSocket.ts';
+import { bearerTokenMatches, newToken } from './auth.ts';
+import { parseToolCall, runToolCall, type ToolConnections } from './runToolCall.ts';
+
+/** Environment variables the generated runtime (`mcptools/_runtime.py`) reads. */
+export const TOOL_SERVER_ENV = 'IPYBOX_TOOL_SERVER';
+export const TOOL_SERVER_TOKEN_ENV = 'IPYBOX_TOOL_SERVER_TOKEN';
+
+/** Linux `sun_path` holds 108 bytes including the terminating NUL. */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+export interface ToolServerOptions {
+  /** The upstream servers kernel code may call (the framework's `UpstreamPool`). */
+  connections: ToolConnections;
+  /** Decides each call. Default: a gate with policy `ask` (calls fail until a client attaches). */
+  approval?: ApprovalGate;
+  /** Listen on TCP. Default `true`; set `false` to serve only `socketPath`. */
+  tcp?: boolean;
+  /** TCP host. Default `127.0.0.1`; anything else exposes the host's MCP servers. */
+  host?: string;
+  /** TCP port. Default `0` (ephemeral). */
+  port?: number;
+  /** Also listen on this Unix socket (created mode 0600; a stale socket file is replaced). */
+  socketPath?: string;
+  /** Token kernel code must send. Default: random. */
+  token?: string;
+  /** Token approval clients must send; kernel code never sees it. Default: random. */
+  approvalToken?: string;
+  /** Per-call timeout when the caller gives none, ms. Default 120 000. */
+  callTimeoutMs?: number;
+  /** Largest accepted request body, bytes. Default 16 MiB. */
+  maxBodyBytes?: number;
+  logger?: Logger;
+}
+
+export class ToolServer {
+  readonly connections: ToolConnections;
+  readonly approval: ApprovalGate;
+  readonly token: string;
+  readonly approvalToken: string;
+  readonly #options: ToolServerOptions;
+  readonly #logger: Logger;
+  readonly #approvalEndpoint: ApprovalWebSocketEndpoint;
+  readonly #servers: Server[] = [];
+  #tcpPort: number | undefined;
+  #socketPath: string | undefined;
+
+  constructor(options: ToolServerOptions) {
+    this.#options = options;
+    this.connections = options.connections;
+    this.approval = options.approval ?? new ApprovalGate();
+    this.token = options.token ?? newToken();
+    this.approvalToken = options.approvalToken ?? newToken();
+    this.#logger = options.logger ?? createLogger('ipybox.toolserver');
+    this.#approvalEndpoint = new ApprovalWebSocketEndpoint({
+      gate: this.approval,
+      token: this.approvalToken,
+      logger: this.#logger,
+    });
+  }
+
+  /** Starts listening; resolves once every listener is bound. */
+  static async start(options: ToolServerOptions): Promise<ToolServer> {
+    const server = new ToolServer(options);
+    await server.listen();
+    return server;
+  }
+
+  async listen(): Promise<void> {
+    if (this.#servers.length > 0) throw new Error('tool server is already listening');
+    const { tcp = true, host = '127.0.0.1', port = 0, socketPath } = this.#options;
+    if (!tcp && socketPath === undefined) {
+      throw new Error('tool server needs tcp or a socketPath to listen on');
+    }
+    try {
+      if (tcp) {
+        const server = await this.#bind((s, done) => s.listen(port, host, done));
+        this.#tcpPort = (server.address() as AddressInfo).port;
+      }
+      if (socketPath !== undefined) {
+        await prepareSocketPath(socketPath);
+        await this.#bind((s, done) => s.listen(socketPath, done));
+        this.#socketPath = socketPath;
+        await chmod(socketPath, 0o600); // only our user may connect (the token still applies)
+      }
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
+  /** `http://127.0.0.1:PORT` while listening on TCP. */
+  get url(): string | undefined {
+    if (this.#tcpPort === undefined) return undefined;
+    const { host = '127.0.0.1' } = this.#options;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${this.#tcpPort}`;
+  }
+
+  /** The Unix socket path while listening on one. */
+  get socketPath(): string | undefined {
+    return this.#socketPath;
+  }
+
+  /** Where kernel code should call: the Unix socket if there is one (`unix:/path`), else TCP. */
+  get address(): string {
+    if (this.#socketPath !== undefined) return `unix:${this.#socketPath}`;
+    if (this.url !== undefined) return this.url;
+    throw new Error('tool server is not listening');
+  }
+
+  /** `ws://127.0.0.1:PORT/approval` for {@link ApprovalClient} (TCP listener only). */
+  get approvalUrl(): string | undefined {
+    return this.url === undefined
+      ? undefined
+      : `${this.url.replace(/^http/, 'ws')}${APPROVAL_PATH}`;
+  }
+
+  /** Variables to put into the kernel's environment so generated modules find this server. */
+  kernelEnv(): Record<string, string> {
+    return { [TOOL_SERVER_ENV]: this.address, [TOOL_SERVER_TOKEN_ENV]: this.token };
+  }
+
+  /** Closes every upstream connection; they restart on their next call (ipybox `reset`). */
+  async reset(): Promise<void> {
+    await this.connections.closeAll();
+  }
+
+  /**
+   * Stops listening, disconnects approval clients (pending approvals fail) and closes upstream
+   * connections. Calls in flight are answered with an error as their connections end.
+   */
+  async close(): Promise<void> {
+    await this.#approvalEndpoint.close();
+    const servers = this.#servers.splice(0);
+    await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          }),
+      ),
+    );
+    if (this.#socketPath !== undefined) {
+      await unlink(this.#socketPath).catch(() => undefined);
+      this.#socketPath = undefined;
+    }
+    this.#tcpPort = undefined;
+    await this.connections.closeAll();
+  }
+
+  async #bind(listen: (server: Server, done: () => void) => void): Promise<Server> {
+    const server = createServer((request, response) => {
+      this.#handle(request, response).catch((error) => {
+        this.#logger.error(`tool server: ${errorMessage(error)}`);
+        if (!response.headersSent) {
+          reply(response, 500, { error: 'internal error in the tool server', type: 'tool_error' });
+        } else response.destroy();
+      });
+    });
+    server.on('upgrade', (request, socket, head) =>
+      this.#approvalEndpoint.handleUpgrade(request, socket, head),
+    );
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      listen(server, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (error) => this.#logger.error(`tool server: ${errorMessage(error)}`));
+    this.#servers.push(server);
+    return server;
+  }
+
+  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (path === '/status') {
+      if (request.method !== 'GET') return reply(response, 405, { error: 'use GET' });
+      return reply(response, 200, { status: 'ok' });
+    }
+    if (path !== '/run') return reply(response, 404, { error: `no route ${path}` });
+    if (request.method !== 'POST') return reply(response, 405, { error: 'use POST' });
+    if (!bearerTokenMatches(request.headers.authorization, this.token)) {
+      return reply(response, 401, { error: 'missing or wrong tool server token' });
+    }
+
+    const maxBytes = this.#options.maxBodyBytes ?? 16 * 1024 * 1024;
+    const body = await readBody(request, maxBytes);
+    if (body === undefined) {
+      return reply(response, 413, {
+        error: `request body over ${maxBytes} bytes`,
+        type: 'bad_request',
+      });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return reply(response, 400, { error: 'request body is not valid JSON', type: 'bad_request' });
+    }
+    const parsed = parseToolCall(json);
+    if ('error' in parsed) return reply(response, 400, parsed);
+
+    // The caller going away (kernel interrupted) cancels approval and the upstream request.
+    const aborted = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) aborted.abort();
+    });
+    const result = await runToolCall(
+      {
+        connections: this.connections,
+        approval: this.approval,
+        defaultTimeoutMs: this.#options.callTimeoutMs ?? 120_000,
+      },
+      parsed.call,
+      { timeoutMs: parsed.timeoutMs, signal: aborted.signal },
+    );
+    if ('error' in result) {
+      this.#logger.info(
+        `tool call ${parsed.call.server_name}.${parsed.call.tool_name}: ${result.type}`,
+      );
+    }
+    if (!aborted.signal.aborted) reply(response, 200, result);
+  }
+}
+
+function reply(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+/** The body as text, or `undefined` when it exceeds `maxBytes` (reading stops there). */
+async function readBody(request: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Refuses paths too long for a socket; replaces a stale socket, never another kind of file. */
+async function prepareSocketPath(path: string): Promise<void> {
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
+    throw new Error(
+      `socket path is ${Buffer.byteLength(path)} bytes, over the ${MAX_SOCKET_PATH_BYTES}-byte limit of Unix sockets: ${path}`,
+    );
+  }
+  const stat = await lstat(path).catch(() => undefined);
+  if (stat === undefined) return;
+  if (!stat.isSocket())
+    throw new Error(`${path} exists and is not a socket; refusing to replace it`);
+  await unlink(path);
+}
