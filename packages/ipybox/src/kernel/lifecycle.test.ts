@@ -6,26 +6,15 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { isGone, killGroup, waitUntilGone } from '../__fixtures__/processes.ts';
+import { isGone, waitUntilGone } from '../__fixtures__/processes.ts';
 import { KernelClient, type KernelClientOptions } from './client.ts';
 import { KernelError } from './errors.ts';
 import { zmqKernelBackend } from './launcher.ts';
 
+/** A client whose kernel (whichever is current) is stopped after the test, pass or fail. */
 function newClient(t: TestContext, options: KernelClientOptions = {}): KernelClient {
   const client = new KernelClient(options);
-  const pids: number[] = [];
-  const remember = () => {
-    if (client.pid !== undefined && !pids.includes(client.pid)) pids.push(client.pid);
-  };
-  const execute = client.execute.bind(client);
-  client.execute = (code, opts) => {
-    remember();
-    return execute(code, opts).finally(remember);
-  };
-  t.after(async () => {
-    await client.close();
-    for (const pid of pids) killGroup(pid);
-  });
+  t.after(() => client.close());
   return client;
 }
 
