@@ -1,7 +1,7 @@
 /**
  * Kernel benchmark: how fast `KernelClient` runs Python, against the floor (a minimal hand-written
  * ZeroMQ client, bench/peers/minimal-zmq-client.ts) and against the architecture of the Python
- * ipybox (a stock Jupyter Server in front of the kernel, REST + WebSocket, bench/peers/jupyter-server.ts,
+ * ipybox (a stock Jupyter Server in front of the kernel, REST + WebSocket, packages/ipybox/src/__fixtures__/jupyterServer.ts,
  * driven by the same KernelClient through its Jupyter Server backend).
  *
  * Measured, interleaved in one process (each round runs every subject, in a rotating order):
@@ -21,9 +21,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KernelClient } from '../packages/ipybox/src/index.ts';
-import { jupyterServerBackend } from '../packages/ipybox/src/kernel/jupyterServerBackend.ts';
-import { startJupyterServer } from './peers/jupyter-server.ts';
+import { startJupyterServer } from '../packages/ipybox/src/__fixtures__/jupyterServer.ts';
+import { jupyterServerBackend, KernelClient } from '../packages/ipybox/src/index.ts';
 import { MinimalKernel } from './peers/minimal-zmq-client.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);

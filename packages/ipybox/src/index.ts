@@ -24,6 +24,8 @@ export type { KernelErrorCode } from './kernel/errors.ts';
 export { CodeExecutionError, KernelError } from './kernel/errors.ts';
 export type { ExecutionResult } from './kernel/execution.ts';
 export type { ImageMimeType, SavedImage } from './kernel/images.ts';
+export type { JupyterServerBackendOptions } from './kernel/jupyterServerBackend.ts';
+export { jupyterServerBackend } from './kernel/jupyterServerBackend.ts';
 export type { ZmqKernelBackendOptions } from './kernel/launcher.ts';
 export { DEFAULT_PYTHON, zmqKernelBackend } from './kernel/launcher.ts';
 export type { ChannelName, JupyterMessage, MimeBundle } from './kernel/messages.ts';

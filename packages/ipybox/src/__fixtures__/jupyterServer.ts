@@ -1,5 +1,5 @@
 /**
- * A stock Jupyter Server from Debian's python3-jupyter-server for bench/kernel.ts: the
+ * A stock Jupyter Server from Debian's python3-jupyter-server for tests and bench/kernel.ts: the
  * architecture of the Python ipybox (REST + WebSocket in front of the kernel). Runs on a free
  * loopback port with a random token and private Jupyter directories; `stop()` ends its process
  * group and its kernels.
