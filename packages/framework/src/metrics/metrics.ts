@@ -32,7 +32,6 @@ export class ServerMetrics {
   readonly registry = new Registry();
   readonly #calls: Counter<'tool' | 'plugin' | 'outcome'>;
   readonly #duration: Histogram<'tool' | 'plugin'>;
-  readonly #sessions: Gauge;
   readonly #gate: Record<GateEvent['event'], Counter<'group'>>;
   readonly #oauth: Counter<'reason'>;
   #sessionSource: (() => number) | undefined;
@@ -60,7 +59,7 @@ export class ServerMetrics {
       registers,
     });
     const metrics = this;
-    this.#sessions = new Gauge({
+    new Gauge({
       name: 'mcpbox_sessions_open',
       help: 'Open MCP sessions.',
       registers,
