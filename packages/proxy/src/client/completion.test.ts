@@ -9,16 +9,16 @@ const words = {
   resources: ['demo://a', 'demo://b', 'file:///c'],
 };
 
-test('the first word completes to commands and tool names', () => {
-  assert.deepEqual(complete('ec', words), [['echo'], 'ec']);
+test('the first word completes to commands and tool names; a unique one gets its space', () => {
+  assert.deepEqual(complete('ec', words), [['echo '], 'ec']);
   assert.deepEqual(complete('pro', words), [['prompt', 'prompts'], 'pro']);
   assert.deepEqual(complete('get', words), [['get-env', 'get-sum'], 'get']);
   assert.deepEqual(complete('zzz', words), [[], 'zzz']);
 });
 
 test('after call / prompt / read: tool names, prompt names, resource URIs', () => {
-  assert.deepEqual(complete('call get-s', words), [['get-sum'], 'get-s']);
-  assert.deepEqual(complete('prompt a', words), [['args-prompt'], 'a']);
+  assert.deepEqual(complete('call get-s', words), [['get-sum '], 'get-s']);
+  assert.deepEqual(complete('prompt a', words), [['args-prompt '], 'a']);
   assert.deepEqual(complete('read demo:', words), [['demo://a', 'demo://b'], 'demo:']);
   assert.deepEqual(complete('call ', words), [['echo', 'get-env', 'get-sum'], '']);
 });

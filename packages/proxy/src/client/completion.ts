@@ -11,6 +11,12 @@ export interface CompletionWords {
 }
 
 export function complete(line: string, words: CompletionWords): [string[], string] {
+  const [hits, fragment] = candidates(line, words);
+  // A unique match is completed with the space that must follow it, as shells do.
+  return [hits.length === 1 ? [`${hits[0]} `] : hits, fragment];
+}
+
+function candidates(line: string, words: CompletionWords): [string[], string] {
   const match = /^(\S*)(\s+)(\S*)$/.exec(line);
   if (!match) {
     if (/\s/.test(line)) return [[], line];

@@ -3,7 +3,7 @@
  * and waits for what it prints. The child leads its own process group, so cleanup also ends any
  * stdio server it started.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -24,6 +24,8 @@ const WAIT_LIMIT_MS = 20_000;
 export interface DrivenClient {
   child: ChildProcess;
   send(line: string): void;
+  /** Writes raw input (keystrokes on a pty). */
+  write(data: string): void;
   /** Resolves with the text once the output after the previous match contains `pattern`. */
   waitFor(pattern: RegExp | string): Promise<string>;
   /** Closes stdin and resolves with the exit code. */
@@ -56,6 +58,40 @@ export function startClient(
     detached: true,
   });
   t.after(() => killGroup(child));
+  return drive(child);
+}
+
+/** True when util-linux `script` is installed (it gives the client a pseudo-terminal). */
+export function hasScript(): boolean {
+  return spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+function shellQuote(arg: string): string {
+  return `'${arg.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Runs the client on a pseudo-terminal through `script -qfec`, so node:readline sees a TTY
+ * (raw mode, line editing, completion, history) without a native pty module. Write keystrokes
+ * with `write`; `\r` is Enter.
+ */
+export function startClientInPty(
+  t: TestContext,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): DrivenClient {
+  const command = [process.execPath, clientBin, ...args].map(shellQuote).join(' ');
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: repoRoot,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  t.after(() => killGroup(child));
+  return drive(child);
+}
+
+function drive(child: ChildProcess): DrivenClient {
   let all = '';
   let out = '';
   let err = '';
@@ -110,6 +146,7 @@ export function startClient(
   return {
     child,
     send: (line) => child.stdin!.write(`${line}\n`),
+    write: (data) => child.stdin!.write(data),
     waitFor,
     end: () => {
       child.stdin!.end();
