@@ -8,6 +8,12 @@
 export { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 export { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 export { Catalog } from './catalog/catalog.ts';
+export {
+  type ToolCall,
+  ToolCallDispatcher,
+  type ToolCallInterceptor,
+  toolError,
+} from './catalog/toolCalls.ts';
 export type {
   CatalogBatch,
   CatalogKind,
@@ -81,3 +87,13 @@ export type {
   ToolHandler,
   ToolReturn,
 } from './plugins/types.ts';
+export {
+  BUILTIN_PLUGIN,
+  createServer,
+  type McpboxServer,
+  type ServerOptions,
+  serverOptionsFromConfig,
+} from './server.ts';
+export { SessionHub } from './session/hub.ts';
+export { McpSession } from './session/session.ts';
+export type { ServerCounters } from './session/stats.ts';

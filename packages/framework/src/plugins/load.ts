@@ -7,8 +7,8 @@
  * @module
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { register } from 'node:module';
-import { basename, dirname, join, resolve } from 'node:path';
+import { createRequire, register } from 'node:module';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { McpboxError } from '../errors.ts';
@@ -112,8 +112,21 @@ export async function importPluginSource(
     }
     generation += 1;
     url.searchParams.set('mcpbox-fresh', `${generation}@${pathToFileURL(source.root).href}/`);
+    forgetCommonJs(source.root);
   }
   return import(url.href);
+}
+
+/**
+ * A `.ts` file outside any `"type": "module"` package is run as CommonJS, through `require`,
+ * whose cache is keyed by path and ignores the URL tag above: drop the plugin's files from it.
+ */
+function forgetCommonJs(root: string): void {
+  const cache = createRequire(import.meta.url).cache;
+  const prefix = root.endsWith(sep) ? root : root + sep;
+  for (const key of Object.keys(cache)) {
+    if (key.startsWith(prefix) && !key.includes(`${sep}node_modules${sep}`)) delete cache[key];
+  }
 }
 
 /**

@@ -1,0 +1,96 @@
+// Test plugin that uses every part of the plugin API, for session and transport tests.
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
+import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { PluginServer } from '../../plugins/types.ts';
+
+const COLOURS = ['red', 'green', 'blue', 'black'];
+
+export function register(server: PluginServer): void {
+  server.registerTool(
+    'echo',
+    { description: 'Echo a message', inputSchema: { message: z.string() } },
+    ({ message }) => message,
+  );
+  server.registerTool(
+    'add',
+    {
+      description: 'Add two numbers, with structured output',
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      outputSchema: { sum: z.number() },
+    },
+    ({ a, b }) => ({
+      content: [{ type: 'text', text: String(a + b) }],
+      structuredContent: { sum: a + b },
+    }),
+  );
+  server.registerTool(
+    'json_schema_tool',
+    {
+      description: 'Declared with raw JSON Schema (2020-12)',
+      inputSchema: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        properties: {
+          pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] },
+        },
+        required: ['pair'],
+        additionalProperties: false,
+      },
+    },
+    (args) => `pair=${JSON.stringify(args.pair)}`,
+  );
+  server.registerTool('fail', { description: 'Always throws' }, () => {
+    throw new Error('the disk is on fire');
+  });
+  server.registerTool('whoami', { description: 'The session id of the caller' }, async (ctx) => {
+    // Yield so that concurrent calls interleave.
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
+    return ctx.sessionId ?? 'no-session';
+  });
+  server.registerTool(
+    'count',
+    { description: 'Reports progress to N', inputSchema: { to: z.number().int().min(1).max(20) } },
+    async ({ to }, ctx) => {
+      for (let i = 1; i <= to; i++) await ctx.reportProgress(i, to, `step ${i}`);
+      return `counted to ${to}`;
+    },
+  );
+  server.registerTool(
+    'shout_log',
+    { description: 'Logs at two levels', inputSchema: {} },
+    async (_args, ctx) => {
+      await ctx.log('debug', 'quiet detail');
+      await ctx.log('error', 'loud problem');
+      return 'logged';
+    },
+  );
+  server.registerResource(
+    'readme',
+    'kitchen://readme',
+    { mimeType: 'text/plain', description: 'A static resource' },
+    () => 'kitchen readme',
+  );
+  server.registerResource(
+    'colour',
+    new ResourceTemplate('kitchen://colours/{name}', {
+      list: () => ({ resources: [{ uri: 'kitchen://colours/red', name: 'red' }] }),
+      complete: { name: (value) => COLOURS.filter((c) => c.startsWith(value)) },
+    }),
+    { mimeType: 'text/plain' },
+    (uri, { name }) => ({ contents: [{ uri: uri.href, text: `colour ${name}` }] }),
+  );
+  server.registerPrompt(
+    'paint',
+    {
+      description: 'Paint something',
+      argsSchema: {
+        colour: completable(z.string().describe('Which colour'), (value) =>
+          COLOURS.filter((c) => c.startsWith(value)),
+        ),
+        thing: z.string().optional(),
+      },
+    },
+    ({ colour, thing }) => `Paint the ${thing ?? 'wall'} ${colour}`,
+  );
+}

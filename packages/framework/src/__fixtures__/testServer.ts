@@ -1,0 +1,34 @@
+// Helpers for tests: a server with the fixture plugins' directory, and SDK clients on it.
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createServer, type McpboxServer, type ServerOptions } from '../server.ts';
+
+export const FIXTURE_PLUGINS = join(fileURLToPath(new URL('.', import.meta.url)), 'plugins');
+
+/** A server over the fixture plugins with `kitchen` loaded; closed by the caller. */
+export async function kitchenServer(options: ServerOptions = {}): Promise<McpboxServer> {
+  const server = createServer({ name: 'test', pluginDirs: [FIXTURE_PLUGINS], ...options });
+  const loaded = await server.registry.loadPlugin('kitchen');
+  if (!loaded.ok) throw new Error(loaded.error);
+  return server;
+}
+
+/** A real SDK client connected in-process (linked in-memory transports). */
+export async function inMemoryClient(
+  server: McpboxServer,
+  capabilities: ConstructorParameters<typeof Client>[1] = {},
+): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'test-client', version: '1.0.0' }, capabilities);
+  await client.connect(clientSide);
+  return client;
+}
+
+/** The text of the first content block of a tool result. */
+export function firstText(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content[0]?.text ?? '';
+}

@@ -1,0 +1,130 @@
+/**
+ * Runs tool calls against the catalog, through the interceptors other parts hang on every call
+ * (pre-call validation, tool-call logs, metrics).
+ *
+ * Failure is data: an unknown or disabled tool is a JSON-RPC error (`InvalidParams`, the SDK's
+ * wording); invalid arguments, a throwing handler and an output that breaks its schema are
+ * `isError` results carrying a readable message. An interceptor may throw an `McpError` to answer
+ * with a protocol error; anything else it throws becomes an `isError` result too.
+ *
+ * @module
+ */
+import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage } from '../errors.ts';
+import type { ToolContext, ToolReturn } from '../plugins/types.ts';
+import type { Catalog } from './catalog.ts';
+import type { ToolEntry } from './types.ts';
+
+/** One tool call as interceptors see it; they may replace `args` before calling `next()`. */
+export interface ToolCall {
+  readonly tool: string;
+  readonly plugin: string;
+  args: Record<string, unknown> | undefined;
+  readonly ctx: ToolContext;
+}
+
+export type ToolCallInterceptor = (
+  call: ToolCall,
+  next: () => Promise<CallToolResult>,
+) => Promise<CallToolResult>;
+
+/** An `isError` result with one text block, as the SDK's `createToolError` builds it. */
+export function toolError(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** A string becomes one text block; a result passes through; anything else is shown as JSON. */
+export function toToolResult(value: ToolReturn | unknown): CallToolResult {
+  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+  if (
+    value !== null &&
+    typeof value === 'object' &&
+    Array.isArray((value as CallToolResult).content)
+  ) {
+    return value as CallToolResult;
+  }
+  if (value === undefined || value === null) return { content: [] };
+  return { content: [{ type: 'text', text: JSON.stringify(value) }] };
+}
+
+/** Validates arguments, runs the handler, checks structured output. Never throws, except URL elicitation. */
+export async function runTool(
+  entry: ToolEntry,
+  rawArgs: Record<string, unknown> | undefined,
+  ctx: ToolContext,
+): Promise<CallToolResult> {
+  let result: CallToolResult;
+  try {
+    if (entry.input) {
+      const checked = await entry.input.validate(rawArgs ?? {});
+      if (!checked.ok) {
+        return toolError(
+          `Input validation error: Invalid arguments for tool ${entry.name}: ${checked.message}`,
+        );
+      }
+      result = toToolResult(await entry.handler(checked.value, ctx));
+    } else {
+      result = toToolResult(await entry.handler(ctx));
+    }
+  } catch (error) {
+    // The SDK answers URL elicitation with a protocol error the client acts on; keep that.
+    if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
+    return toolError(errorMessage(error));
+  }
+  if (entry.output && !result.isError) {
+    if (result.structuredContent === undefined) {
+      return toolError(
+        `Output validation error: Tool ${entry.name} has an output schema but no structured content was provided`,
+      );
+    }
+    const checked = await entry.output.validate(result.structuredContent);
+    if (!checked.ok) {
+      return toolError(
+        `Output validation error: Invalid structured content for tool ${entry.name}: ${checked.message}`,
+      );
+    }
+  }
+  return result;
+}
+
+export class ToolCallDispatcher {
+  readonly #catalog: Catalog;
+  #interceptors: ToolCallInterceptor[] = [];
+
+  constructor(catalog: Catalog) {
+    this.#catalog = catalog;
+  }
+
+  /** Wraps every later tool call; interceptors run in the order added. Returns a remover. */
+  addInterceptor(interceptor: ToolCallInterceptor): () => void {
+    this.#interceptors = [...this.#interceptors, interceptor];
+    return () => {
+      this.#interceptors = this.#interceptors.filter((i) => i !== interceptor);
+    };
+  }
+
+  /** Calls a catalog tool by name. Throws `McpError` only for protocol errors. */
+  async call(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    ctx: ToolContext,
+  ): Promise<CallToolResult> {
+    const entry = this.#catalog.getTool(name);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    if (!entry.enabled) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} disabled`);
+    const interceptors = this.#interceptors;
+    if (interceptors.length === 0) return runTool(entry, args, ctx);
+
+    const call: ToolCall = { tool: name, plugin: entry.plugin, args, ctx };
+    const dispatch = (i: number): Promise<CallToolResult> =>
+      i < interceptors.length
+        ? interceptors[i](call, () => dispatch(i + 1))
+        : runTool(entry, call.args, ctx);
+    try {
+      return await dispatch(0);
+    } catch (error) {
+      if (error instanceof McpError) throw error;
+      return toolError(errorMessage(error));
+    }
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * Server assembly: one catalog, a plugin registry feeding it, a session hub following it, and a
+ * transport (stdio, Streamable HTTP + legacy SSE, or SSE alone).
+ *
+ * @example
+ * ```ts
+ * const { config } = loadConfig({ file: 'mcpbox.yaml' });
+ * const server = createServer(config);
+ * server.registerTool('hello', { inputSchema: { name: z.string() } }, ({ name }) => `Hello, ${name}!`);
+ * await server.start();
+ * ```
+ *
+ * @module
+ */
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Express, RequestHandler } from 'express';
+import { Catalog } from './catalog/catalog.ts';
+import { ToolCallDispatcher, type ToolCallInterceptor } from './catalog/toolCalls.ts';
+import type { Config, TransportKind } from './config/types.ts';
+import { McpboxError } from './errors.ts';
+import { createLogger } from './logging/index.ts';
+import { PluginRegistry } from './plugins/registry.ts';
+import { StagingServer } from './plugins/staging.ts';
+import type { Logger, PluginServer, ProxyCommands } from './plugins/types.ts';
+import { SessionHub } from './session/hub.ts';
+import type { McpSession } from './session/session.ts';
+import { createCounters, type ServerCounters } from './session/stats.ts';
+import { createHttpApp, jsonRpcErrorHandler } from './transports/httpApp.ts';
+import { mountSse } from './transports/sse.ts';
+import { serveStdio } from './transports/stdio.ts';
+import { type MountedTransport, mountStreamableHttp } from './transports/streamableHttp.ts';
+
+/** Owner of tools registered straight on the server rather than by a plugin. */
+export const BUILTIN_PLUGIN = 'server';
+
+export interface ServerOptions {
+  /** Announced to clients. Default `mcpbox`. */
+  name?: string;
+  /** Default `0.1.0`. */
+  version?: string;
+  /** Sent to clients at initialization. */
+  instructions?: string;
+  /**
+   * `stdio` (default); `http` serves Streamable HTTP at `/mcp` and legacy SSE at `/sse` +
+   * `/messages`; `sse` serves only the legacy pair.
+   */
+  transport?: TransportKind;
+  /** Default `127.0.0.1`: only this machine can connect. */
+  host?: string;
+  /** Default 0: any free port (the bound URL comes back from `start()`). */
+  port?: number;
+  /** Streamable HTTP without session ids. Default `false`. */
+  stateless?: boolean;
+  /** Host names accepted in `Host`/`Origin`; default the loopback names for a loopback bind. */
+  allowedHosts?: string[];
+  /** Runs before the MCP routes (e.g. OAuth bearer checks). */
+  httpMiddleware?: RequestHandler[];
+  /** Adds routes (e.g. `/.well-known/…`) to the HTTP app. */
+  configureApp?: (app: Express) => void;
+  logger?: Logger;
+  /** Directories searched for plugins, in order. */
+  pluginDirs?: string[];
+  /** Handed to plugins as `server.proxy`; set by `mcp-proxy` only. */
+  proxy?: ProxyCommands;
+}
+
+/** Maps the resolved config file (snake_case) to server options. */
+export function serverOptionsFromConfig(config: Config): ServerOptions {
+  return {
+    name: config.server_name,
+    version: config.version,
+    instructions: config.instructions,
+    transport: config.transport,
+    host: config.host,
+    port: config.port,
+    stateless: config.stateless,
+    pluginDirs: config.plugin_dirs,
+  };
+}
+
+function isConfig(value: ServerOptions | Config): value is Config {
+  return 'server_name' in value;
+}
+
+/** Registration calls straight on the server; each is committed at once. */
+type Registrations = Pick<
+  PluginServer,
+  'registerTool' | 'tool' | 'registerResource' | 'resource' | 'registerPrompt' | 'prompt'
+>;
+
+export interface McpboxServer extends Registrations {
+  readonly options: Readonly<ServerOptions>;
+  readonly catalog: Catalog;
+  readonly registry: PluginRegistry;
+  readonly sessions: SessionHub;
+  /** Live counters for the health endpoints. */
+  readonly stats: ServerCounters;
+  /** The bound MCP URL once an HTTP transport has started. */
+  readonly url: string | undefined;
+  /** Wraps every tool call (plugins, mirrored servers, built-ins). Returns a remover. */
+  addToolCallInterceptor(interceptor: ToolCallInterceptor): () => void;
+  /** Serves one session over a transport you made (e.g. `InMemoryTransport`). */
+  connect(transport: Transport): Promise<McpSession>;
+  /** Starts the configured transport; for HTTP resolves with the bound MCP URL. */
+  start(): Promise<string | undefined>;
+  /** Resolves when the server has closed (or the stdio client has gone). */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createServer(
+  input: ServerOptions | Config = {},
+  overrides: ServerOptions = {},
+): McpboxServer {
+  const options: ServerOptions = {
+    ...(isConfig(input) ? serverOptionsFromConfig(input) : input),
+    ...overrides,
+  };
+  const logger = options.logger ?? createLogger('server');
+  const stats = createCounters();
+  const catalog = new Catalog();
+  const dispatcher = new ToolCallDispatcher(catalog);
+  const registry = new PluginRegistry({
+    catalog,
+    pluginDirs: options.pluginDirs ? [...options.pluginDirs] : [],
+    proxy: options.proxy,
+  });
+  const sessions = new SessionHub({
+    info: { name: options.name ?? 'mcpbox', version: options.version ?? '0.1.0' },
+    instructions: options.instructions,
+    catalog,
+    dispatcher,
+    counters: stats,
+  });
+
+  // Each direct registration is a one-entry batch, committed at once (collisions throw).
+  const direct = <K extends keyof Registrations>(method: K) =>
+    ((...args: unknown[]) => {
+      const staging = new StagingServer({ plugin: BUILTIN_PLUGIN, catalog, logger });
+      const handle = (staging[method] as (...a: unknown[]) => unknown)(...args);
+      staging.commit();
+      return handle;
+    }) as Registrations[K];
+
+  let mounted: MountedTransport[] = [];
+  let httpServer: HttpServer | undefined;
+  let url: string | undefined;
+  let started = false;
+  let resolveClosed: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+
+  async function startHttp(kind: 'http' | 'sse'): Promise<string> {
+    const host = options.host ?? '127.0.0.1';
+    const app = createHttpApp({
+      host,
+      allowedHosts: options.allowedHosts,
+      middleware: options.httpMiddleware,
+      configureApp: options.configureApp,
+      counters: stats,
+      logger,
+    });
+    if (kind === 'http') {
+      mounted.push(
+        mountStreamableHttp(app, { hub: sessions, counters: stats, stateless: options.stateless }),
+      );
+    }
+    mounted.push(mountSse(app, { hub: sessions, counters: stats }));
+    app.use(jsonRpcErrorHandler(stats, logger));
+
+    const server = createHttpServer(app);
+    httpServer = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) => {
+        reject(
+          error.code === 'EADDRINUSE'
+            ? new McpboxError(
+                'ALREADY_STARTED',
+                `port ${options.port} on ${host} is already in use`,
+              )
+            : error,
+        );
+      });
+      server.listen(options.port ?? 0, host, resolve);
+    });
+    const { port } = server.address() as AddressInfo;
+    const hostInUrl = host.includes(':') ? `[${host}]` : host;
+    return `http://${hostInUrl}:${port}${kind === 'http' ? '/mcp' : '/sse'}`;
+  }
+
+  const server: McpboxServer = {
+    options,
+    catalog,
+    registry,
+    sessions,
+    stats,
+    get url() {
+      return url;
+    },
+    closed,
+    registerTool: direct('registerTool'),
+    tool: direct('tool'),
+    registerResource: direct('registerResource'),
+    resource: direct('resource'),
+    registerPrompt: direct('registerPrompt'),
+    prompt: direct('prompt'),
+    addToolCallInterceptor: (interceptor) => dispatcher.addInterceptor(interceptor),
+
+    async connect(transport) {
+      const session = sessions.open();
+      await session.server.connect(transport);
+      return session;
+    },
+
+    async start() {
+      if (started) throw new McpboxError('ALREADY_STARTED', 'server already started');
+      started = true;
+      const kind = options.transport ?? 'stdio';
+      if (kind === 'stdio') {
+        mounted.push(await serveStdio({ hub: sessions, onClientGone: () => void server.close() }));
+        logger.info('serving MCP over stdio');
+        return undefined;
+      }
+      url = await startHttp(kind);
+      logger.info(`serving MCP at ${url}`);
+      return url;
+    },
+
+    async close() {
+      const transports = mounted;
+      mounted = [];
+      await Promise.allSettled(transports.map((t) => t.close()));
+      await sessions.close();
+      if (httpServer) {
+        const s = httpServer;
+        httpServer = undefined;
+        await new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeAllConnections();
+        });
+      }
+      resolveClosed();
+    },
+  };
+  return server;
+}

@@ -1,0 +1,72 @@
+/**
+ * Keeps track of the open MCP sessions and makes them follow the catalog: every catalog change
+ * becomes `notifications/{tools,resources,prompts}/list_changed` to every open session, and a
+ * resource update reaches every session subscribed to that URI.
+ *
+ * @module
+ */
+
+import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
+import { McpSession } from './session.ts';
+import type { ServerCounters } from './stats.ts';
+
+export interface SessionHubOptions {
+  info: Implementation;
+  instructions?: string;
+  catalog: Catalog;
+  dispatcher: ToolCallDispatcher;
+  counters: ServerCounters;
+}
+
+export class SessionHub {
+  readonly #options: SessionHubOptions;
+  readonly #sessions = new Set<McpSession>();
+  readonly #unsubscribe: (() => void)[];
+
+  constructor(options: SessionHubOptions) {
+    this.#options = options;
+    this.#unsubscribe = [
+      options.catalog.onChange((kinds) => {
+        for (const session of this.#sessions) session.notifyListChanged(kinds);
+      }),
+      options.catalog.onResourceUpdated((uri) => {
+        for (const session of this.#sessions) session.notifyResourceUpdated(uri);
+      }),
+    ];
+  }
+
+  /**
+   * A new session, counted and tracked until its server closes. Pass `track: false` for
+   * one-request sessions (stateless HTTP) that never outlive their request.
+   */
+  open({ track = true }: { track?: boolean } = {}): McpSession {
+    const session = new McpSession(this.#options);
+    const counters = this.#options.counters;
+    counters.connections += 1;
+    if (!track) return session;
+    this.#sessions.add(session);
+    counters.sessions = this.#sessions.size;
+    // The SDK calls onclose when the transport closes, whoever closed it.
+    const previous = session.server.onclose;
+    session.server.onclose = () => {
+      previous?.();
+      this.#sessions.delete(session);
+      counters.sessions = this.#sessions.size;
+    };
+    return session;
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** Closes every open session and stops following the catalog. */
+  async close(): Promise<void> {
+    for (const stop of this.#unsubscribe) stop();
+    await Promise.allSettled([...this.#sessions].map((s) => s.close()));
+    this.#sessions.clear();
+    this.#options.counters.sessions = 0;
+  }
+}

@@ -1,0 +1,65 @@
+// stdio: a real child process speaking MCP on its stdin/stdout, driven by the SDK's stdio client.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { firstText } from '../__fixtures__/testServer.ts';
+
+const SCRIPT = join(fileURLToPath(new URL('.', import.meta.url)), '../__fixtures__/stdioServer.ts');
+
+test('a createServer() child serves MCP over stdio, logs to stderr, and exits when the client leaves', async (t) => {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', SCRIPT],
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+  t.after(async () => {
+    await client.close().catch(() => undefined);
+  });
+  await client.connect(transport);
+  const pid = transport.pid;
+  assert.ok(pid);
+
+  const echoed = await client.callTool({ name: 'echo', arguments: { message: 'through pipes' } });
+  assert.equal(firstText(echoed), 'through pipes');
+  assert.equal(firstText(await client.callTool({ name: 'pid', arguments: {} })), String(pid));
+  const failed = await client.callTool({ name: 'fail', arguments: {} });
+  assert.equal(failed.isError, true);
+  await assert.rejects(
+    client.callTool({ name: 'missing', arguments: {} }),
+    /Tool missing not found/,
+  );
+  // Still up after the bad input.
+  assert.equal((await client.listTools()).tools.length, 8);
+
+  await client.close();
+  // The server noticed stdin closing and exited on its own (the SDK client would SIGTERM later).
+  await waitForExit(pid);
+  assert.match(stderr, /serving MCP over stdio/);
+  assert.match(stderr, /client gone, exiting/);
+});
+
+async function waitForExit(pid: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      assert.equal((error as NodeJS.ErrnoException).code, 'ESRCH');
+      return;
+    }
+    if (Date.now() > deadline) {
+      process.kill(pid, 'SIGKILL');
+      throw new Error(`process ${pid} did not exit`);
+    }
+    await sleep(50);
+  }
+}
