@@ -58,7 +58,7 @@ export function renderToolModule(serverName: string, tool: ToolDefinition): stri
     '',
     'from typing import Any, Literal, Optional, Required, TypedDict, Union',
     '',
-    'from .._runtime import call_tool',
+    'from .._runtime import call_tool, call_tool_async',
     '',
     `SERVER_NAME = ${pyString(serverName)}`,
     `TOOL_NAME = ${pyString(tool.name)}`,
@@ -69,6 +69,11 @@ export function renderToolModule(serverName: string, tool: ToolDefinition): stri
     `def run(params: Optional[${params}] = None, /, *, timeout: Optional[float] = None) -> ${returns}:`,
     `    ${pyDocstring(runDocstring(description, tool, result !== undefined), '    ')}`,
     '    return call_tool(SERVER_NAME, TOOL_NAME, params, timeout=timeout)',
+    '',
+    '',
+    `async def arun(params: Optional[${params}] = None, /, *, timeout: Optional[float] = None) -> ${returns}:`,
+    '    """Like run(), but awaitable: the call waits in a worker thread, so calls can run concurrently."""',
+    '    return await call_tool_async(SERVER_NAME, TOOL_NAME, params, timeout=timeout)',
     '',
   ].join('\n');
 }

@@ -9,6 +9,7 @@ The tool server's address comes from the environment the kernel was started with
 Server parameters (commands, URLs, API keys) never reach this process: the tool server holds them.
 """
 
+import asyncio
 import http.client
 import json
 import os
@@ -26,6 +27,7 @@ __all__ = [
     "ToolServerUnavailable",
     "ToolTimeout",
     "call_tool",
+    "call_tool_async",
 ]
 
 ADDRESS_ENV = "IPYBOX_TOOL_SERVER"
@@ -156,3 +158,9 @@ def call_tool(server_name, tool_name, tool_args=None, timeout=None):
         return reply.get("result")
     finally:
         conn.close()
+
+
+async def call_tool_async(server_name, tool_name, tool_args=None, timeout=None):
+    """`call_tool` in a worker thread, so several calls can run at once (`asyncio.gather`) and
+    the kernel's event loop keeps serving while they wait."""
+    return await asyncio.to_thread(call_tool, server_name, tool_name, tool_args, timeout)

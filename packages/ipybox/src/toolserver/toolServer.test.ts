@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { UpstreamPool } from '../../../framework/src/client/pool.ts';
 import { pythonJson } from '../__fixtures__/toolserver-python.ts';
 import { ApprovalClient } from '../approval/approvalClient.ts';
+import type { ApprovalOutcome, ApprovalRequest } from '../approval/approvalRequest.ts';
 import { generateMcpSources } from '../mcptools/generate.ts';
 import { ToolServer } from './toolServer.ts';
 
@@ -158,6 +159,21 @@ print(json.dumps(out))
     assert.equal(existsSync(join(root, 'PWNED')), false);
   });
 
+  test('arun: calls awaited together all complete', async () => {
+    const result = await pythonJson<string[]>(
+      `
+import asyncio, json
+from mcptools.fixture import slow
+from mcptools.everything import echo
+async def main():
+    return await asyncio.gather(slow.arun({'ms': 200}), echo.arun({'message': 'a'}), slow.arun({'ms': 100}))
+print(json.dumps(asyncio.run(main())))
+`,
+      { root, env: server.kernelEnv() },
+    );
+    assert.deepEqual(result, ['done', 'Echo: a', 'done']);
+  });
+
   test('a wrong token is refused', async () => {
     const result = await callFromPython(`echo.run({'message': 'x'})`, {
       ...server.kernelEnv(),
@@ -177,7 +193,7 @@ print(json.dumps(out))
     });
 
     async function connectClient(
-      decide: (request: { toString(): string }) => boolean | undefined,
+      decide: (request: ApprovalRequest) => boolean | undefined,
     ): Promise<ApprovalClient> {
       const client = new ApprovalClient({ url: server.approvalUrl!, token: server.approvalToken });
       client.onApproval(decide);
@@ -208,6 +224,34 @@ print(json.dumps(out))
       const result = await callFromPython('pid.run()');
       assert.equal(result.error, 'ToolRejected');
       assert.match(result.message!, /fixture\.pid rejected/);
+    });
+
+    test('interrupting the waiting Python code withdraws the approval request', async (t) => {
+      let settled: Promise<ApprovalOutcome> | undefined;
+      const client = await connectClient((request) => {
+        settled = request.settled;
+        return undefined; // never decides: the user is still looking at the prompt
+      });
+      t.after(() => client.close());
+      const result = await pythonJson<string>(
+        `
+import json, signal
+from mcptools.fixture import pid
+def interrupt(*_):
+    raise KeyboardInterrupt
+signal.signal(signal.SIGALRM, interrupt)
+signal.setitimer(signal.ITIMER_REAL, 2.0)
+try:
+    pid.run()
+    print(json.dumps('returned'))
+except KeyboardInterrupt:
+    print(json.dumps('interrupted'))
+`,
+        { root, env: server.kernelEnv() },
+      );
+      assert.equal(result, 'interrupted');
+      assert.ok(settled, 'the client was asked');
+      assert.equal(await settled, 'cancelled');
     });
 
     test('no decision in time: ApprovalTimeout, distinct from ToolRejected', async (t) => {
