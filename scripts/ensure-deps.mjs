@@ -16,6 +16,19 @@ if (!existsSync(marker) || statSync(marker).mtimeMs < statSync(lock).mtimeMs) {
   execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: ['ignore', 2, 2] });
 }
 
+// --bench: the benchmark peers (fastmcp) live in bench/node_modules, apart from the workspace.
+if (process.argv.includes('--bench')) {
+  const benchMarker = join(root, 'bench', 'node_modules', '.package-lock.json');
+  const benchLock = join(root, 'bench', 'package-lock.json');
+  if (!existsSync(benchMarker) || statSync(benchMarker).mtimeMs < statSync(benchLock).mtimeMs) {
+    console.error('mcpbox: installing benchmark peers (npm ci --prefix bench) …');
+    execFileSync('npm', ['ci', '--prefix', 'bench', '--no-audit', '--no-fund'], {
+      cwd: root,
+      stdio: ['ignore', 2, 2],
+    });
+  }
+}
+
 const wantPython = process.argv.includes('--python');
 if (wantPython) {
   const probe = spawnSync('/usr/bin/python3', ['-c', 'import ipykernel, matplotlib'], {

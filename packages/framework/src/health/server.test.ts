@@ -14,7 +14,7 @@ const json = async <T = Record<string, unknown>>(response: Response | Promise<Re
   (await (await response).json()) as T;
 
 // Counters moving after real MCP calls are checked end to end in
-// packages/proxy/src/commands/factory.test.ts; here the stats object is a plain one we change.
+// packages/proxy/src/commands/factory/serve.test.ts; here the stats object is a plain one we change.
 
 test('endpoints answer JSON from live state; readiness goes 503 → 200', async (t) => {
   const stats: ServerStats = { connections: 0, requests: 0, errors: 0, last_request: null };

@@ -1,0 +1,60 @@
+/**
+ * `mcp-factory`: serve a fixed set of plugins over stdio (default) or HTTP.
+ *
+ * This file only declares flags; the work is in `commands/factory/serve.ts`, imported lazily so
+ * `mcp-factory --help` loads neither the server nor any plugin.
+ *
+ * @module
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { runCommand } from '../commands/exit.ts';
+
+function portNumber(value: string): number {
+  const port = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port >= 0 && port <= 65535))
+    throw new InvalidArgumentError('expected a port number (0-65535).');
+  return port;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const program = new Command('mcp-factory')
+  .description(
+    'Serve MCP plugins loaded at start-up: stdio by default, Streamable HTTP with --http.\n' +
+      'Plugins come from --plugins, else the config file (plugins_load, autoload, enabled plugins:).',
+  )
+  .option('-p, --plugins <names...>', 'plugins to load (names, paths or npm packages)')
+  .option('-c, --config <file>', 'YAML configuration file')
+  .option(
+    '--http <port>',
+    'serve Streamable HTTP at http://127.0.0.1:<port>/mcp (0: any free port)',
+    portNumber,
+  )
+  .option('--health-port <port>', 'health server port (default: HTTP port + 1)', portNumber)
+  .option('-d, --plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
+  .option('--stateless', 'Streamable HTTP without sessions')
+  .option('--log-level <level>', 'debug, info, warning or error')
+  .addHelpText(
+    'after',
+    '\nExamples:\n' +
+      '  mcp-factory -p echo greet                  # stdio, for a client that launches the server\n' +
+      '  mcp-factory --http 8000 -p echo demo_full  # http://127.0.0.1:8000/mcp\n' +
+      '  mcp-factory -c factory.yaml                # plugins and settings from a file',
+  )
+  .showHelpAfterError()
+  .action(async (options) => {
+    await runCommand(async () => {
+      const { serveFactory } = await import('../commands/factory/serve.ts');
+      await serveFactory({
+        plugins: options.plugins,
+        configFile: options.config,
+        httpPort: options.http,
+        healthPort: options.healthPort,
+        pluginDirs: options.pluginDir,
+        stateless: options.stateless,
+        logLevel: options.logLevel,
+      });
+    });
+  });
+
+await program.parseAsync(process.argv);

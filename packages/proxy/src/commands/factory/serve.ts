@@ -1,0 +1,181 @@
+/**
+ * The `mcp-factory` command: load configuration, load the chosen plugins once, serve them over
+ * stdio or HTTP (with the health server beside it) until a signal or, under stdio, the client
+ * closing our stdin.
+ *
+ * @module
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type Config,
+  configureLogging,
+  createLogger,
+  createServer,
+  type HealthServer,
+  type LogLevel,
+  loadConfig,
+  startHealthServer,
+} from '@mcpbox/framework';
+import { fail } from '../exit.ts';
+import { httpClientConfig, stdioClientConfig } from './clientConfig.ts';
+import { loadPlugins } from './loadPlugins.ts';
+import { selectPlugins } from './selectPlugins.ts';
+
+export interface FactoryOptions {
+  /** `--plugins`: names, paths or npm specifiers. */
+  plugins?: string[];
+  /** `--config` */
+  configFile?: string;
+  /** `--http PORT`: switches to Streamable HTTP. */
+  httpPort?: number;
+  healthPort?: number;
+  /** `--plugin-dir`, searched before the config's `plugin_dirs` and the repository's plugins/. */
+  pluginDirs?: string[];
+  stateless?: boolean;
+  logLevel?: LogLevel;
+  cwd?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** The repository's own plugins/ folder (echo, greet, demo_full), always searched last. */
+export const BUILTIN_PLUGIN_DIR = fileURLToPath(new URL('../../../../../plugins', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../bin/mcp-factory.js', import.meta.url));
+
+const log = createLogger('factory');
+
+function readConfig(options: FactoryOptions): Config {
+  return loadConfig({
+    file: options.configFile,
+    env: options.env,
+    cwd: options.cwd,
+    defaults: { server_name: 'mcp-factory' },
+    overrides: {
+      transport: options.httpPort === undefined ? undefined : 'http',
+      port: options.httpPort,
+      health_port: options.healthPort,
+      stateless: options.stateless,
+      log_level: options.logLevel,
+    },
+  });
+}
+
+/** The stdio launch line for the same plugins, with every path absolute. */
+function stdioArgs(options: FactoryOptions, names: readonly string[], cwd: string): string[] {
+  const args = [BIN, '-p', ...names];
+  if (options.configFile) args.push('-c', resolve(cwd, options.configFile));
+  for (const dir of options.pluginDirs ?? []) args.push('-d', resolve(cwd, dir));
+  return args;
+}
+
+export async function serveFactory(options: FactoryOptions): Promise<void> {
+  const cwd = options.cwd ?? process.cwd();
+  const config = readConfig(options);
+  configureLogging({ level: config.log_level, format: config.log_format });
+
+  const selection = selectPlugins(options.plugins, config);
+  if (selection.names.length === 0) throw fail('No plugins specified (use --plugins or config)');
+
+  const pluginDirs = [
+    ...(options.pluginDirs ?? []).map((dir) => resolve(cwd, dir)),
+    ...config.plugin_dirs,
+    BUILTIN_PLUGIN_DIR,
+  ];
+  const server = createServer(config, { pluginDirs });
+
+  const http = config.transport !== 'stdio';
+  let loading = true;
+  let missing: string[] = [];
+  let health: HealthServer | undefined;
+  if (http) {
+    // Up before plugins load, so /health/ready can say "not yet" while they do.
+    health = await startHealthServer({
+      port: config.health_port,
+      host: config.host,
+      stats: server.stats,
+      readiness: () =>
+        loading
+          ? { ready: false, error: `loading plugins: ${selection.names.join(', ')}` }
+          : missing.length > 0
+            ? { ready: false, error: `plugins not loaded: ${missing.join(', ')}` }
+            : { ready: true },
+      plugins: () => server.registry.getSummary(),
+    });
+    log.info(`health endpoints at ${health.url}/health`);
+  }
+
+  const shutdown = createShutdown(async () => {
+    await server.close();
+    await health?.close();
+  });
+
+  try {
+    const outcome = await loadPlugins(server.registry, selection.names, config);
+    loading = false;
+    missing = outcome.failed.map((f) => f.plugin);
+    if (outcome.loaded.length === 0) {
+      throw fail(
+        `No plugins loaded successfully:\n${outcome.failed.map((f) => `  ${f.error}`).join('\n')}`,
+      );
+    }
+    for (const failure of outcome.failed) log.error(failure.error);
+
+    const totals = server.registry.getSummary().totals;
+    const what =
+      `${count(outcome.loaded.length, 'plugin')} (${outcome.loaded.join(', ')}): ` +
+      `${count(totals.tools, 'tool')}, ${count(totals.resources, 'resource')}, ${count(totals.prompts, 'prompt')}`;
+    const url = await server.start();
+    // Under stdio the client closing our stdin ends the server; close the rest with it.
+    void server.closed.then(() => shutdown(undefined));
+    if (!http) {
+      log.info(`serving ${what} over stdio`);
+    } else {
+      log.info(`serving ${what}`);
+      process.stderr.write(
+        [
+          '',
+          `MCP endpoint:  ${url}`,
+          `Health:        ${health?.url}/health`,
+          '',
+          'Add to your MCP client configuration:',
+          httpClientConfig(config.server_name, String(url)),
+          '',
+          'Or let the client start it over stdio:',
+          stdioClientConfig(
+            config.server_name,
+            process.execPath,
+            stdioArgs(options, outcome.loaded, cwd),
+          ),
+          '',
+        ].join('\n'),
+      );
+    }
+  } catch (error) {
+    await shutdown(undefined);
+    throw error;
+  }
+}
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** Closes everything once, on SIGINT/SIGTERM or when asked; a second signal exits at once. */
+function createShutdown(close: () => Promise<void>) {
+  let closing: Promise<void> | undefined;
+  const shutdown = (reason: string | undefined): Promise<void> => {
+    if (closing) return closing;
+    if (reason) log.info(`shutting down (${reason})`);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    closing = close().catch((error) => log.error('error while closing', { error }));
+    // Whatever still holds the event loop open (a stuck client socket) must not keep us alive.
+    setTimeout(() => process.exit(process.exitCode ?? 0), 3000).unref();
+    return closing;
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (closing) process.exit(130);
+    void shutdown(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return shutdown;
+}
