@@ -120,6 +120,16 @@ describe('KernelClient', () => {
     assert.equal((await client.execute('1 + 1')).text, '2');
   });
 
+  it('refuses calls that ipykernel would never answer', async () => {
+    await assert.rejects(client.execute(undefined as unknown as string), {
+      name: 'TypeError',
+      message: 'code must be a string, got undefined',
+    });
+    await assert.rejects(client.execute('1', { timeout: -5 }), { name: 'RangeError' });
+    await assert.rejects(client.stream(42 as unknown as string).next(), { name: 'TypeError' });
+    assert.equal((await client.execute('"still fine"')).text, "'still fine'");
+  });
+
   it('fails input() with a clear error instead of waiting for a reply', async () => {
     await assert.rejects(client.execute('input("name? ")'), (error) => {
       assert.ok(error instanceof CodeExecutionError);

@@ -60,6 +60,17 @@ interface CurrentExecution {
   interrupt(reason: InterruptReason): void;
 }
 
+/** Rejects what would otherwise hang: a request without code is never answered by ipykernel. */
+function checkCall(code: unknown, options: ExecuteOptions): void {
+  if (typeof code !== 'string') throw new TypeError(`code must be a string, got ${typeof code}`);
+  const { timeout } = options;
+  if (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0 && timeout < 2 ** 31)) {
+    throw new RangeError(
+      `timeout must be a positive number of milliseconds below 2^31, got ${String(timeout)}`,
+    );
+  }
+}
+
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
 
 export class KernelClient {
@@ -106,6 +117,11 @@ export class KernelClient {
    * raises, `KernelError` for timeouts, cancels, kernel death and start-up failures.
    */
   execute(code: string, options: ExecuteOptions = {}): Promise<ExecutionResult> {
+    try {
+      checkCall(code, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.#enqueue(options, () => this.#run(code, options));
   }
 
@@ -117,6 +133,7 @@ export class KernelClient {
     code: string,
     options: ExecuteOptions = {},
   ): AsyncGenerator<ExecutionChunk | ExecutionResult, void, undefined> {
+    checkCall(code, options);
     const abort = new AbortController();
     const forward = () => abort.abort();
     options.signal?.addEventListener('abort', forward, { once: true });
@@ -242,7 +259,10 @@ export class KernelClient {
       user_expressions: {},
       // Nobody is there to type: input() raises StdinNotImplementedError instead of waiting.
       allow_stdin: false,
-      stop_on_error: true,
+      // Calls are queued here, never in the kernel, so there is nothing for the kernel to abort
+      // after an error; with `true` ipykernel also aborts a request that arrives right after an
+      // error reply, before it has left its aborting state (a race seen after interrupts).
+      stop_on_error: false,
     });
     const unroute = connection.route(request.header.msg_id, (channel, message) =>
       execution.handle(channel, message),

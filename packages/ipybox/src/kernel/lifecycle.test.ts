@@ -92,6 +92,29 @@ describe('kernel lifecycle', () => {
     assert.equal((await client.execute('"state" in globals()')).text, 'False');
   });
 
+  it('falls back to SIGINT when the control channel does not answer an interrupt', async (t) => {
+    // Fault injection around a real kernel: a control channel that swallows messages cannot be
+    // produced with ipykernel itself, whose control thread always answers.
+    const real = zmqKernelBackend();
+    const client = newClient(t, {
+      backend: {
+        name: 'zeromq, control channel dropped',
+        async start(options) {
+          const kernel = await real.start(options);
+          const send = kernel.channels.send.bind(kernel.channels);
+          kernel.channels.send = (channel, message) =>
+            channel === 'control' ? Promise.resolve() : send(channel, message);
+          return kernel;
+        },
+      },
+    });
+    await client.start();
+    const running = client.execute('import time\ntime.sleep(60)');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await client.interrupt();
+    await assert.rejects(running, { name: 'CodeExecutionError', ename: 'KeyboardInterrupt' });
+  });
+
   it('reset() gives a fresh state and ends the old kernel process', async (t) => {
     const client = newClient(t);
     await client.execute('secret = 1');
