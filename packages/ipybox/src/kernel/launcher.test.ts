@@ -36,6 +36,15 @@ describe('kernel start-up failures', () => {
     }
   });
 
+  it('reports an interpreter name not found on PATH', async (t) => {
+    const client = clientWith('no-such-python3');
+    t.after(() => client.close());
+    await assert.rejects(client.start(), {
+      code: 'KERNEL_NOT_FOUND',
+      message: /no-such-python3 not found: .*apt-get install python3-ipykernel/,
+    });
+  });
+
   it('names the Debian package when the interpreter has no ipykernel', async (t) => {
     const client = clientWith(join(fixtures, 'python-without-ipykernel.sh'));
     t.after(() => client.close());

@@ -69,7 +69,9 @@ function installExitHook(): void {
   });
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  // Never kill(-0) or kill(-1): that would signal our own group or every process we may signal.
+  if (pid === undefined || pid <= 1) return;
   try {
     process.kill(-pid, signal);
   } catch {
@@ -156,7 +158,7 @@ export function zmqKernelBackend(options: ZmqKernelBackendOptions = {}): KernelB
     });
 
     const cleanup = async () => {
-      killGroup(child.pid ?? 0, 'SIGKILL');
+      killGroup(child.pid, 'SIGKILL');
       await exit;
       liveKernels.delete(tracked);
       await rm(dir, { recursive: true, force: true });
@@ -192,7 +194,7 @@ export function zmqKernelBackend(options: ZmqKernelBackendOptions = {}): KernelB
       timeout: heartbeatTimeout,
       onDead: () => {
         heartbeatLost({ reason: `no heartbeat for ${heartbeatTimeout} ms` });
-        killGroup(child.pid!, 'SIGKILL');
+        killGroup(child.pid, 'SIGKILL');
       },
     });
     let stopping: Promise<void> | undefined;
@@ -208,14 +210,14 @@ export function zmqKernelBackend(options: ZmqKernelBackendOptions = {}): KernelB
       exited,
       async interrupt() {
         // Like ipykernel's own interrupt_request: the whole group, so subprocesses stop too.
-        killGroup(child.pid!, 'SIGINT');
+        killGroup(child.pid, 'SIGINT');
       },
       stop() {
         stopping ??= (async () => {
           heartbeat.stop();
           channels.close();
-          killGroup(child.pid!, 'SIGTERM');
-          const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), 2000);
+          killGroup(child.pid, 'SIGTERM');
+          const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), 2000);
           await exit;
           clearTimeout(timer);
           // Anything in the group that ignored SIGTERM.
