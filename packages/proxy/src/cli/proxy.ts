@@ -1,0 +1,131 @@
+/**
+ * `mcp-proxy`: a long-running MCP server whose plugins are loaded, unloaded and reloaded while
+ * clients stay connected, plus the client commands that manage a running proxy.
+ *
+ * This file only declares commands and flags; the work is in `commands/proxy/*.ts`, imported
+ * lazily so `mcp-proxy --help` and the client commands never load the server or any plugin.
+ *
+ * @module
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { fail, runCommand } from '../commands/exit.ts';
+import type { RemoteAction } from '../commands/proxy/remote.ts';
+
+function portNumber(value: string): number {
+  const port = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port >= 0 && port <= 65535))
+    throw new InvalidArgumentError('expected a port number (0-65535).');
+  return port;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const program = new Command('mcp-proxy')
+  .description(
+    'MCP server whose plugins can be loaded, unloaded and reloaded at run time, and the\n' +
+      'commands that manage a running proxy through its management API.',
+  )
+  .showHelpAfterError();
+
+program
+  .command('serve', { isDefault: true })
+  .description('run the proxy (the default command)')
+  .option(
+    '-a, --autoload <names...>',
+    'plugins to load at start-up (replaces the config autoload list)',
+  )
+  .option('-c, --config <file>', 'YAML configuration file')
+  .option(
+    '--http <port>',
+    'serve Streamable HTTP at http://127.0.0.1:<port>/mcp (default: stdio)',
+    portNumber,
+  )
+  .option('--health-port <port>', 'health server port (default: HTTP port + 1)', portNumber)
+  .option('--mgmt-port <port>', 'management API port on 127.0.0.1 (default 12299)', portNumber)
+  .option('--mgmt-token <token>', 'bearer token required by the management API')
+  .option('-d, --plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
+  .option('--watch', 'reload a plugin when its files change')
+  .option('--log-level <level>', 'debug, info, warning or error')
+  .addHelpText(
+    'after',
+    '\nExamples:\n' +
+      '  mcp-proxy -a echo                          # stdio, management API on 127.0.0.1:12299\n' +
+      '  mcp-proxy --http 8000 -a echo greet --watch\n' +
+      '  mcp-proxy serve -c proxy.yaml --mgmt-token "$MCP_MGMT_TOKEN"',
+  )
+  .action(async (options) => {
+    await runCommand(async () => {
+      const { serveProxy } = await import('../commands/proxy/serve.ts');
+      await serveProxy({
+        autoload: options.autoload,
+        configFile: options.config,
+        httpPort: options.http,
+        healthPort: options.healthPort,
+        mgmtPort: options.mgmtPort,
+        mgmtToken: options.mgmtToken,
+        pluginDirs: options.pluginDir,
+        watch: options.watch,
+        logLevel: options.logLevel,
+      });
+    });
+  });
+
+/** A client command: `--mgmt-port`, `--token` (or MCP_MGMT_TOKEN) and `--json`. */
+function remote(name: string, description: string) {
+  return program
+    .command(name)
+    .description(description)
+    .option('--mgmt-port <port>', 'management API port (default 12299)', portNumber)
+    .addOption(new Option('--token <token>', 'management API token').env('MCP_MGMT_TOKEN'))
+    .option('--json', 'print the JSON answer');
+}
+
+async function runRemoteAction(
+  action: RemoteAction,
+  options: { mgmtPort?: number; token?: string; json?: boolean },
+) {
+  await runCommand(async () => {
+    const { runRemote } = await import('../commands/proxy/remote.ts');
+    await runRemote(action, options);
+  });
+}
+
+remote('status', 'plugins and tools of the running proxy').action((options) =>
+  runRemoteAction({ kind: 'status' }, options),
+);
+remote('list', 'plugins available to the running proxy, loaded or not').action((options) =>
+  runRemoteAction({ kind: 'list' }, options),
+);
+remote('tools', 'tools of the running proxy')
+  .option('--dynamic-only', 'only tools loaded after start-up')
+  .action((options) =>
+    runRemoteAction({ kind: 'tools', dynamicOnly: options.dynamicOnly }, options),
+  );
+for (const kind of ['load', 'unload', 'reload'] as const) {
+  remote(`${kind} <plugin>`, `${kind} a plugin in the running proxy`).action((plugin, options) =>
+    runRemoteAction({ kind, plugin }, options),
+  );
+}
+remote(
+  'command [name] [args]',
+  'run a plugin command (JSON object args); without a name, list commands',
+).action((name, args, options) => runRemoteAction({ kind: 'command', name, args }, options));
+
+program
+  .command('new-plugin <name> [dir]')
+  .description('create a plugin skeleton (default directory: plugins)')
+  .action(async (name: string, dir: string | undefined) => {
+    await runCommand(async () => {
+      const scaffold = new URL('../commands/newPlugin.ts', import.meta.url).href;
+      let newPlugin: ((name: string, dir?: string) => unknown) | undefined;
+      try {
+        newPlugin = ((await import(scaffold)) as { newPlugin?: typeof newPlugin }).newPlugin;
+      } catch {
+        newPlugin = undefined;
+      }
+      if (typeof newPlugin !== 'function') throw fail('new-plugin is not available in this build');
+      await newPlugin(name, dir);
+    });
+  });
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,218 @@
+/**
+ * `mcp-proxy serve` (the default command): load configuration, refuse to start if a proxy
+ * already answers on the management port, load the autoload plugins, then serve MCP (stdio or
+ * HTTP) with the management REST API beside it — under stdio too, writing only to stderr — and
+ * the health server for HTTP.
+ *
+ * @module
+ */
+import { resolve } from 'node:path';
+import {
+  type Config,
+  configureLogging,
+  createLogger,
+  type HealthServer,
+  type LogLevel,
+  loadConfig,
+  startHealthServer,
+} from '@mcpbox/framework';
+import { probeManagementPort } from '../../management/client.ts';
+import { type ManagementServer, startManagementServer } from '../../management/server.ts';
+import { statusJson } from '../../management/status.ts';
+import { CommandRegistry } from '../../proxy/commands.ts';
+import { createServer } from '../../proxy/framework.ts';
+import { InnerClient } from '../../proxy/innerClient.ts';
+import { MANAGEMENT_PLUGIN, managementTools } from '../../proxy/managementTools.ts';
+import { PluginManager } from '../../proxy/manager.ts';
+import { createToolCallLog } from '../../proxy/toolLog.ts';
+import { PluginWatcher } from '../../proxy/watch.ts';
+import { fail } from '../exit.ts';
+import { BUILTIN_PLUGIN_DIR } from '../factory/serve.ts';
+
+export interface ProxyServeOptions {
+  /** `--autoload`: replaces the config's `autoload` list. */
+  autoload?: string[];
+  configFile?: string;
+  /** `--http PORT`: Streamable HTTP (and legacy SSE) instead of stdio. */
+  httpPort?: number;
+  healthPort?: number;
+  mgmtPort?: number;
+  mgmtToken?: string;
+  /** `--plugin-dir`, searched before the config's `plugin_dirs` and the repository's plugins/. */
+  pluginDirs?: string[];
+  watch?: boolean;
+  logLevel?: LogLevel;
+  cwd?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+const log = createLogger('proxy');
+
+function readConfig(options: ProxyServeOptions): Config {
+  return loadConfig({
+    file: options.configFile,
+    env: options.env,
+    cwd: options.cwd,
+    defaults: { server_name: 'mcp-proxy' },
+    overrides: {
+      transport: options.httpPort === undefined ? undefined : 'http',
+      port: options.httpPort,
+      health_port: options.healthPort,
+      management_port: options.mgmtPort,
+      management_token: options.mgmtToken,
+      autoload: options.autoload,
+      log_level: options.logLevel,
+    },
+  });
+}
+
+/**
+ * The bin registers tsx for ES modules only. A plugin `.ts` file in a folder without
+ * `"type": "module"` is a CommonJS module to Node, and then fails to import ("Cannot require()
+ * ES Module … in a cycle"); tsx's CommonJS hook makes such plugin folders work too.
+ */
+async function registerTypeScriptForCommonJs(): Promise<void> {
+  const { register } = await import('tsx/cjs/api');
+  register();
+}
+
+export async function serveProxy(options: ProxyServeOptions): Promise<void> {
+  await registerTypeScriptForCommonJs();
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const config = readConfig(options);
+  configureLogging({ level: config.log_level, format: config.log_format });
+
+  // The anchor's probe treated a token-protected proxy's 401 as "not running"; any answer counts.
+  if (await probeManagementPort(config.management_port)) {
+    throw fail(
+      `an mcp-proxy (or something else) is already running on management port ${config.management_port} — ` +
+        'stop it, or choose another port with --mgmt-port',
+    );
+  }
+
+  const commands = new CommandRegistry();
+  const server = createServer(config, { proxy: commands.slot, name: config.server_name });
+  server.registry.pluginDirs.push(
+    ...(options.pluginDirs ?? []).map((dir) => resolve(cwd, dir)),
+    ...config.plugin_dirs,
+    BUILTIN_PLUGIN_DIR,
+  );
+  const manager = new PluginManager({ registry: server.registry, config, commands, env });
+  const toolLog = createToolCallLog(config.tool_log_dir);
+  server.addToolCallInterceptor(toolLog.interceptor);
+  const inner = new InnerClient(server);
+
+  const http = config.transport !== 'stdio';
+  let management: ManagementServer | undefined;
+  let health: HealthServer | undefined;
+  let watcher: PluginWatcher | undefined;
+  let loading = true;
+
+  const shutdown = createShutdown(async () => {
+    watcher?.close();
+    await management?.close();
+    await inner.close();
+    await server.close();
+    await manager.closeAll();
+    await health?.close();
+    await toolLog.close();
+  });
+
+  try {
+    const internal = await manager.loadInternal(
+      MANAGEMENT_PLUGIN,
+      managementTools({
+        manager,
+        inner,
+        dynamicDispatch: config.dynamic_dispatch,
+        status: () => ({
+          server: config.server_name,
+          transport: config.transport,
+          port: http ? portOf(server.url) : undefined,
+          healthPort: health?.port,
+        }),
+      }),
+    );
+    if (!internal.ok) throw new Error(`management tools failed to load: ${internal.error}`);
+
+    // Claim the management port before loading anything: a second proxy fails fast and clearly.
+    management = await startManagementServer({
+      manager,
+      port: config.management_port,
+      token: config.management_token,
+    });
+
+    if (http) {
+      health = await startHealthServer({
+        port: config.health_port,
+        host: config.host,
+        stats: server.stats,
+        readiness: () => {
+          if (loading)
+            return { ready: false, error: `loading plugins: ${config.autoload.join(', ')}` };
+          const missing = config.autoload.filter((name) => !manager.registry.isLoaded(name));
+          return missing.length > 0
+            ? { ready: false, error: `autoloaded plugins not loaded: ${missing.join(', ')}` }
+            : { ready: true };
+        },
+        plugins: () => statusJson(manager.registry.getSummary()),
+      });
+    }
+
+    for (const name of config.autoload) {
+      const result = await manager.load(name);
+      if (result.ok) log.info(`loaded ${name}: ${result.tools.join(', ') || '(no tools)'}`);
+      else log.error(result.error ?? `Plugin '${name}' failed to load`);
+    }
+    manager.markStartupDone();
+    loading = false;
+
+    if (options.watch) {
+      watcher = new PluginWatcher({ manager });
+      log.info(
+        `watching plugin files for changes (${watcher.plugins.join(', ') || 'none loaded yet'})`,
+      );
+    }
+
+    const url = await server.start();
+    const totals = server.registry.getSummary().totals;
+    const what = `${totals.plugins} plugin(s), ${totals.tools} tools`;
+    const mgmt = `management API ${management.url}${config.management_token ? ' (token required)' : ''}`;
+    if (!http) {
+      log.info(`serving ${what} over stdio; ${mgmt}`);
+      process.stdin.once('end', () => void shutdown('stdin closed'));
+    } else {
+      log.info(`serving ${what} at ${url}; ${mgmt}; health ${health?.url}/health`);
+    }
+  } catch (error) {
+    await shutdown(undefined);
+    throw error;
+  }
+}
+
+function portOf(url: string | undefined): number | undefined {
+  return url ? Number(new URL(url).port) : undefined;
+}
+
+/** Closes everything once, on SIGINT/SIGTERM or when asked; a second signal exits at once. */
+function createShutdown(close: () => Promise<void>) {
+  let closing: Promise<void> | undefined;
+  const shutdown = (reason: string | undefined): Promise<void> => {
+    if (closing) return closing;
+    if (reason) log.info(`shutting down (${reason})`);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    closing = close().catch((error) => log.error('error while closing', { error }));
+    // A stuck client socket or upstream must not keep the process alive after a stop request.
+    if (reason) setTimeout(() => process.exit(process.exitCode ?? 0), 3000).unref();
+    return closing;
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (closing) process.exit(130);
+    void shutdown(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return shutdown;
+}

@@ -1,0 +1,224 @@
+/**
+ * The management REST API of mcp-proxy, on `127.0.0.1:<management_port>` (default 12299):
+ *
+ * | method + path              | body                  | 200                                   |
+ * |----------------------------|-----------------------|---------------------------------------|
+ * | GET  /proxy/status         |                       | totals + per-plugin tools/resources/prompts |
+ * | GET  /proxy/plugins        |                       | `{plugins: [loaded], available: [...]}` |
+ * | GET  /proxy/tools          |                       | `{tools: [{name, plugin, dynamic}]}`  |
+ * | POST /proxy/load           | `{"plugin": "name"}`  | `{ok: true, plugin, tools, …}`        |
+ * | POST /proxy/unload         | `{"plugin": "name"}`  | `{ok: true, plugin, removed, …}`      |
+ * | POST /proxy/reload         | `{"plugin": "name"}`  | `{ok: true, plugin, tools, …}`        |
+ * | GET  /proxy/commands       |                       | `{commands: [{name, plugin}]}`        |
+ * | POST /proxy/command/{name} | optional JSON object  | `{ok: true, command, result}`         |
+ *
+ * With a token every request needs `Authorization: Bearer <token>` (compared in constant time),
+ * else 401 `{"ok":false,"error":"unauthorized"}`. A failed operation or a malformed body is 400
+ * `{"ok":false,"error":…}`; an unknown command or path 404. Requests whose `Host` is not a
+ * loopback name are refused (a web page cannot reach the API through DNS rebinding).
+ *
+ * The server writes nothing to stdout: under stdio that belongs to the MCP protocol.
+ *
+ * @module
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '@mcpbox/framework';
+import type { PluginManager } from '../proxy/manager.ts';
+import { bearerCheck } from './auth.ts';
+import { HttpError } from './errors.ts';
+import { statusJson } from './status.ts';
+
+export interface ManagementServerOptions {
+  manager: PluginManager;
+  /** Default 12299; 0 picks a free port. */
+  port: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** Bearer token; unset or empty means no authentication. */
+  token?: string;
+}
+
+export interface ManagementServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** The port is taken: another proxy (or something else) already listens there. */
+export class ManagementPortInUseError extends Error {
+  readonly code = 'MGMT_PORT_IN_USE';
+  constructor(readonly port: number) {
+    super(
+      `management port ${port} is already in use — another mcp-proxy is probably running ` +
+        '(stop it, or choose another port with --mgmt-port or management_port)',
+    );
+    this.name = 'ManagementPortInUseError';
+  }
+}
+
+const MAX_BODY_BYTES = 64 * 1024;
+const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
+const log = createLogger('management');
+
+type Route = (req: IncomingMessage, param: string | undefined) => Promise<unknown> | unknown;
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
+  });
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return undefined;
+  const type = req.headers['content-type'] ?? '';
+  if (!/^application\/json\b/i.test(type)) {
+    throw new HttpError(400, 'expected a JSON body (Content-Type: application/json)');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new HttpError(400, `malformed JSON body: ${(error as Error).message}`);
+  }
+}
+
+/** `{"plugin": "name"}` → name, or a 400 saying what was wrong. */
+async function pluginName(req: IncomingMessage): Promise<string> {
+  const body = await readBody(req);
+  const plugin = (body as { plugin?: unknown } | undefined)?.plugin;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError(400, 'expected a JSON object body: {"plugin": "<name>"}');
+  }
+  if (typeof plugin !== 'string' || plugin.trim() === '') {
+    throw new HttpError(400, 'missing "plugin": expected {"plugin": "<name>"}');
+  }
+  return plugin;
+}
+
+function operationResult<T extends { ok: boolean; error?: string }>(result: T): T {
+  if (!result.ok) throw new HttpError(400, result.error ?? 'operation failed');
+  return result;
+}
+
+function routesFor(manager: PluginManager): Map<string, Route> {
+  return new Map<string, Route>([
+    ['GET /proxy/status', () => statusJson(manager.registry.getSummary())],
+    [
+      'GET /proxy/plugins',
+      async () => ({
+        plugins: manager.registry.plugins().map((p) => p.name),
+        available: await manager.available(),
+      }),
+    ],
+    [
+      'GET /proxy/tools',
+      () => ({
+        tools: manager.registry
+          .allTools()
+          .sort()
+          .map((name) => ({
+            name,
+            plugin: manager.registry.findToolOwner(name),
+            dynamic: manager.isDynamicTool(name),
+          })),
+      }),
+    ],
+    ['POST /proxy/load', async (req) => operationResult(await manager.load(await pluginName(req)))],
+    [
+      'POST /proxy/unload',
+      async (req) => operationResult(await manager.unload(await pluginName(req))),
+    ],
+    [
+      'POST /proxy/reload',
+      async (req) => operationResult(await manager.reload(await pluginName(req))),
+    ],
+    ['GET /proxy/commands', () => ({ commands: manager.commands.list() })],
+    [
+      'POST /proxy/command',
+      async (req, name) => {
+        if (!name) throw new HttpError(404, 'no command given: POST /proxy/command/<name>');
+        const body = await readBody(req);
+        if (
+          body !== undefined &&
+          (typeof body !== 'object' || body === null || Array.isArray(body))
+        ) {
+          throw new HttpError(400, 'command arguments must be a JSON object');
+        }
+        const outcome = await manager.commands.run(name, (body as Record<string, unknown>) ?? {});
+        if (!outcome.ok) throw new HttpError(outcome.unknown ? 404 : 400, outcome.error);
+        return { ok: true, command: outcome.command, result: outcome.result ?? null };
+      },
+    ],
+  ]);
+}
+
+/** Starts the API; rejects with {@link ManagementPortInUseError} when the port is taken. */
+export async function startManagementServer(
+  options: ManagementServerOptions,
+): Promise<ManagementServer> {
+  const host = options.host ?? '127.0.0.1';
+  const authorized = bearerCheck(options.token);
+  const routes = routesFor(options.manager);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
+      return send(res, 403, { ok: false, error: 'forbidden host' });
+    }
+    if (!authorized(req.headers.authorization)) {
+      return send(res, 401, { ok: false, error: 'unauthorized' });
+    }
+    const path = new URL(req.url ?? '/', 'http://mgmt').pathname.replace(/\/+$/, '');
+    const commandMatch = /^\/proxy\/command\/([^/]+)$/.exec(path);
+    const routePath = commandMatch ? '/proxy/command' : path;
+    const param = commandMatch ? decodeURIComponent(commandMatch[1]) : undefined;
+    const route = routes.get(`${req.method} ${routePath}`);
+    if (!route) {
+      const other = [...routes.keys()].some((key) => key.endsWith(` ${routePath}`));
+      return other
+        ? send(res, 405, { ok: false, error: `method ${req.method} not allowed on ${path}` })
+        : send(res, 404, { ok: false, error: `no such endpoint: ${path}` });
+    }
+    try {
+      send(res, 200, await route(req, param));
+    } catch (error) {
+      if (error instanceof HttpError) return send(res, error.status, error.toJSON());
+      log.error(`management request ${req.method} ${path} failed`, error as Error);
+      send(res, 500, { ok: false, error: 'internal error' });
+    }
+  };
+
+  const server: Server = createServer((req, res) => void handle(req, res));
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new ManagementPortInUseError(options.port) : error);
+    server.once('error', onError);
+    server.listen(options.port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * An in-process proxy for tests: the real server, registry, plugin manager and management tools,
+ * with an SDK client connected over an in-memory transport.
+ */
+import { loadConfig, type WrittenConfig } from '@mcpbox/framework';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CommandRegistry } from '../commands.ts';
+import { createServer, type McpboxServer } from '../framework.ts';
+import { InnerClient } from '../innerClient.ts';
+import { MANAGEMENT_PLUGIN, managementTools } from '../managementTools.ts';
+import { PluginManager } from '../manager.ts';
+
+export interface InProcessProxy {
+  server: McpboxServer;
+  manager: PluginManager;
+  client: Client;
+  /** Calls a tool and returns its first text block (and whether it was an error). */
+  call(tool: string, args?: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
+  close(): Promise<void>;
+}
+
+export async function inProcessProxy(
+  written: WrittenConfig,
+  env: Record<string, string | undefined> = {},
+): Promise<InProcessProxy> {
+  const config = loadConfig({ env, defaults: written });
+  const commands = new CommandRegistry();
+  const server = createServer(config, { proxy: commands.slot });
+  server.registry.pluginDirs.push(...config.plugin_dirs);
+  const manager = new PluginManager({ registry: server.registry, config, commands, env });
+  const inner = new InnerClient(server);
+  await manager.loadInternal(
+    MANAGEMENT_PLUGIN,
+    managementTools({
+      manager,
+      inner,
+      dynamicDispatch: config.dynamic_dispatch,
+      status: () => ({ server: config.server_name, transport: config.transport }),
+    }),
+  );
+  for (const name of config.autoload) {
+    const result = await manager.load(name);
+    if (!result.ok) throw new Error(result.error);
+  }
+  manager.markStartupDone();
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(clientSide);
+  return {
+    server,
+    manager,
+    client,
+    async call(tool, args = {}) {
+      const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
+      const first = result.content[0];
+      return { text: first?.type === 'text' ? first.text : '', isError: result.isError === true };
+    },
+    async close() {
+      await client.close();
+      await inner.close();
+      await server.close();
+      await manager.closeAll();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Runs the real `mcp-proxy` bin as a child process for end-to-end tests, in its own process
+ * group so `stop()` ends it and anything it started; waits for the start-up line that names the
+ * bound MCP URL and management API.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const PROXY_BIN = fileURLToPath(new URL('../../../bin/mcp-proxy.js', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
+
+export interface ProxyProcess {
+  child: ChildProcess;
+  /** `http://127.0.0.1:<port>/mcp`, for HTTP proxies. */
+  mcpUrl: string | undefined;
+  mgmtPort: number;
+  healthUrl: string | undefined;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/** Runs `mcp-proxy <args>` and returns once it serves (or rejects with its stderr). */
+export async function startProxy(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<ProxyProcess> {
+  const child = spawn(process.execPath, [PROXY_BIN, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {}
+    }, 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  while (true) {
+    const line = /serving .* management API http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
+    if (line) {
+      const mcp = / at (http:\/\/\S+\/mcp);/.exec(stderr);
+      const health = /health (http:\/\/\S+)\/health/.exec(stderr);
+      return {
+        child,
+        mcpUrl: mcp?.[1],
+        mgmtPort: Number(line[1]),
+        healthUrl: health?.[1],
+        stderr: () => stderr,
+        stop,
+      };
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`mcp-proxy did not start (exit ${child.exitCode}):\n${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Runs the bin to completion (client commands), returning exit code and output. */
+export function runProxyCli(
+  args: string[],
+  options: { env?: Record<string, string> } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [PROXY_BIN, ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, MCP_MGMT_TOKEN: '', ...options.env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

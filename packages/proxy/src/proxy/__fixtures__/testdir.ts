@@ -1,0 +1,35 @@
+/**
+ * Fixture trees for proxy tests: `testdir({ 'plugins/counter.ts': '…' })` writes a temporary
+ * tree and returns its root; `t.after` removes it.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+export function testdir(
+  files: Record<string, string>,
+  t?: { after(fn: () => void): void },
+): string {
+  const root = mkdtempSync(join(tmpdir(), 'mcp-proxy-test-'));
+  for (const [path, text] of Object.entries(files)) writeFile(root, path, text);
+  t?.after(() => rmSync(root, { recursive: true, force: true }));
+  return root;
+}
+
+export function writeFile(root: string, path: string, text: string): void {
+  const full = join(root, path);
+  mkdirSync(dirname(full), { recursive: true });
+  writeFileSync(full, text);
+}
+
+/** A plugin with one tool `version` answering `text`, and a command `<name>_ping`. */
+export function versionPlugin(text: string, extra = ''): string {
+  return `
+export const description = 'answers its version';
+export function register(server) {
+  server.registerTool('version', { description: 'which version' }, () => ${JSON.stringify(text)});
+  server.proxy?.registerCommand(server.name + '_ping', (args) => ({ pong: true, args }));
+  ${extra}
+}
+`;
+}

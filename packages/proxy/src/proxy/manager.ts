@@ -1,0 +1,391 @@
+/**
+ * `PluginManager`: mcp-proxy's run-time plugin operations on top of the framework's
+ * `PluginRegistry` — load, unload and transactional reload; per-plugin settings and prefixes;
+ * other MCP servers as plugins; which plugins were there at start-up (static) and which came
+ * later (dynamic, reachable through `proxy__run`); command extensions owned by plugins.
+ *
+ * Every change goes through the registry, whose catalog notifies every open MCP session, so REST
+ * operations and management tools alike send `list_changed` to all clients. Operations run one
+ * at a time, in call order.
+ *
+ * @module
+ */
+import {
+  Catalog,
+  type Config,
+  createLogger,
+  errorMessage,
+  type LoadResult,
+  type Logger,
+  listAvailablePlugins,
+  type PluginConfig,
+  type PluginModule,
+  PluginRegistry,
+  type PluginSource,
+  resolvePlugin,
+  type UnloadResult,
+} from '@mcpbox/framework';
+import { CommandRegistry } from './commands.ts';
+import { importPluginSource } from './framework.ts';
+import { resolvePluginConfig } from './pluginConfig.ts';
+import { pluginPrefix } from './prefix.ts';
+import { isUpstreamEntry, upstreamModule } from './upstream.ts';
+
+export interface PluginManagerOptions {
+  registry: PluginRegistry;
+  config: Config;
+  commands: CommandRegistry;
+  /** For `${VAR}` in per-plugin config files and upstream params. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  logger?: Logger;
+}
+
+/** A module that owns something outside the catalog (an upstream connection) frees it here. */
+interface Closable {
+  close?: () => unknown;
+}
+
+export interface AvailableEntry {
+  name: string;
+  description: string;
+  loaded: boolean;
+  /** `plugin` for code in a plugin directory or package, `upstream` for another MCP server. */
+  kind: 'plugin' | 'upstream';
+}
+
+export type ManagerEvent = { type: 'loaded' | 'unloaded' | 'reloaded'; plugin: string };
+
+/** What to hand the registry for one load. */
+interface Prepared {
+  settings: PluginConfig;
+  prefix: string | false;
+  module?: unknown;
+  source?: PluginSource;
+}
+
+function failed(plugin: string, error: string): LoadResult {
+  return { ok: false, plugin, error, tools: [], resources: [], prompts: [] };
+}
+
+export class PluginManager {
+  readonly registry: PluginRegistry;
+  readonly commands: CommandRegistry;
+  readonly #config: Config;
+  readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #logger: Logger;
+  /** Plugins loaded before start-up finished; they stay static across reloads. */
+  readonly #startupPlugins = new Set<string>();
+  #startupDone = false;
+  readonly #listeners = new Set<(event: ManagerEvent) => void>();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: PluginManagerOptions) {
+    this.registry = options.registry;
+    this.commands = options.commands;
+    this.#config = options.config;
+    this.#env = options.env ?? process.env;
+    this.#logger = options.logger ?? createLogger('proxy');
+  }
+
+  get config(): Config {
+    return this.#config;
+  }
+
+  get startupDone(): boolean {
+    return this.#startupDone;
+  }
+
+  /** Freezes the set of start-up plugins: everything loaded from now on is dynamic. */
+  markStartupDone(): void {
+    this.#startupDone = true;
+  }
+
+  onEvent(listener: (event: ManagerEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(event: ManagerEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#logger.warn(`plugin event listener failed: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  #serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Loads a plugin by name: a plugin-directory plugin, a package, or a `plugins:` entry. */
+  load(name: string): Promise<LoadResult> {
+    return this.#serial(async () => {
+      if (this.registry.isLoaded(name)) return failed(name, `Plugin '${name}' already loaded`);
+      const result = await this.#loadInto(this.registry, name, this.commands, false);
+      if (result.ok) {
+        if (!this.#startupDone) this.#startupPlugins.add(name);
+        this.#emit({ type: 'loaded', plugin: name });
+      }
+      return result;
+    });
+  }
+
+  /** Loads a built-in plugin (the management tools): internal, never prefixed. */
+  loadInternal(name: string, module: PluginModule): Promise<LoadResult> {
+    return this.#serial(async () => {
+      const result = await this.registry.loadPlugin(name, { module, internal: true });
+      if (result.ok) this.#startupPlugins.add(name);
+      return result;
+    });
+  }
+
+  unload(name: string): Promise<UnloadResult> {
+    return this.#serial(async () => {
+      const plugin = this.registry.getPlugin(name);
+      if (plugin?.internal) {
+        return {
+          ...failed(name, `Plugin '${name}' is built in and cannot be unloaded`),
+          removed: [],
+        };
+      }
+      const result = await this.registry.unloadPlugin(name);
+      if (!result.ok) return result;
+      this.commands.removePlugin(name);
+      this.#startupPlugins.delete(name);
+      await this.#close(plugin?.module);
+      this.#emit({ type: 'unloaded', plugin: name });
+      return result;
+    });
+  }
+
+  /**
+   * Reloads a plugin transactionally: the new code is imported fresh and registered against a
+   * scratch catalog first; only if that succeeds and its names collide with no other plugin is
+   * the old version swapped out. Otherwise the old version keeps serving and the error is
+   * returned.
+   */
+  reload(name: string): Promise<LoadResult> {
+    return this.#serial(async () => {
+      const old = this.registry.getPlugin(name);
+      if (!old) return failed(name, `Plugin '${name}' not loaded, use load()`);
+      if (old.internal) return failed(name, `Plugin '${name}' is built in and cannot be reloaded`);
+
+      // 1. Stage: the new version against an empty catalog, commands discarded.
+      const scratch = new PluginRegistry({
+        catalog: new Catalog(),
+        pluginDirs: this.registry.pluginDirs,
+        logger: quietLogger,
+      });
+      const staged = await this.#loadInto(scratch, name, new CommandRegistry(), true);
+      const stagedPlugin = scratch.getPlugin(name);
+      if (!staged.ok || !stagedPlugin) {
+        return failed(name, `${staged.error} (the previous version is still loaded)`);
+      }
+      const clash = this.#collisionWithOthers(name, scratch.catalog);
+      if (clash) {
+        await this.#close(stagedPlugin.module);
+        return failed(name, `${clash} (the previous version is still loaded)`);
+      }
+
+      // 2. Swap: the staged module replaces the old one.
+      await this.registry.unloadPlugin(name);
+      this.commands.removePlugin(name);
+      const swapped = await this.commands.ownedBy(name, () =>
+        this.registry.loadPlugin(name, {
+          module: stagedPlugin.module,
+          source: stagedPlugin.source,
+          config: stagedPlugin.config,
+          prefix: stagedPlugin.prefix ?? false,
+        }),
+      );
+      if (swapped.ok) {
+        await this.#close(old.module);
+        this.#emit({ type: 'reloaded', plugin: name });
+        return swapped;
+      }
+
+      // 3. The swap failed after staging passed (register() is not deterministic): put the old
+      // version back.
+      await this.#close(stagedPlugin.module);
+      this.commands.removePlugin(name);
+      const restored = await this.commands.ownedBy(name, () =>
+        this.registry.loadPlugin(name, {
+          module: old.module,
+          source: old.source,
+          config: old.config,
+          prefix: old.prefix ?? false,
+        }),
+      );
+      const state = restored.ok
+        ? 'the previous version is still loaded'
+        : `restoring the previous version failed too: ${restored.error}`;
+      if (!restored.ok) {
+        this.#startupPlugins.delete(name);
+        this.#emit({ type: 'unloaded', plugin: name });
+      }
+      return failed(name, `${swapped.error} (${state})`);
+    });
+  }
+
+  /** The names a staged plugin registered that another loaded plugin already owns. */
+  #collisionWithOthers(name: string, staged: Catalog): string | undefined {
+    const main = this.registry.catalog;
+    const owned = staged.ownedBy(name);
+    for (const tool of owned.tools) {
+      const owner = main.getTool(tool)?.plugin;
+      if (owner !== undefined && owner !== name) {
+        return `Tool collision loading '${name}': '${tool}' (in '${owner}')`;
+      }
+    }
+    for (const uri of owned.resources) {
+      const owner = main.getResource(uri)?.plugin;
+      if (owner !== undefined && owner !== name) {
+        return `Resource collision loading '${name}': ${uri} (in '${owner}')`;
+      }
+    }
+    for (const template of owned.templates) {
+      const owner = main.getTemplate(template)?.plugin;
+      if (owner !== undefined && owner !== name) {
+        return `Resource template collision loading '${name}': ${template} (in '${owner}')`;
+      }
+    }
+    for (const prompt of owned.prompts) {
+      const owner = main.getPrompt(prompt)?.plugin;
+      if (owner !== undefined && owner !== name) {
+        return `Prompt collision loading '${name}': ${prompt} (in '${owner}')`;
+      }
+    }
+    return undefined;
+  }
+
+  /** Settings, prefix and (for `path:` and upstream entries) the module of one plugin. */
+  async #prepare(
+    name: string,
+    fresh: boolean,
+  ): Promise<{ ok: true; prepared: Prepared } | { ok: false; error: string }> {
+    const entry = this.#config.plugins[name];
+    if (entry?.enabled === false)
+      return { ok: false, error: `Plugin '${name}' disabled in config` };
+    const read = resolvePluginConfig(name, {
+      entry,
+      pluginDirs: this.registry.pluginDirs,
+      pluginConfigDir: this.#config.plugin_config_dir,
+      env: this.#env,
+    });
+    if (!read.ok) return { ok: false, error: `Plugin '${name}' config: ${read.error}` };
+    const settings = read.config;
+    const prefix = pluginPrefix(name, settings, this.#config.auto_prefix);
+
+    if (isUpstreamEntry(settings)) {
+      try {
+        return {
+          ok: true,
+          prepared: { settings, prefix, module: await upstreamModule(name, settings, this.#env) },
+        };
+      } catch (error) {
+        return { ok: false, error: `Plugin '${name}': ${errorMessage(error)}` };
+      }
+    }
+    if (typeof settings.path === 'string') {
+      let source: PluginSource;
+      try {
+        source = resolvePlugin(settings.path, this.registry.pluginDirs);
+      } catch (error) {
+        return {
+          ok: false,
+          error: errorMessage(error).replace(
+            `'${settings.path}'`,
+            `'${name}' (path ${settings.path})`,
+          ),
+        };
+      }
+      try {
+        const module = await importPluginSource(source, { fresh });
+        return { ok: true, prepared: { settings, prefix, module, source } };
+      } catch (error) {
+        return { ok: false, error: `Plugin '${name}' failed to import: ${errorMessage(error)}` };
+      }
+    }
+    return { ok: true, prepared: { settings, prefix } };
+  }
+
+  async #loadInto(
+    registry: PluginRegistry,
+    name: string,
+    commands: CommandRegistry,
+    fresh: boolean,
+  ): Promise<LoadResult> {
+    const prepared = await this.#prepare(name, fresh);
+    if (!prepared.ok) return failed(name, prepared.error);
+    const { settings, prefix, module, source } = prepared.prepared;
+    const result = await commands.ownedBy(name, () =>
+      registry.loadPlugin(name, { module, source, config: settings, prefix, fresh }),
+    );
+    if (!result.ok) {
+      commands.removePlugin(name);
+      // A module we made for this load (an upstream mirror) owns a connection: free it.
+      if (module !== undefined) await this.#close(module);
+    }
+    return result;
+  }
+
+  async #close(module: unknown): Promise<void> {
+    const close = (module as Closable | undefined)?.close;
+    if (typeof close !== 'function') return;
+    try {
+      await close.call(module);
+    } catch (error) {
+      this.#logger.warn(`closing a plugin failed: ${errorMessage(error)}`);
+    }
+  }
+
+  /** Closes what loaded plugins hold outside the catalog (upstream connections). */
+  async closeAll(): Promise<void> {
+    await Promise.allSettled(this.registry.plugins().map((p) => this.#close(p.module)));
+  }
+
+  // ---- views ----
+
+  /** A tool is dynamic when its plugin was loaded after start-up (a reload keeps it static). */
+  isDynamicTool(tool: string): boolean {
+    const owner = this.registry.findToolOwner(tool);
+    return owner !== undefined && !this.#startupPlugins.has(owner);
+  }
+
+  dynamicTools(): string[] {
+    return this.registry
+      .allTools()
+      .filter((tool) => this.isDynamicTool(tool))
+      .sort();
+  }
+
+  /** Plugins in the plugin directories plus upstream `plugins:` entries, loaded or not. */
+  async available(): Promise<AvailableEntry[]> {
+    const found = new Map<string, AvailableEntry>();
+    for (const p of await listAvailablePlugins(this.registry.pluginDirs)) {
+      found.set(p.name, {
+        name: p.name,
+        description: p.description,
+        loaded: false,
+        kind: 'plugin',
+      });
+    }
+    for (const [name, entry] of Object.entries(this.#config.plugins)) {
+      if (entry.enabled === false) continue;
+      const kind = isUpstreamEntry(entry) ? 'upstream' : 'plugin';
+      const description = entry.description ?? found.get(name)?.description ?? '';
+      if (kind === 'upstream' || entry.path || found.has(name)) {
+        found.set(name, { name, description, loaded: false, kind });
+      }
+    }
+    for (const entry of found.values()) entry.loaded = this.registry.isLoaded(entry.name);
+    return [...found.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+}
+
+/** The scratch registry of a staged reload logs nothing: its load is not a real one. */
+const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
