@@ -7,6 +7,17 @@
 // Plugin API, catalog and registry.
 export { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 export { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+export {
+  type AppLike,
+  checkCredentialEndpoint,
+  createOAuth,
+  type HttpMiddleware,
+  IntrospectionTokenVerifier,
+  type OAuth,
+  type OAuthConfig,
+  type OAuthOptions,
+  type OAuthRejectionReason,
+} from './auth/index.ts';
 export { Catalog } from './catalog/catalog.ts';
 export {
   type ToolCall,
@@ -23,6 +34,24 @@ export type {
   ResourceTemplateEntry,
   ToolEntry,
 } from './catalog/types.ts';
+// MCP client side: connections to upstream MCP servers (mirroring, ipybox's tool server).
+export {
+  type CallOptions,
+  type ListKind,
+  UpstreamConnection,
+  type UpstreamConnectionOptions,
+} from './client/connection.ts';
+export { UpstreamError, type UpstreamErrorCode } from './client/errors.ts';
+export {
+  describeUpstream,
+  type HttpUpstreamParams,
+  parseUpstreamParams,
+  type StdioUpstreamParams,
+  type UpstreamParams,
+  upstreamParamsSchema,
+} from './client/params.ts';
+export { UpstreamPool } from './client/pool.ts';
+export { processGroupGuardAvailable } from './client/stdioLaunch.ts';
 export {
   applyOverrides,
   type Config,
@@ -40,6 +69,17 @@ export {
 } from './config/index.ts';
 export { errorMessage, McpboxError, type McpboxErrorCode } from './errors.ts';
 export {
+  createGate,
+  Gate,
+  type GateAnswer,
+  type GateCallContext,
+  type GateOptions,
+  type GateSettings,
+  parseGateConfig,
+  type SecretBackend,
+  SecretUnavailableError,
+} from './gate/index.ts';
+export {
   type HealthRoute,
   type HealthServer,
   type HealthServerOptions,
@@ -49,6 +89,7 @@ export {
   startHealthServer,
 } from './health/index.ts';
 export { configureLogging, createLogger, type Logger } from './logging/index.ts';
+export { ServerMetrics, type ServerMetricsOptions, type ToolCallOutcome } from './metrics/index.ts';
 export {
   type AvailablePlugin,
   listAvailablePlugins,
@@ -88,6 +129,14 @@ export type {
   ToolReturn,
 } from './plugins/types.ts';
 export {
+  createSecurity,
+  type PreCallValidator,
+  type Security,
+  type SecurityConfig,
+  type SecurityOptions,
+  type SecurityTarget,
+} from './security.ts';
+export {
   BUILTIN_PLUGIN,
   createServer,
   type McpboxServer,
@@ -97,3 +146,17 @@ export {
 export { SessionHub } from './session/hub.ts';
 export { McpSession } from './session/session.ts';
 export type { ServerCounters } from './session/stats.ts';
+export {
+  type CallDetails,
+  type CallOutcome,
+  CompositeToolLogger,
+  JsonlToolLogger,
+  type JsonlToolLoggerOptions,
+  REDACTED,
+  redactValue,
+  TextToolLogger,
+  type TextToolLoggerOptions,
+  type ToolLogger,
+  TranscriptLogger,
+  type TranscriptLoggerOptions,
+} from './toollog/index.ts';

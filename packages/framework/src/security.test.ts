@@ -1,0 +1,293 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { firstText, inMemoryClient } from './__fixtures__/testServer.ts';
+import { startIntrospectionServer } from './auth/testing.ts';
+import { codeAt, newSecret } from './gate/testing.ts';
+import { startHealthServer } from './health/index.ts';
+import { createSecurity, type SecurityConfig } from './security.ts';
+import { createServer, type McpboxServer } from './server.ts';
+import { JsonlToolLogger } from './toollog/jsonl.ts';
+
+type After = { after: (fn: () => Promise<void> | void) => void };
+
+const REPO_PLUGINS = fileURLToPath(new URL('../../../plugins', import.meta.url));
+
+const noAuth: SecurityConfig = {
+  transport: 'stdio',
+  oauth_enabled: true,
+  oauth_server_url: undefined,
+  oauth_public_url: undefined,
+  oauth_cache_ttl: 28800,
+  oauth_required_scopes: [],
+  metrics: true,
+};
+
+async function tempDir(t: After) {
+  const dir = await mkdtemp(join(tmpdir(), 'security-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function serverWithEcho(t: After, options: Parameters<typeof createServer>[0] = {}) {
+  const server = createServer({ name: 'secured', pluginDirs: [REPO_PLUGINS], ...options });
+  t.after(() => server.close());
+  const loaded = await server.registry.loadPlugin('echo');
+  assert.ok(loaded.ok, loaded.error);
+  return server;
+}
+
+async function readLog(logger: JsonlToolLogger) {
+  await logger.flush();
+  const text = await readFile(logger.path, 'utf8');
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+}
+
+describe('one interceptor for every tool call', () => {
+  test('validator rejections, errors and successes are answered, logged and counted', async (t) => {
+    const toolLogger = new JsonlToolLogger({ dir: await tempDir(t) });
+    const security = createSecurity(noAuth, { toolLogger });
+    t.after(() => security.close());
+    const server = await serverWithEcho(t);
+    server.registerTool('boom', {}, () => {
+      throw new Error('exploded');
+    });
+    security.install(server);
+    security.setPreCallValidator(async (tool, params) => {
+      if (tool === 'echo_upper') throw new Error('validator bug');
+      return String(params.message ?? '').includes('forbidden') ? 'forbidden word' : null;
+    });
+    const client = await inMemoryClient(server);
+    t.after(() => client.close());
+
+    assert.equal(
+      firstText(await client.callTool({ name: 'echo', arguments: { message: 'hi' } })),
+      'hi',
+    );
+    const rejected = await client.callTool({
+      name: 'echo',
+      arguments: { message: 'a forbidden one' },
+    });
+    assert.equal(rejected.isError, true);
+    assert.equal(firstText(rejected), 'Rejected: forbidden word');
+    const failClosed = await client.callTool({ name: 'echo_upper', arguments: { message: 'x' } });
+    assert.equal(firstText(failClosed), 'Rejected: the pre-call validator failed');
+    const boom = await client.callTool({ name: 'boom', arguments: {} });
+    assert.equal(boom.isError, true);
+    assert.equal(firstText(boom), 'exploded');
+
+    const log = await readLog(toolLogger);
+    assert.deepEqual(
+      log.map((e) => [e.tool, e.plugin, e.outcome, e.ok, e.result]),
+      [
+        ['echo', 'echo', 'ok', true, 'hi'],
+        ['echo', 'echo', 'rejected', false, 'Rejected: forbidden word'],
+        ['echo_upper', 'echo', 'rejected', false, 'Rejected: the pre-call validator failed'],
+        ['boom', 'server', 'error', false, 'exploded'],
+      ],
+    );
+    const metrics = await security.metrics!.text();
+    assert.match(metrics, /^mcpbox_tool_calls_total\{tool="echo",plugin="echo",outcome="ok"\} 1$/m);
+    assert.match(
+      metrics,
+      /^mcpbox_tool_calls_total\{tool="echo",plugin="echo",outcome="rejected"\} 1$/m,
+    );
+    assert.match(
+      metrics,
+      /^mcpbox_tool_calls_total\{tool="boom",plugin="server",outcome="error"\} 1$/m,
+    );
+    assert.match(metrics, /^mcpbox_sessions_open 1$/m);
+
+    // Removing the validator lets the call through; swapping the logger takes effect at once.
+    security.setPreCallValidator(undefined);
+    security.setToolLogger(undefined);
+    assert.equal(
+      firstText(await client.callTool({ name: 'echo', arguments: { message: 'forbidden' } })),
+      'forbidden',
+    );
+  });
+
+  test('a server-wide gate protects the tools its groups name, whatever plugin owns them', async (t) => {
+    const secret = newSecret();
+    process.env.MCPBOX_TEST_GATE_OPS = secret;
+    t.after(() => {
+      delete process.env.MCPBOX_TEST_GATE_OPS;
+    });
+    const toolLogger = new JsonlToolLogger({ dir: await tempDir(t) });
+    const security = createSecurity(
+      {
+        ...noAuth,
+        gate: { groups: { ops: { secret_ref: 'MCPBOX_TEST_GATE_OPS', tools: ['echo_upper'] } } },
+      },
+      { toolLogger },
+    );
+    t.after(() => security.close());
+    const server = await serverWithEcho(t);
+    security.install(server);
+    const client = await inMemoryClient(server);
+    t.after(() => client.close());
+
+    const tools = (await client.listTools()).tools.map((x) => x.name).sort();
+    assert.deepEqual(tools, ['echo', 'echo_upper', 'gate_lock', 'gate_status', 'gate_unlock']);
+    const locked = await client.callTool({ name: 'echo_upper', arguments: { message: 'x' } });
+    assert.equal(locked.isError, true);
+    assert.match(firstText(locked), /^Group 'ops' is locked\. Call gate_unlock\(group='ops'/);
+    assert.equal(
+      firstText(await client.callTool({ name: 'echo', arguments: { message: 'free' } })),
+      'free',
+    );
+    const code = codeAt(secret, Date.now());
+    const unlocked = await client.callTool({
+      name: 'gate_unlock',
+      arguments: { group: 'ops', code },
+    });
+    assert.equal(firstText(unlocked), "Group 'ops' unlocked. Auto-lock after 2h of inactivity.");
+    assert.equal(
+      firstText(await client.callTool({ name: 'echo_upper', arguments: { message: 'x' } })),
+      'X',
+    );
+
+    await toolLogger.flush();
+    const logText = await readFile(toolLogger.path, 'utf8');
+    assert.ok(logText.includes('"tool":"gate_unlock"'));
+    assert.ok(!logText.includes(code), 'the TOTP code is redacted from the tool-call log');
+    assert.match(await security.metrics!.text(), /^mcpbox_gate_unlocks_total\{group="ops"\} 1$/m);
+  });
+});
+
+describe('OAuth and the gated plugin over real HTTP', () => {
+  async function start(t: After) {
+    const as = await startIntrospectionServer();
+    t.after(() => as.close());
+    as.tokens.set('alice-token', {
+      active: true,
+      client_id: 'alice',
+      scope: 'user',
+      exp: Math.floor(Date.now() / 1000) + 3600,
+    });
+    as.tokens.set('bob-token', {
+      active: true,
+      client_id: 'bob',
+      scope: 'user',
+      exp: Math.floor(Date.now() / 1000) + 3600,
+    });
+    const secret = newSecret();
+    process.env.MCPBOX_TEST_GATED_SECRET = secret;
+    t.after(() => {
+      delete process.env.MCPBOX_TEST_GATED_SECRET;
+    });
+    const security = createSecurity({
+      ...noAuth,
+      transport: 'http',
+      oauth_server_url: as.url,
+      oauth_public_url: 'http://127.0.0.1/mcp',
+      oauth_required_scopes: ['user'],
+    });
+    t.after(() => security.close());
+    const server: McpboxServer = createServer({
+      name: 'secured',
+      pluginDirs: [REPO_PLUGINS],
+      transport: 'http',
+      port: 0,
+      ...security.httpOptions,
+    });
+    t.after(() => server.close());
+    security.install(server);
+    const loaded = await server.registry.loadPlugin('gated', {
+      config: { gate: { groups: { secrets: { secret_ref: 'MCPBOX_TEST_GATED_SECRET' } } } },
+    });
+    assert.ok(loaded.ok, loaded.error);
+    const url = new URL((await server.start())!);
+    const health = await startHealthServer({
+      port: 0,
+      stats: server.stats,
+      routes: { '/metrics': security.metrics!.handler },
+    });
+    t.after(() => health.close());
+    const connect = async (token?: string) => {
+      const client = new Client({ name: 'test', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(url, {
+        requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : undefined,
+      });
+      await client.connect(transport);
+      t.after(() => client.close());
+      return client;
+    };
+    return { as, url, secret, connect, health, security };
+  }
+
+  test('no token or a bad token cannot connect; a valid token can', async (t) => {
+    const { connect, url, as } = await start(t);
+    // The SDK client surfaces the 401 as a StreamableHTTPError with the OAuth error body.
+    await assert.rejects(connect(), { code: 401, message: /Missing Authorization header/ });
+    await assert.rejects(connect('stolen-token'), { code: 401, message: /Token is not active/ });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(res.status, 401);
+    assert.match(
+      res.headers.get('www-authenticate') ?? '',
+      /resource_metadata="http:\/\/127\.0\.0\.1\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
+    const metadata = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', url));
+    assert.deepEqual(await metadata.json(), {
+      resource: 'http://127.0.0.1/mcp',
+      authorization_servers: [as.url],
+      bearer_methods_supported: ['header'],
+      scopes_supported: ['user'],
+    });
+    const alice = await connect('alice-token');
+    assert.equal(
+      firstText(await alice.callTool({ name: 'gate_status', arguments: {} })),
+      '✗ secrets: LOCKED',
+    );
+  });
+
+  test('two HTTP sessions: an unlock in one leaves the other locked; /metrics counts it all', async (t) => {
+    const { connect, secret, health } = await start(t);
+    const alice = await connect('alice-token');
+    const bob = await connect('bob-token');
+    const locked = await alice.callTool({
+      name: 'gated_secret_action',
+      arguments: { what: 'deploy' },
+    });
+    assert.equal(locked.isError, true);
+    assert.match(firstText(locked), /^Group 'secrets' is locked\./);
+    const unlock = await alice.callTool({
+      name: 'gate_unlock',
+      arguments: { group: 'secrets', code: codeAt(secret, Date.now()) },
+    });
+    assert.equal(unlock.isError, undefined, firstText(unlock));
+    assert.equal(
+      firstText(
+        await alice.callTool({ name: 'gated_secret_action', arguments: { what: 'deploy' } }),
+      ),
+      'Done: deploy',
+    );
+    const bobs = await bob.callTool({ name: 'gated_secret_action', arguments: { what: 'deploy' } });
+    assert.equal(bobs.isError, true);
+
+    const metrics = await (await fetch(`${health.url}/metrics`)).text();
+    assert.match(metrics, /^mcpbox_sessions_open 2$/m);
+    assert.match(
+      metrics,
+      /^mcpbox_tool_calls_total\{tool="gated_secret_action",plugin="gated",outcome="ok"\} 1$/m,
+    );
+    assert.match(
+      metrics,
+      /^mcpbox_tool_calls_total\{tool="gated_secret_action",plugin="gated",outcome="error"\} 2$/m,
+    );
+    assert.match(metrics, /^mcpbox_gate_blocked_calls_total\{group="secrets"\} 2$/m);
+    assert.match(metrics, /^mcpbox_gate_unlocks_total\{group="secrets"\} 1$/m);
+  });
+});

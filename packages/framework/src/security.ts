@@ -1,0 +1,206 @@
+/**
+ * Security and observability around a server: OAuth in front of the HTTP endpoint, a gate for
+ * tools named in `gate.groups.*.tools`, pre-call validation, tool-call logs and metrics. One
+ * interceptor wraps every tool call — plugin tools, mirrored upstream tools and calls dispatched
+ * through `proxy__run` alike — so nothing skips the validator, the gate, the log or the counters.
+ *
+ * Two steps, because the HTTP middleware must exist before the server and the interceptor needs
+ * the server:
+ *
+ * @example
+ * ```ts
+ * const security = createSecurity(config, { toolLogger: new JsonlToolLogger({ dir: config.tool_log_dir }) });
+ * const server = createServer(config, security.httpOptions);
+ * security.install(server);
+ * health.addRoute('/metrics', security.metrics!.handler); // when config.metrics
+ * security.setPreCallValidator((tool, params) => (JSON.stringify(params).length > 100_000 ? 'Input too large' : null));
+ * ```
+ *
+ * @module
+ */
+import { performance } from 'node:perf_hooks';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type AppLike, createOAuth, type HttpMiddleware, type OAuth } from './auth/oauth.ts';
+import { createGate, type Gate } from './gate/gate.ts';
+import type { GateCallContext } from './gate/session.ts';
+import type { ToolRegistrar } from './gate/tools.ts';
+import { createLogger, type Logger } from './logging/index.ts';
+import { ServerMetrics, type ToolCallOutcome } from './metrics/metrics.ts';
+import type { ToolLogger } from './toollog/types.ts';
+
+/** The configuration keys security reads (a subset of the framework's `Config`). */
+export interface SecurityConfig {
+  transport: string;
+  oauth_enabled: boolean;
+  oauth_server_url: string | undefined;
+  oauth_public_url: string | undefined;
+  oauth_cache_ttl: number;
+  oauth_required_scopes: readonly string[];
+  gate?: Record<string, unknown> | undefined;
+  metrics?: boolean;
+}
+
+/**
+ * Decides whether a tool call may run: a reason (non-empty string) rejects it with an `isError`
+ * result `Rejected: <reason>`; `null`/`undefined` lets it run. A validator that throws rejects
+ * too: a broken safety check must not wave calls through.
+ */
+export type PreCallValidator = (
+  tool: string,
+  params: Record<string, unknown>,
+) => string | null | undefined | Promise<string | null | undefined>;
+
+/** One tool call as the server's interceptors see it. */
+export interface InterceptedCall {
+  readonly tool: string;
+  readonly plugin: string;
+  args: Record<string, unknown> | undefined;
+  readonly ctx: GateCallContext;
+}
+
+/** What `install` needs from the server (`McpboxServer` has it). */
+export interface SecurityTarget extends ToolRegistrar {
+  addToolCallInterceptor(
+    interceptor: (
+      call: InterceptedCall,
+      next: () => Promise<CallToolResult>,
+    ) => Promise<CallToolResult>,
+  ): () => void;
+  readonly sessions?: { readonly size: number };
+}
+
+export interface SecurityOptions {
+  /** Default: a logger named `security`. */
+  logger?: Logger;
+  /** Where every call is logged (e.g. a `JsonlToolLogger`); none by default. */
+  toolLogger?: ToolLogger;
+  /** The pre-call validator; none by default. */
+  validator?: PreCallValidator;
+  /** Metrics; default: a `ServerMetrics` when `config.metrics` is true. */
+  metrics?: ServerMetrics;
+  /** Milliseconds since the epoch, for OAuth's cache and the gate. */
+  clock?: () => number;
+}
+
+export interface Security {
+  /** Spread into `createServer(config, …)`: the OAuth middleware and metadata route. */
+  readonly httpOptions: {
+    httpMiddleware?: HttpMiddleware[];
+    configureApp?: (app: AppLike) => void;
+  };
+  readonly oauth: OAuth | undefined;
+  /** The server-level gate from `config.gate`, when configured and enabled. */
+  readonly gate: Gate | undefined;
+  readonly metrics: ServerMetrics | undefined;
+  /** Adds the interceptor (and the gate tools) to `server`. Returns a remover. */
+  install(server: SecurityTarget): () => void;
+  setPreCallValidator(validator: PreCallValidator | undefined): void;
+  /** Replaces the tool-call logger (e.g. `factory__log on`); `undefined` stops logging. */
+  setToolLogger(toolLogger: ToolLogger | undefined): void;
+  readonly toolLogger: ToolLogger | undefined;
+  /** Flushes and closes the tool logger and stops the metrics listeners. */
+  close(): Promise<void>;
+}
+
+const rejected = (reason: string): CallToolResult => ({
+  content: [{ type: 'text', text: `Rejected: ${reason}` }],
+  isError: true,
+});
+
+export function createSecurity(config: SecurityConfig, options: SecurityOptions = {}): Security {
+  const logger = options.logger ?? createLogger('security');
+  const oauth = createOAuth(config, logger, { clock: options.clock });
+  const configuredGate = createGate(config.gate, {
+    logger: createLogger('gate'),
+    clock: options.clock,
+  });
+  const gate = configuredGate.enabled ? configuredGate : undefined;
+  const metrics = options.metrics ?? (config.metrics ? new ServerMetrics() : undefined);
+  let validator = options.validator;
+  let toolLogger = options.toolLogger;
+
+  async function validate(call: InterceptedCall): Promise<string | undefined> {
+    if (validator === undefined) return undefined;
+    try {
+      const reason = await validator(call.tool, call.args ?? {});
+      return typeof reason === 'string' && reason !== '' ? reason : undefined;
+    } catch (error) {
+      logger.error(`pre-call validator failed on ${call.tool}; the call is rejected`, {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return 'the pre-call validator failed';
+    }
+  }
+
+  async function intercept(
+    call: InterceptedCall,
+    next: () => Promise<CallToolResult>,
+  ): Promise<CallToolResult> {
+    const started = performance.now();
+    const args = call.args ?? {};
+    let outcome: ToolCallOutcome = 'error';
+    let result: CallToolResult | undefined;
+    let thrown: unknown;
+    try {
+      const reason = await validate(call);
+      const group = reason === undefined ? gate?.groupOfTool(call.tool) : undefined;
+      const blocked = group === undefined ? undefined : gate!.check(group, call.ctx);
+      if (reason !== undefined) {
+        logger.info(`tool call rejected: ${call.tool}`, { plugin: call.plugin, reason });
+        outcome = 'rejected';
+        result = rejected(reason);
+      } else if (blocked !== undefined) {
+        outcome = 'rejected';
+        result = { content: [{ type: 'text', text: blocked }], isError: true };
+      } else {
+        result = await next();
+        outcome = result.isError ? 'error' : 'ok';
+      }
+      return result;
+    } catch (error) {
+      thrown = error;
+      throw error;
+    } finally {
+      const seconds = (performance.now() - started) / 1000;
+      metrics?.recordToolCall({ tool: call.tool, plugin: call.plugin, outcome, seconds });
+      toolLogger?.logCall(call.tool, args, result ?? thrown, outcome === 'ok', {
+        outcome,
+        plugin: call.plugin,
+        sessionId: call.ctx.sessionId,
+        durationMs: seconds * 1000,
+      });
+    }
+  }
+
+  return {
+    httpOptions: oauth
+      ? { httpMiddleware: oauth.middleware, configureApp: oauth.configureApp }
+      : {},
+    oauth,
+    gate,
+    metrics,
+    install(server) {
+      gate?.registerTools(server);
+      if (metrics && server.sessions) {
+        const sessions = server.sessions;
+        metrics.trackSessions(() => sessions.size);
+      }
+      return server.addToolCallInterceptor(intercept);
+    },
+    setPreCallValidator(next) {
+      validator = next;
+    },
+    setToolLogger(next) {
+      const previous = toolLogger;
+      toolLogger = next;
+      if (previous && previous !== next) void previous.close();
+    },
+    get toolLogger() {
+      return toolLogger;
+    },
+    async close() {
+      await toolLogger?.close();
+      metrics?.close();
+    },
+  };
+}
