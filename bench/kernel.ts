@@ -77,6 +77,9 @@ function minimalRunning(kernel: MinimalKernel): Running {
   };
 }
 
+/** The part of the Jupyter Server cold start spent before the server answered (per round). */
+const serverStartup: number[] = [];
+
 const SUBJECTS: Subject[] = [
   {
     name: 'KernelClient',
@@ -103,7 +106,9 @@ const SUBJECTS: Subject[] = [
   {
     name: 'Jupyter Server',
     async start() {
+      const begin = performance.now();
       const server = await startJupyterServer(ENV);
+      serverStartup.push(performance.now() - begin);
       const client = new KernelClient({
         backend: jupyterServerBackend({ url: server.url, token: server.token }),
         imagesDir: join(scratch, 'images'),
@@ -227,6 +232,10 @@ function main(): Promise<void> {
         ]),
       );
     }
+    const jupyterCold = median(samples.get('Jupyter Server')!.cold);
+    console.log(
+      `\nJupyter Server cold start = server up (median ${median(serverStartup).toFixed(0)} ms) + kernel to first result (the rest of ${jupyterCold.toFixed(0)} ms)`,
+    );
     const floor = samples.get('minimal (same launch)')!;
     const jupyter = samples.get('Jupyter Server')!;
     const checks: [string, number, string, number][] = [
