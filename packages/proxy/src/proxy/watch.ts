@@ -11,7 +11,7 @@
  */
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { createLogger, errorMessage, type Logger } from '@mcpbox/framework';
+import { createLogger, errorMessage, type LoadResult, type Logger } from '@mcpbox/framework';
 import type { PluginManager } from './manager.ts';
 
 export interface PluginWatcherOptions {
@@ -19,6 +19,8 @@ export interface PluginWatcherOptions {
   /** Quiet time after the last change before reloading. Default 300 ms. */
   debounceMs?: number;
   logger?: Logger;
+  /** Told about every reload the watcher started, successful or not. */
+  onReload?: (plugin: string, result: LoadResult) => void;
 }
 
 interface Watched {
@@ -32,11 +34,13 @@ export class PluginWatcher {
   readonly #logger: Logger;
   readonly #watched = new Map<string, Watched>();
   readonly #stopEvents: () => void;
+  readonly #onReload: PluginWatcherOptions['onReload'];
 
   constructor(options: PluginWatcherOptions) {
     this.#manager = options.manager;
     this.#debounceMs = options.debounceMs ?? 300;
     this.#logger = options.logger ?? createLogger('watch');
+    this.#onReload = options.onReload;
     for (const plugin of this.#manager.registry.plugins()) this.#watch(plugin.name);
     this.#stopEvents = this.#manager.onEvent((event) => {
       if (event.type === 'unloaded') this.#unwatch(event.plugin);
@@ -91,6 +95,7 @@ export class PluginWatcher {
     const result = await this.#manager.reload(name);
     if (result.ok) this.#logger.info(`reloaded ${name} after a change: ${result.tools.join(', ')}`);
     else this.#logger.error(`reload of ${name} after a change failed: ${result.error}`);
+    this.#onReload?.(name, result);
   }
 
   #unwatch(name: string): void {
