@@ -121,12 +121,16 @@ export class Catalog {
 
   // ---- changes ----
 
-  /** Every entry of the batch whose name, URI or URI template is already taken. */
-  collisions(batch: CatalogBatch): Collision[] {
+  /**
+   * Every entry of the batch whose name, URI or URI template is already taken — by anyone but
+   * `replacing`, the plugin whose entries the batch is about to replace (a reload).
+   */
+  collisions(batch: CatalogBatch, replacing?: string): Collision[] {
     const found: Collision[] = [];
     const check = (kind: Collision['kind'], map: Map<string, { plugin: string }>, key: string) => {
       const existing = map.get(key);
-      if (existing) found.push({ kind, key, owner: existing.plugin });
+      if (existing && existing.plugin !== replacing)
+        found.push({ kind, key, owner: existing.plugin });
     };
     for (const t of batch.tools) check('tool', this.#tools, t.name);
     for (const r of batch.resources) check('resource', this.#resources, r.uri);
@@ -140,34 +144,48 @@ export class Catalog {
    * Listeners hear one change naming every kind the batch touched.
    */
   addBatch(batch: CatalogBatch): void {
-    const collisions = this.collisions(batch);
-    if (collisions.length > 0) {
-      const c = collisions[0];
-      throw new Error(`${c.kind} '${c.key}' is already registered by '${c.owner}'`);
-    }
-    for (const t of batch.tools) this.#tools.set(t.name, t);
-    for (const r of batch.resources) this.#resources.set(r.uri, r);
-    for (const t of batch.templates) this.#templates.set(t.uriTemplate, t);
-    for (const p of batch.prompts) this.#prompts.set(p.name, p);
-    const kinds = new Set<CatalogKind>();
-    if (batch.tools.length > 0) kinds.add('tools');
-    if (batch.resources.length > 0 || batch.templates.length > 0) kinds.add('resources');
-    if (batch.prompts.length > 0) kinds.add('prompts');
-    this.#changed(kinds);
+    this.replacePlugin(undefined, batch);
   }
 
   /** Removes everything a plugin owns, announcing one change; returns what was removed. */
   removePlugin(plugin: string): OwnedNames {
+    const owned = this.#remove(plugin);
+    this.#changed(kindsOf(owned.tools, [...owned.resources, ...owned.templates], owned.prompts));
+    return owned;
+  }
+
+  /**
+   * Swaps a plugin's entries for a new batch in one step (a reload), or adds the batch when
+   * `plugin` is undefined. Throws before changing anything if a key is taken by someone else.
+   * Listeners hear one change naming every kind that was touched.
+   */
+  replacePlugin(plugin: string | undefined, batch: CatalogBatch): OwnedNames {
+    const collisions = this.collisions(batch, plugin);
+    if (collisions.length > 0) {
+      const c = collisions[0];
+      throw new Error(`${c.kind} '${c.key}' is already registered by '${c.owner}'`);
+    }
+    const removed = plugin === undefined ? emptyOwned() : this.#remove(plugin);
+    for (const t of batch.tools) this.#tools.set(t.name, t);
+    for (const r of batch.resources) this.#resources.set(r.uri, r);
+    for (const t of batch.templates) this.#templates.set(t.uriTemplate, t);
+    for (const p of batch.prompts) this.#prompts.set(p.name, p);
+    this.#changed(
+      kindsOf(
+        [...removed.tools, ...batch.tools],
+        [...removed.resources, ...removed.templates, ...batch.resources, ...batch.templates],
+        [...removed.prompts, ...batch.prompts],
+      ),
+    );
+    return removed;
+  }
+
+  #remove(plugin: string): OwnedNames {
     const owned = this.ownedBy(plugin);
     for (const name of owned.tools) this.#tools.delete(name);
     for (const uri of owned.resources) this.#resources.delete(uri);
     for (const t of owned.templates) this.#templates.delete(t);
     for (const name of owned.prompts) this.#prompts.delete(name);
-    const kinds = new Set<CatalogKind>();
-    if (owned.tools.length > 0) kinds.add('tools');
-    if (owned.resources.length > 0 || owned.templates.length > 0) kinds.add('resources');
-    if (owned.prompts.length > 0) kinds.add('prompts');
-    this.#changed(kinds);
     return owned;
   }
 
@@ -226,8 +244,26 @@ export class Catalog {
       this.#templateList = undefined;
     }
     if (kinds.has('prompts')) this.#promptList = undefined;
-    for (const listener of this.#listeners) listener(kinds);
+    for (const listener of this.#listeners) {
+      try {
+        listener(kinds);
+      } catch {
+        // A listener's failure must not undo or hide a committed change from the others.
+      }
+    }
   }
+}
+
+function emptyOwned(): OwnedNames {
+  return { tools: [], resources: [], templates: [], prompts: [] };
+}
+
+function kindsOf(tools: unknown[], resources: unknown[], prompts: unknown[]): Set<CatalogKind> {
+  const kinds = new Set<CatalogKind>();
+  if (tools.length > 0) kinds.add('tools');
+  if (resources.length > 0) kinds.add('resources');
+  if (prompts.length > 0) kinds.add('prompts');
+  return kinds;
 }
 
 function enabledDefinitions<D>(map: Map<string, { enabled: boolean; definition: D }>): D[] {

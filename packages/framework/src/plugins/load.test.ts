@@ -86,8 +86,7 @@ describe('plugin loader', () => {
 
       write(dir, 'live/index.ts', FOLDER_PLUGIN.replace("'live_greet'", "'live_greet_v3'"));
       write(dir, 'live/helper.ts', "export const greeting = 'version three';");
-      await registry.unloadPlugin('live');
-      const third = await registry.loadPlugin('live', { fresh: true });
+      const third = await registry.reloadPlugin('live');
       assert.deepEqual(third.tools, ['live_greet_v3']);
       assert.equal(await callDirect(catalog, 'live_greet_v3'), 'version three');
     });

@@ -166,6 +166,55 @@ describe('PluginRegistry', () => {
     assert.equal((await registry.loadPlugin('alpha')).ok, true);
   });
 
+  test('reload swaps old entries for new ones in one change', async () => {
+    const { catalog, registry, changes } = setup();
+    const v1 = {
+      register(server: PluginServer) {
+        server.registerTool('svc_a', {}, () => 'a1');
+        server.registerTool('svc_b', {}, () => 'b1');
+      },
+    };
+    const v2 = {
+      register(server: PluginServer) {
+        server.registerTool('svc_a', {}, () => 'a2');
+        server.registerTool('svc_c', {}, () => 'c2');
+      },
+    };
+    await registry.loadPlugin('svc', { module: v1 });
+    const result = await registry.reloadPlugin('svc', { module: v2 });
+    assert.deepEqual(result.tools, ['svc_a', 'svc_c']);
+    assert.deepEqual(registry.allTools(), ['svc_a', 'svc_c']);
+    assert.equal(await catalog.getTool('svc_a')?.handler({}), 'a2');
+    assert.equal(changes.length, 2);
+    assert.equal(
+      (await registry.reloadPlugin('nope')).error,
+      "Plugin 'nope' not loaded, use load()",
+    );
+  });
+
+  test('a failed reload (throwing register or collision) keeps the old version serving', async () => {
+    const { catalog, registry } = setup();
+    await registry.loadPlugin('alpha');
+    await registry.loadPlugin('svc', {
+      module: { register: (s: PluginServer) => void s.registerTool('svc_a', {}, () => 'old') },
+    });
+    const before = snapshot(catalog);
+    const throwing = await registry.reloadPlugin('svc', {
+      module: {
+        register() {
+          throw new Error('syntax error in new code');
+        },
+      },
+    });
+    assert.equal(throwing.error, "Plugin 'svc' register() failed: syntax error in new code");
+    const colliding = await registry.reloadPlugin('svc', {
+      module: { register: (s: PluginServer) => void s.registerTool('alpha_echo', {}, () => 'x') },
+    });
+    assert.equal(colliding.error, "Tool collision loading 'svc': 'alpha_echo' (in 'alpha')");
+    assert.equal(snapshot(catalog), before);
+    assert.equal(await catalog.getTool('svc_a')?.handler({}), 'old');
+  });
+
   test('handles disable, enable and remove a committed tool', async () => {
     const { catalog, registry, changes } = setup();
     let handle: ReturnType<PluginServer['registerTool']> | undefined;

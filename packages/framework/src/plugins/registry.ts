@@ -12,7 +12,7 @@
  */
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Collision } from '../catalog/types.ts';
-import { errorMessage } from '../errors.ts';
+import { errorMessage, McpboxError } from '../errors.ts';
 import { createLogger } from '../logging/index.ts';
 import { importPluginSource, type PluginSource, pluginModuleOf, resolvePlugin } from './load.ts';
 import { StagingServer } from './staging.ts';
@@ -134,45 +134,21 @@ export class PluginRegistry {
 
   async #load(name: string, options: LoadOptions): Promise<LoadResult> {
     if (this.#plugins.has(name)) return failed(name, `Plugin '${name}' already loaded`);
-
-    let source: PluginSource = options.source ?? { kind: 'module' };
-    let imported: unknown = options.module;
-    if (imported === undefined) {
-      try {
-        source = resolvePlugin(name, this.pluginDirs);
-      } catch (error) {
-        return failed(name, errorMessage(error));
-      }
-      try {
-        imported = await importPluginSource(source, { fresh: options.fresh });
-      } catch (error) {
-        return failed(name, `Plugin '${name}' failed to import: ${errorMessage(error)}`);
-      }
-    }
-    const module = pluginModuleOf(imported);
-    if (!module) return failed(name, `Plugin '${name}' has no register() function`);
-
-    const config = options.config ?? {};
+    const found = await this.#import(name, options);
+    if ('error' in found) return failed(name, found.error);
     const prefix = options.prefix || undefined;
-    const staging = new StagingServer({
-      plugin: name,
-      catalog: this.catalog,
+    const config = options.config ?? {};
+    const staged = await this.#stage(name, found.module, config, prefix, undefined);
+    if (typeof staged === 'string') return failed(name, staged);
+
+    const plugin = this.#record(
+      name,
+      found.module,
       config,
-      logger: createLogger(`plugin.${name}`),
+      options.internal ?? false,
       prefix,
-      proxy: this.#proxy,
-    });
-    try {
-      await module.register(staging, config);
-    } catch (error) {
-      return failed(name, `Plugin '${name}' register() failed: ${errorMessage(error)}`);
-    }
-
-    const collisions = this.catalog.collisions(staging.batch);
-    if (collisions.length > 0) return failed(name, collisionMessage(name, collisions[0]));
-    staging.commit();
-
-    const plugin = this.#record(name, module, config, options, prefix, source);
+      found.source,
+    );
     this.#plugins.set(name, plugin);
     this.#logger.info(`loaded plugin ${name}`, {
       tools: plugin.tools.length,
@@ -188,11 +164,107 @@ export class PluginRegistry {
     };
   }
 
+  /**
+   * Reloads a plugin in one step: re-imports its files (fresh), runs `register()` again and swaps
+   * the old entries for the new ones atomically. If anything fails — import, `register()`, a
+   * collision with another plugin — the old version stays loaded and serving.
+   * Options default to the ones the plugin was loaded with; `module` replaces the code outright.
+   */
+  reloadPlugin(
+    name: string,
+    options: Pick<LoadOptions, 'module' | 'config' | 'prefix'> = {},
+  ): Promise<LoadResult> {
+    return this.#serial(async () => {
+      const old = this.#plugins.get(name);
+      if (!old) return failed(name, `Plugin '${name}' not loaded, use load()`);
+      let module = old.module;
+      let source = old.source;
+      if (options.module !== undefined || old.source.kind !== 'module') {
+        const found = await this.#import(name, {
+          module: options.module,
+          source: old.source,
+          fresh: true,
+          reuseSource: options.module === undefined,
+        });
+        if ('error' in found) return failed(name, found.error);
+        module = found.module;
+        source = found.source;
+      }
+      const config = options.config ?? old.config;
+      const prefix = options.prefix === undefined ? old.prefix : options.prefix || undefined;
+      const staged = await this.#stage(name, module, config, prefix, name);
+      if (typeof staged === 'string') return failed(name, staged);
+      const plugin = this.#record(name, module, config, old.internal, prefix, source);
+      this.#plugins.set(name, plugin);
+      this.#logger.info(`reloaded plugin ${name}`, { tools: plugin.tools.length });
+      return {
+        ok: true,
+        plugin: name,
+        tools: plugin.tools,
+        resources: plugin.resources,
+        prompts: plugin.prompts,
+      };
+    });
+  }
+
+  /** The plugin's module: given, or resolved in the plugin directories and imported. */
+  async #import(
+    name: string,
+    options: LoadOptions & { reuseSource?: boolean },
+  ): Promise<{ module: PluginModule; source: PluginSource } | { error: string }> {
+    let source: PluginSource = options.source ?? { kind: 'module' };
+    let imported: unknown = options.module;
+    if (imported === undefined) {
+      try {
+        if (!options.reuseSource || source.kind === 'module') {
+          source = resolvePlugin(name, this.pluginDirs);
+        }
+        imported = await importPluginSource(source, { fresh: options.fresh });
+      } catch (error) {
+        if (error instanceof McpboxError) return { error: error.message };
+        return { error: `Plugin '${name}' failed to import: ${errorMessage(error)}` };
+      }
+    }
+    const module = pluginModuleOf(imported);
+    if (!module) return { error: `Plugin '${name}' has no register() function` };
+    return { module, source };
+  }
+
+  /**
+   * Runs `register()` against a staging server, checks the batch, and commits it — replacing
+   * the entries of `replacing` when reloading. Returns the error message, or nothing.
+   */
+  async #stage(
+    name: string,
+    module: PluginModule,
+    config: PluginConfig,
+    prefix: string | undefined,
+    replacing: string | undefined,
+  ): Promise<string | undefined> {
+    const staging = new StagingServer({
+      plugin: name,
+      catalog: this.catalog,
+      config,
+      logger: createLogger(`plugin.${name}`),
+      prefix,
+      proxy: this.#proxy,
+    });
+    try {
+      await module.register(staging, config);
+    } catch (error) {
+      return `Plugin '${name}' register() failed: ${errorMessage(error)}`;
+    }
+    const collisions = this.catalog.collisions(staging.batch, replacing);
+    if (collisions.length > 0) return collisionMessage(name, collisions[0]);
+    staging.commit(replacing);
+    return undefined;
+  }
+
   #record(
     name: string,
     module: PluginModule,
     config: PluginConfig,
-    options: LoadOptions,
+    internal: boolean,
     prefix: string | undefined,
     source: PluginSource,
   ): LoadedPlugin {
@@ -201,7 +273,7 @@ export class PluginRegistry {
       name,
       module,
       config,
-      internal: options.internal ?? false,
+      internal,
       prefix,
       loadedAt: new Date(),
       source,

@@ -82,9 +82,12 @@ export class StagingServer implements PluginServer {
     this.#prefix = options.prefix || undefined;
   }
 
-  /** Moves the batch into the catalog (all or nothing; throws on a collision). */
-  commit(): void {
-    this.#catalog.addBatch(this.batch);
+  /**
+   * Moves the batch into the catalog (all or nothing; throws on a collision), replacing the
+   * entries of the plugin named by `replacing` in the same step (a reload).
+   */
+  commit(replacing?: string): void {
+    this.#catalog.replacePlugin(replacing, this.batch);
     this.#committed = true;
   }
 

@@ -2,6 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  EmptyResultSchema,
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
@@ -9,6 +12,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { observed } from '../__fixtures__/plugins/kitchen.ts';
 import { firstText, inMemoryClient, kitchenServer } from '../__fixtures__/testServer.ts';
 import type { PluginServer } from '../plugins/types.ts';
 
@@ -116,6 +120,66 @@ describe('session: tools', () => {
     await client.setLoggingLevel('warning');
     await client.callTool({ name: 'shout_log', arguments: {} });
     assert.deepEqual(messages, [['error', 'loud problem']]);
+  });
+
+  test('sampling and elicitation round-trip through the client', async (t) => {
+    const server = await kitchenServer();
+    t.after(() => server.close());
+    const client = await inMemoryClient(server, {
+      capabilities: { sampling: {}, elicitation: {} },
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      const content = request.params.messages[0].content;
+      const first = Array.isArray(content) ? content[0] : content;
+      return {
+        role: 'assistant',
+        model: 'test-model',
+        content: { type: 'text', text: `echo of ${first.type === 'text' ? first.text : ''}` },
+      };
+    });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { name: 'Ada' },
+    }));
+    const sampled = await client.callTool({ name: 'ask_model', arguments: { question: '2+2?' } });
+    assert.equal(firstText(sampled), 'model said: echo of 2+2?');
+    const elicited = await client.callTool({ name: 'ask_user', arguments: {} });
+    assert.equal(firstText(elicited), 'hello Ada');
+  });
+
+  test('a client that cannot sample makes the tool fail as an isError result', async (t) => {
+    const server = await kitchenServer();
+    t.after(() => server.close());
+    const client = await inMemoryClient(server);
+    const result = await client.callTool({ name: 'ask_model', arguments: { question: 'q' } });
+    assert.equal(result.isError, true);
+    assert.match(firstText(result), /Method not found/);
+  });
+
+  test('a cancelled call aborts the handler signal', async (t) => {
+    const server = await kitchenServer();
+    t.after(() => server.close());
+    const client = await inMemoryClient(server);
+    const before = observed.aborted;
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'wait_for_abort', arguments: {} }, undefined, {
+      signal: controller.signal,
+    });
+    await client.ping(); // the call has reached the server
+    controller.abort('user gave up');
+    await assert.rejects(call);
+    await client.ping();
+    assert.equal(observed.aborted, before + 1);
+  });
+
+  test('an unknown method is a JSON-RPC MethodNotFound error', async (t) => {
+    const server = await kitchenServer();
+    t.after(() => server.close());
+    const client = await inMemoryClient(server);
+    await assert.rejects(
+      client.request({ method: 'tools/frobnicate', params: {} }, EmptyResultSchema),
+      (error) => error instanceof McpError && error.code === ErrorCode.MethodNotFound,
+    );
   });
 
   test('interceptors see every call and may change the result or refuse it', async (t) => {

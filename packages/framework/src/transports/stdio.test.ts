@@ -38,7 +38,8 @@ test('a createServer() child serves MCP over stdio, logs to stderr, and exits wh
     /Tool missing not found/,
   );
   // Still up after the bad input.
-  assert.equal((await client.listTools()).tools.length, 8);
+  const names = (await client.listTools()).tools.map((tool) => tool.name);
+  assert.ok(names.includes('echo') && names.includes('pid'));
 
   await client.close();
   // The server noticed stdin closing and exited on its own (the SDK client would SIGTERM later).

@@ -6,6 +6,9 @@ import type { PluginServer } from '../../plugins/types.ts';
 
 const COLOURS = ['red', 'green', 'blue', 'black'];
 
+/** How many `wait_for_abort` calls saw their abort signal fire (read by tests). */
+export const observed = { aborted: 0 };
+
 export function register(server: PluginServer): void {
   server.registerTool(
     'echo',
@@ -64,6 +67,41 @@ export function register(server: PluginServer): void {
       await ctx.log('error', 'loud problem');
       return 'logged';
     },
+  );
+  server.registerTool(
+    'ask_model',
+    { description: 'Asks the client model', inputSchema: { question: z.string() } },
+    async ({ question }, ctx) => {
+      const answer = await ctx.sample({
+        messages: [{ role: 'user', content: { type: 'text', text: question } }],
+        maxTokens: 50,
+      });
+      return `model said: ${answer.content.type === 'text' ? answer.content.text : '?'}`;
+    },
+  );
+  server.registerTool('ask_user', { description: 'Asks the user for a name' }, async (ctx) => {
+    const reply = await ctx.elicit({
+      message: 'What is your name?',
+      requestedSchema: {
+        type: 'object',
+        properties: { name: { type: 'string' } },
+        required: ['name'],
+      },
+    });
+    return reply.action === 'accept'
+      ? `hello ${reply.content?.name}`
+      : `user chose ${reply.action}`;
+  });
+  server.registerTool(
+    'wait_for_abort',
+    { description: 'Waits until cancelled' },
+    (ctx) =>
+      new Promise<string>((resolve) => {
+        ctx.signal.addEventListener('abort', () => {
+          observed.aborted += 1;
+          resolve('aborted');
+        });
+      }),
   );
   server.registerResource(
     'readme',
