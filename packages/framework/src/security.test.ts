@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { firstText, inMemoryClient } from './__fixtures__/testServer.ts';
 import { startIntrospectionServer } from './auth/testing.ts';
+import { loadConfig } from './config/index.ts';
 import { codeAt, newSecret } from './gate/testing.ts';
 import { startHealthServer } from './health/index.ts';
 import { createSecurity, type SecurityConfig } from './security.ts';
@@ -290,4 +291,78 @@ describe('OAuth and the gated plugin over real HTTP', () => {
     assert.match(metrics, /^mcpbox_gate_blocked_calls_total\{group="secrets"\} 2$/m);
     assert.match(metrics, /^mcpbox_gate_unlocks_total\{group="secrets"\} 1$/m);
   });
+});
+
+test('the README flow: a YAML config drives OAuth, the gate, the JSONL log and /metrics', async (t) => {
+  const dir = await tempDir(t);
+  const as = await startIntrospectionServer();
+  t.after(() => as.close());
+  as.tokens.set('tok', {
+    active: true,
+    client_id: 'c',
+    scope: 'user',
+    exp: Math.floor(Date.now() / 1000) + 600,
+  });
+  const file = join(dir, 'mcpbox.yaml');
+  await writeFile(
+    file,
+    [
+      'transport: http',
+      'port: 0',
+      `oauth_server_url: ${as.url}`,
+      'oauth_public_url: http://127.0.0.1/mcp',
+      'oauth_cache_ttl: "${CACHE_TTL:-60}"',
+      'tool_log_dir: logs',
+      'metrics: true',
+      'gate:',
+      '  groups:',
+      '    loud: { secret_ref: NOT_SET_ANYWHERE, tools: [echo_upper] }',
+      '',
+    ].join('\n'),
+  );
+  const config = loadConfig({ file, env: {} });
+  const toolLogger = new JsonlToolLogger({ dir: config.tool_log_dir });
+  const security = createSecurity(config, { toolLogger });
+  t.after(() => security.close());
+  const server = createServer(config, { ...security.httpOptions, pluginDirs: [REPO_PLUGINS] });
+  t.after(() => server.close());
+  security.install(server);
+  assert.ok((await server.registry.loadPlugin('echo')).ok);
+  const url = new URL((await server.start())!);
+  const health = await startHealthServer({ port: 0, stats: server.stats });
+  t.after(() => health.close());
+  if (security.metrics) health.addRoute('/metrics', security.metrics.handler);
+
+  assert.equal((await fetch(url, { method: 'POST', body: '{}' })).status, 401);
+  const client = new Client({ name: 'readme', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: 'Bearer tok' } },
+    }),
+  );
+  t.after(() => client.close());
+  assert.equal(
+    firstText(await client.callTool({ name: 'echo', arguments: { message: 'hi' } })),
+    'hi',
+  );
+  const gated = await client.callTool({ name: 'echo_upper', arguments: { message: 'hi' } });
+  assert.match(firstText(gated), /^Group 'loud' is locked/);
+  const unlock = await client.callTool({
+    name: 'gate_unlock',
+    arguments: { group: 'loud', code: '123456' },
+  });
+  assert.equal(
+    firstText(unlock),
+    "Cannot unlock group 'loud': Environment variable 'NOT_SET_ANYWHERE' is not set.",
+  );
+
+  await toolLogger.flush();
+  const log = (await readFile(join(dir, 'logs', 'tool_calls.jsonl'), 'utf8')).trim().split('\n');
+  assert.deepEqual(
+    log.map((l) => JSON.parse(l).outcome),
+    ['ok', 'rejected', 'error'],
+  );
+  const metrics = await (await fetch(`${health.url}/metrics`)).text();
+  assert.match(metrics, /^mcpbox_oauth_rejections_total\{reason="missing_token"\} 1$/m);
+  assert.match(metrics, /^mcpbox_tool_calls_total\{tool="echo",plugin="echo",outcome="ok"\} 1$/m);
 });
