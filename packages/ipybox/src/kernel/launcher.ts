@@ -50,6 +50,12 @@ export interface ZmqKernelBackendOptions {
   heartbeatInterval?: number;
   /** A kernel silent on its heartbeat for this many ms is declared dead and killed. Default 20000. */
   heartbeatTimeout?: number;
+  /**
+   * Rewrites the kernel's command line before it is spawned, e.g. to run it inside a sandbox:
+   * `(argv) => ['srt', '--settings', file, ...argv]`. The wrapper becomes the process-group
+   * leader that `stop()` ends; it must pass stdout through (the kernel reports its ports there).
+   */
+  wrap?: (argv: string[]) => string[];
   /** Receives the kernel's own log output (its stderr); discarded by default. */
   onLog?: (text: string) => void;
 }
@@ -108,6 +114,7 @@ export function zmqKernelBackend(options: ZmqKernelBackendOptions = {}): KernelB
     kernelArgs = [],
     heartbeatInterval = 2000,
     heartbeatTimeout = 20000,
+    wrap = (argv: string[]) => argv,
     onLog,
   } = options;
 
@@ -117,31 +124,29 @@ export function zmqKernelBackend(options: ZmqKernelBackendOptions = {}): KernelB
     const info = newConnectionInfo(transport, transport === 'tcp' ? '127.0.0.1' : join(dir, 'k'));
     const connectionFile = join(dir, 'connection.json');
     await writeConnectionFile(connectionFile, info);
-    const child = spawn(
+    const [command, ...args] = wrap([
       python,
-      [
-        BOOTSTRAP,
-        '-f',
-        connectionFile,
-        // No history database: faster start-up, and code (which may hold secrets) is not kept.
-        '--HistoryManager.enabled=False',
-        '--InteractiveShell.colors=NoColor',
-        ...kernelArgs,
-      ],
-      {
-        cwd,
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: {
-          ...env,
-          IPYTHONDIR: join(dir, 'ipython'),
-          JPY_PARENT_PID: String(process.pid),
-          MCPBOX_PARENT_PID: String(process.pid),
-          // debugpy warns on stderr about frozen modules at every start.
-          PYDEVD_DISABLE_FILE_VALIDATION: '1',
-        },
+      BOOTSTRAP,
+      '-f',
+      connectionFile,
+      // No history database: faster cells, and code (which may hold secrets) is not kept.
+      '--HistoryManager.enabled=False',
+      '--InteractiveShell.colors=NoColor',
+      ...kernelArgs,
+    ]);
+    const child = spawn(command, args, {
+      cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...env,
+        IPYTHONDIR: join(dir, 'ipython'),
+        JPY_PARENT_PID: String(process.pid),
+        MCPBOX_PARENT_PID: String(process.pid),
+        // debugpy warns on stderr about frozen modules at every start.
+        PYDEVD_DISABLE_FILE_VALIDATION: '1',
       },
-    );
+    });
     const tracked = { pid: child.pid ?? -1, dir };
     if (child.pid !== undefined) {
       installExitHook();

@@ -151,15 +151,23 @@ describe('kernel lifecycle', () => {
     assert.equal(rb.text, "'b'");
   });
 
-  it('talks over ipc sockets in the private directory, in the given working directory', async (t) => {
+  it('talks over ipc sockets in the private directory, in the given working directory, through a command wrapper', async (t) => {
     const cwd = await mkdtemp(join(tmpdir(), 'mcpbox-cwd-'));
     t.after(() => rm(cwd, { recursive: true, force: true }));
-    const client = newClient(t, { backend: zmqKernelBackend({ transport: 'ipc' }), cwd });
+    const client = newClient(t, {
+      backend: zmqKernelBackend({
+        transport: 'ipc',
+        wrap: (argv) => ['/usr/bin/env', 'MCPBOX_WRAPPED=yes', ...argv],
+      }),
+      cwd,
+    });
     const dir = await kernelDir(client);
     const info = await client.execute(
       `import json, os\nc = json.load(open(${JSON.stringify(join(dir, 'connection.json'))}))\nprint(c["transport"], c["ip"], os.getcwd())`,
     );
     assert.equal(info.stdout, `ipc ${join(dir, 'k')} ${await realpath(cwd)}\n`);
     assert.ok(existsSync(`${join(dir, 'k')}-${1}`), 'socket files beside the connection file');
+    const wrapped = await client.execute('os.environ.get("MCPBOX_WRAPPED")');
+    assert.equal(wrapped.text, "'yes'", 'the command went through the wrapper');
   });
 });
