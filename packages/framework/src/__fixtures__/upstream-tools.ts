@@ -9,13 +9,19 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 const server = new McpServer({ name: 'upstream-tools', version: '1.0.0' });
 let cancellations = 0;
 
 const text = (value: unknown) => ({
-  content: [{ type: 'text' as const, text: typeof value === 'string' ? value : JSON.stringify(value) }],
+  content: [
+    { type: 'text' as const, text: typeof value === 'string' ? value : JSON.stringify(value) },
+  ],
 });
 
 /** Field 5 of /proc/self/stat is the process group id (the name in field 2 has no spaces here). */
@@ -67,19 +73,38 @@ server.registerTool(
   ({ code }) => process.exit(code),
 );
 
-server.registerTool('spawn_grandchild', { description: 'Starts `sleep 1000`, returns its pid' }, () => {
-  const child = spawn('sleep', ['1000'], { stdio: 'ignore' });
-  return text({ pid: child.pid });
-});
+server.registerTool(
+  'spawn_grandchild',
+  { description: 'Starts `sleep 1000`, returns its pid' },
+  () => {
+    const child = spawn('sleep', ['1000'], { stdio: 'ignore' });
+    return text({ pid: child.pid });
+  },
+);
 
 server.registerTool(
   'add_tool',
-  { description: 'Registers another tool (sends tools/list_changed)', inputSchema: { name: z.string() } },
+  {
+    description: 'Registers another tool (sends tools/list_changed)',
+    inputSchema: { name: z.string() },
+  },
   ({ name }) => {
     server.registerTool(name, { description: 'added at run time' }, () => text(name));
     return text(`added ${name}`);
   },
 );
+
+// Resources come in pages of two (cursor = next index), to test that clients follow cursors.
+const resources = Array.from({ length: 9 }, (_, i) => ({ uri: `test://r/${i}`, name: `r${i}` }));
+server.server.registerCapabilities({ resources: {} });
+server.server.setRequestHandler(ListResourcesRequestSchema, ({ params }) => {
+  const start = Number(params?.cursor ?? 0);
+  const next = start + 2 < resources.length ? String(start + 2) : undefined;
+  return { resources: resources.slice(start, start + 2), ...(next ? { nextCursor: next } : {}) };
+});
+server.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+  resourceTemplates: [{ uriTemplate: 'test://t/{id}', name: 't', 'x-extra': { kept: true } }],
+}));
 
 if (process.env.UPSTREAM_STUBBORN === '1') {
   process.on('SIGTERM', () => process.stderr.write('ignoring SIGTERM\n'));

@@ -1,0 +1,100 @@
+/**
+ * Progress and timeouts for upstream requests, handled here rather than through the SDK's
+ * `onprogress` option. Reason: SDK 1.32 dispatches notifications on a microtask but responses
+ * synchronously, so when the last `notifications/progress` and the response arrive in one read
+ * (common over stdio under load) the response removes the handler first and the final progress
+ * is dropped ("unknown token"). A proxy must forward every step, so progress notifications are
+ * routed synchronously, in wire order, straight from the transport.
+ *
+ * @module
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Progress, ProgressToken } from '@modelcontextprotocol/sdk/types.js';
+
+type ProgressHandler = (progress: Progress) => void;
+
+/** Routes `notifications/progress` for the tokens it handed out; everything else passes on. */
+export class ProgressRouter {
+  readonly #handlers = new Map<ProgressToken, ProgressHandler>();
+  readonly #prefix: string;
+  #next = 0;
+
+  /** @param prefix makes tokens readable in upstream logs, e.g. the upstream's name. */
+  constructor(prefix: string) {
+    this.#prefix = prefix;
+  }
+
+  /** Call after `client.connect(transport)`, which installs the handler being wrapped. */
+  attach(transport: Transport): void {
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if ('method' in message && message.method === 'notifications/progress') {
+        const params = message.params as
+          | (Progress & { progressToken?: ProgressToken; _meta?: unknown })
+          | undefined;
+        const handler =
+          params?.progressToken !== undefined && this.#handlers.get(params.progressToken);
+        if (handler) {
+          const { progressToken: _token, _meta: _ignored, ...progress } = params;
+          handler(progress);
+          return;
+        }
+      }
+      deliver?.(message, extra);
+    };
+  }
+
+  /** A fresh token routed to `handler` until `release()`. */
+  register(handler: ProgressHandler): { token: ProgressToken; release: () => void } {
+    this.#next += 1;
+    const token = `${this.#prefix}-${this.#next}`;
+    this.#handlers.set(token, handler);
+    return { token, release: () => this.#handlers.delete(token) };
+  }
+}
+
+/** Longest delay setTimeout accepts; used to switch the SDK's own request timeout off. */
+export const NO_SDK_TIMEOUT = 2_147_483_647;
+
+/**
+ * An abort signal for one request that fires when the caller aborts or when `timeoutMs` pass
+ * without `touch()` (each progress notification touches it).
+ */
+export class RequestDeadline {
+  readonly #controller = new AbortController();
+  readonly #timeoutMs: number;
+  readonly #caller: AbortSignal | undefined;
+  readonly #onCallerAbort = () => this.#controller.abort(this.#caller?.reason);
+  #timer: NodeJS.Timeout | undefined;
+  #timedOut = false;
+
+  constructor(timeoutMs: number, caller: AbortSignal | undefined) {
+    this.#timeoutMs = timeoutMs;
+    this.#caller = caller;
+    if (caller?.aborted) this.#controller.abort(caller.reason);
+    else caller?.addEventListener('abort', this.#onCallerAbort, { once: true });
+    this.touch();
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get timedOut(): boolean {
+    return this.#timedOut;
+  }
+
+  touch(): void {
+    clearTimeout(this.#timer);
+    if (this.#controller.signal.aborted) return;
+    this.#timer = setTimeout(() => {
+      this.#timedOut = true;
+      this.#controller.abort('timeout');
+    }, this.#timeoutMs);
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+    this.#caller?.removeEventListener('abort', this.#onCallerAbort);
+  }
+}
