@@ -4,6 +4,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { pythonJson, runPython } from '../__fixtures__/toolserver-python.ts';
 import { generateMcpSources } from './generate.ts';
 import type { ToolDefinition } from './renderPackage.ts';
@@ -309,6 +310,28 @@ print(json.dumps({'doc': m.__doc__, 'name': m.TOOL_NAME, 'runDocStarts': m.run._
       [],
       'no staging directory left behind',
     );
+  });
+
+  test('without listTools, it connects once with the server params (a real upstream)', async () => {
+    const everything = fileURLToPath(
+      new URL('../../../../node_modules/.bin/mcp-server-everything', import.meta.url),
+    );
+    const generated = await generateMcpSources(
+      'everything',
+      { command: everything, args: ['stdio'] },
+      root,
+    );
+    const echo = generated.tools.find((t) => t.name === 'echo');
+    assert.deepEqual(echo, { module: 'echo', name: 'echo' });
+    assert.ok(generated.tools.some((t) => t.module === 'get_structured_content'));
+  });
+
+  test('invalid server params fail with a message naming the field, and nothing is written', async () => {
+    await assert.rejects(generateMcpSources('broken', { command: 'x', args: 'not-a-list' }, root), {
+      code: 'INVALID_PARAMS',
+      message: /server_params\.args/,
+    });
+    assert.equal(existsSync(join(root, 'mcptools', 'broken')), false);
   });
 
   test('run without a tool server address fails with a clear Python exception', async () => {

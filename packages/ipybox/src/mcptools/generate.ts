@@ -14,17 +14,20 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseUpstreamParams, UpstreamConnection } from '@mcpbox/framework';
 import { type GeneratedTool, renderPackage, type ToolDefinition } from './renderPackage.ts';
 
 const RUNTIME_SOURCE = new URL('../python/_runtime.py', import.meta.url);
 
 export interface GenerateOptions {
   /**
-   * Lists the server's tools. Pass the tool server's cached connection
-   * (`() => toolServer.servers.listTools(name)`) to avoid starting the server twice. Required
-   * for now: see {@link generateMcpSources}.
+   * Lists the server's tools. Default: a one-off connection with `serverParams` (closed again
+   * afterwards). Pass the tool server's cached connection instead —
+   * `() => pool.get(name).listTools()` — to avoid starting the server twice.
    */
-  listTools: () => Promise<readonly ToolDefinition[]>;
+  listTools?: () => Promise<readonly ToolDefinition[]>;
+  /** Where `${VAR}` placeholders in `serverParams` are looked up (default connection only). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface GeneratedSources {
@@ -44,17 +47,19 @@ export interface GeneratedSources {
  *
  * @example
  * const { tools } = await generateMcpSources('everything', params, workspace, {
- *   listTools: () => pool.listTools('everything'),
+ *   listTools: () => pool.get('everything').listTools(),
  * });
  * // kernel: from mcptools.everything import echo; echo.run({'message': 'hi'})
  */
 export async function generateMcpSources(
   serverName: string,
-  _serverParams: unknown,
+  serverParams: unknown,
   rootDir: string,
-  options: GenerateOptions,
+  options: GenerateOptions = {},
 ): Promise<GeneratedSources> {
-  const tools = await options.listTools();
+  const tools = await (
+    options.listTools ?? (() => listToolsOnce(serverName, serverParams, options.env))
+  )();
   const rendered = renderPackage(serverName, tools);
   const mcptoolsDir = join(rootDir, 'mcptools');
   await mkdir(mcptoolsDir, { recursive: true });
@@ -73,6 +78,24 @@ export async function generateMcpSources(
     await rm(staging, { recursive: true, force: true });
   }
   return { package: rendered.package, directory, tools: rendered.tools };
+}
+
+/**
+ * Connects once, lists the tools, disconnects. Invalid params fail with the framework's
+ * `UpstreamError` (`INVALID_PARAMS`, naming the field); a server that cannot start, with its reason.
+ */
+async function listToolsOnce(
+  serverName: string,
+  serverParams: unknown,
+  env: GenerateOptions['env'],
+): Promise<ToolDefinition[]> {
+  const params = parseUpstreamParams(serverParams);
+  const connection = new UpstreamConnection(serverName, params, { env });
+  try {
+    return await connection.listTools();
+  } finally {
+    await connection.close();
+  }
 }
 
 /** Writes `_runtime.py` (same content every time; written via rename so readers never see half). */

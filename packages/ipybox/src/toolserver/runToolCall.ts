@@ -115,7 +115,13 @@ export async function runToolCall(
     return { type, error: error.message };
   }
 
-  const connection = connections.get(call.server_name);
+  let connection: ToolConnection;
+  try {
+    connection = connections.get(call.server_name);
+  } catch (error) {
+    // Removed while the call waited for approval.
+    return { type: 'not_found', error: errorMessage(error) };
+  }
   const timeout = timeoutMs ?? deps.defaultTimeoutMs;
   let result: CallToolResult;
   try {

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-// TODO: import from '@mcpbox/framework' once the pool is exported there.
-import { UpstreamPool } from '../../../framework/src/client/pool.ts';
+
+import { UpstreamPool } from '@mcpbox/framework';
 import { pythonJson } from '../__fixtures__/toolserver-python.ts';
 import { ApprovalClient } from '../approval/approvalClient.ts';
 import type { ApprovalOutcome, ApprovalRequest } from '../approval/approvalRequest.ts';
