@@ -311,6 +311,7 @@ test('the README flow: a YAML config drives OAuth, the gate, the JSONL log and /
       'port: 0',
       `oauth_server_url: ${as.url}`,
       'oauth_public_url: http://127.0.0.1/mcp',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: YAML interpolation, not a JS template
       'oauth_cache_ttl: "${CACHE_TTL:-60}"',
       'tool_log_dir: logs',
       'metrics: true',
