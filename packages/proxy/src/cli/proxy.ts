@@ -8,7 +8,7 @@
  * @module
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { fail, runCommand } from '../commands/exit.ts';
+import { runCommand } from '../commands/exit.ts';
 import type { RemoteAction } from '../commands/proxy/remote.ts';
 
 function portNumber(value: string): number {
@@ -113,18 +113,12 @@ remote(
 
 program
   .command('new-plugin <name> [dir]')
-  .description('create a plugin skeleton (default directory: plugins)')
+  .description('create a plugin skeleton in DIR/NAME (default directory: plugins)')
   .action(async (name: string, dir: string | undefined) => {
     await runCommand(async () => {
-      const scaffold = new URL('../commands/newPlugin.ts', import.meta.url).href;
-      let newPlugin: ((name: string, dir?: string) => unknown) | undefined;
-      try {
-        newPlugin = ((await import(scaffold)) as { newPlugin?: typeof newPlugin }).newPlugin;
-      } catch {
-        newPlugin = undefined;
-      }
-      if (typeof newPlugin !== 'function') throw fail('new-plugin is not available in this build');
-      await newPlugin(name, dir);
+      const { newPlugin, describeNewPlugin } = await import('../commands/newPlugin.ts');
+      const result = await newPlugin(name, dir);
+      process.stdout.write(`${describeNewPlugin(name, result)}\n`);
     });
   });
 

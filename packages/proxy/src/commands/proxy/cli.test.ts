@@ -112,3 +112,14 @@ test('client commands say when no proxy is running', async () => {
     'Error: cannot connect to management API on port 1 — is the proxy running?\n',
   );
 });
+
+test('new-plugin writes a plugin skeleton and refuses to overwrite it', async (t) => {
+  const dir = testdir({}, t);
+  const first = await runProxyCli(['new-plugin', 'weather', join(dir, 'plugins')]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stdout, /^Created plugin "weather" in /);
+  assert.match(first.stdout, /weather\/index\.ts/);
+  const again = await runProxyCli(['new-plugin', 'weather', join(dir, 'plugins')]);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /^Error: .*already exists; not overwriting it/);
+});
