@@ -345,3 +345,34 @@ test('--help prints usage and exits 0', async () => {
   assert.match(result.stdout, /Usage: mcp-factory \[options\]/);
   assert.match(result.stdout, /--plugin-dir <dir>/);
 });
+
+test('metrics: true adds /metrics to the health port, counting real tool calls', async (t) => {
+  const dir = testdir(t, {
+    'm.yaml': 'metrics: true\noauth_enabled: false\nplugins_load: [echo]\n',
+  });
+  const { match, output } = await startHttp(t, ['-c', join(dir, 'm.yaml'), '--http', '0']);
+  await new Promise((r) => setTimeout(r, 200));
+  const healthUrl = /Health:\s+(\S+)\/health/.exec(output.stderr)?.[1];
+  const client = new Client({ name: 'factory-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(match[1])));
+  t.after(() => client.close());
+  await client.callTool({ name: 'echo', arguments: { message: 'counted' } });
+  const metrics = await (await fetch(`${healthUrl}/metrics`)).text();
+  assert.match(metrics, /mcpbox_tool_calls_total\{[^}]*tool="echo"[^}]*\} 1/);
+});
+
+test('a busy health port: exit 1 naming the port', async (t) => {
+  const { createServer } = await import('node:net');
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  t.after(() => blocker.close());
+  const port = (blocker.address() as { port: number }).port;
+  const result = await runBin(['--http', '0', '--health-port', String(port), '-p', 'echo']);
+  assert.equal(result.code, 1);
+  assert.match(
+    result.stderr,
+    new RegExp(
+      `Error: health port ${port} on 127.0.0.1 is already in use \\(choose another with --health-port or health_port\\)\\n$`,
+    ),
+  );
+});

@@ -11,6 +11,7 @@ import {
   type Config,
   configureLogging,
   createLogger,
+  createSecurity,
   createServer,
   type HealthServer,
   type LogLevel,
@@ -81,7 +82,10 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
     ...config.plugin_dirs,
     BUILTIN_PLUGIN_DIR,
   ];
-  const server = createServer(config, { pluginDirs });
+  // OAuth in front of HTTP, the TOTP gate, metrics: all from the config, none when not set up.
+  const security = createSecurity(config);
+  const server = createServer(config, { pluginDirs, ...security.httpOptions });
+  security.install(server);
 
   const http = config.transport !== 'stdio';
   let loading = true;
@@ -100,6 +104,7 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
             ? { ready: false, error: `plugins not loaded: ${missing.join(', ')}` }
             : { ready: true },
       plugins: () => server.registry.getSummary(),
+      routes: security.metrics ? { '/metrics': security.metrics.handler } : {},
     });
     log.info(`health endpoints at ${health.url}/health`);
   }
@@ -107,6 +112,7 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
   const shutdown = createShutdown(async () => {
     await server.close();
     await health?.close();
+    await security.close();
   });
 
   try {

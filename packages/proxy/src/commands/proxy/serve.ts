@@ -11,6 +11,7 @@ import {
   type Config,
   configureLogging,
   createLogger,
+  createServer,
   type HealthServer,
   type LogLevel,
   loadConfig,
@@ -20,7 +21,6 @@ import { probeManagementPort } from '../../management/client.ts';
 import { type ManagementServer, startManagementServer } from '../../management/server.ts';
 import { statusJson } from '../../management/status.ts';
 import { CommandRegistry } from '../../proxy/commands.ts';
-import { createServer } from '../../proxy/framework.ts';
 import { InnerClient } from '../../proxy/innerClient.ts';
 import { MANAGEMENT_PLUGIN, managementTools } from '../../proxy/managementTools.ts';
 import { PluginManager } from '../../proxy/manager.ts';
