@@ -92,8 +92,10 @@ export { configureLogging, createLogger, type Logger } from './logging/index.ts'
 export { ServerMetrics, type ServerMetricsOptions, type ToolCallOutcome } from './metrics/index.ts';
 export {
   type AvailablePlugin,
+  importPluginSource,
   listAvailablePlugins,
   type PluginSource,
+  pluginModuleOf,
   resolvePlugin,
 } from './plugins/load.ts';
 export {

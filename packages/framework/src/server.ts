@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * const { config } = loadConfig({ file: 'mcpbox.yaml' });
+ * const config = loadConfig({ file: 'mcpbox.yaml' });
  * const server = createServer(config);
  * server.registerTool('hello', { inputSchema: { name: z.string() } }, ({ name }) => `Hello, ${name}!`);
  * await server.start();
@@ -20,6 +20,7 @@ import { Catalog } from './catalog/catalog.ts';
 import { ToolCallDispatcher, type ToolCallInterceptor } from './catalog/toolCalls.ts';
 import type { Config, TransportKind } from './config/types.ts';
 import { McpboxError } from './errors.ts';
+import { PortInUseError } from './health/index.ts';
 import { createLogger } from './logging/index.ts';
 import { PluginRegistry } from './plugins/registry.ts';
 import { StagingServer } from './plugins/staging.ts';
@@ -177,10 +178,7 @@ export function createServer(
       server.once('error', (error: NodeJS.ErrnoException) => {
         reject(
           error.code === 'EADDRINUSE'
-            ? new McpboxError(
-                'ALREADY_STARTED',
-                `port ${options.port} on ${host} is already in use`,
-              )
+            ? new PortInUseError(options.port ?? 0, host, 'MCP', 'choose another port')
             : error,
         );
       });

@@ -49,22 +49,34 @@ export function allowedHostNames(host: string, allowedHosts?: string[]): string[
 }
 
 /**
- * Browsers send `Origin` on cross-site requests; a page served from another host must not
- * reach a loopback MCP server (DNS rebinding). Requests without `Origin` (non-browser clients)
- * pass.
+ * DNS-rebinding protection: the `Host` header must name this server (the SDK's check), and a
+ * browser's `Origin`, when sent, must too — so a page from another site cannot reach a loopback
+ * MCP server through a rebound DNS name. Requests without `Origin` (non-browser clients) pass.
  */
-function originValidation(allowed: string[]): RequestHandler {
-  return function originValidation(req, res, next) {
+function dnsRebindingProtection(allowed: string[], counters: ServerCounters): RequestHandler {
+  const checkHost = hostHeaderValidation(allowed);
+  return function dnsRebindingProtection(req, res, next) {
+    let hostOk = false;
+    checkHost(req, res, () => {
+      hostOk = true;
+    });
+    if (!hostOk) {
+      counters.errors += 1;
+      return;
+    }
     const origin = req.headers.origin;
     if (origin === undefined) return next();
-    let hostname: string;
+    let hostname: string | undefined;
     try {
       hostname = new URL(origin).hostname;
     } catch {
-      return sendJsonRpcError(res, 403, -32000, `Invalid Origin header: ${origin}`);
+      hostname = undefined;
     }
-    const bracketed = hostname.includes(':') ? `[${hostname}]` : hostname;
-    if (allowed.includes(hostname) || allowed.includes(bracketed)) return next();
+    if (hostname !== undefined) {
+      const bracketed = hostname.includes(':') ? `[${hostname}]` : hostname;
+      if (allowed.includes(hostname) || allowed.includes(bracketed)) return next();
+    }
+    counters.errors += 1;
     sendJsonRpcError(res, 403, -32000, `Invalid Origin: ${origin}`);
   };
 }
@@ -76,13 +88,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
 
   const allowed = allowedHostNames(options.host, options.allowedHosts);
   if (allowed) {
-    const countRejection: RequestHandler = (_req, res, next) => {
-      res.once('finish', () => {
-        if (res.statusCode === 403) counters.errors += 1;
-      });
-      next();
-    };
-    app.use(countRejection, hostHeaderValidation(allowed), originValidation(allowed));
+    app.use(dnsRebindingProtection(allowed, counters));
   } else if (options.host === '0.0.0.0' || options.host === '::') {
     logger.warn(
       `binding ${options.host} without Host/Origin checks; set allowedHosts or use authentication`,
