@@ -102,11 +102,12 @@ async function endpointOf(child: ChildProcess, name: string): Promise<URL> {
       const match = /MCP endpoint:\s+(\S+)/.exec(seen);
       if (match) resolve(new URL(match[1]));
     });
-    child.once('exit', (code) =>
-      reject(new Error(`${name} exited (${code}) before listening:\n${seen}`)),
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${name} exited (${code ?? signal}) before listening:\n${seen}`)),
     );
   });
-  const timeout = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  // A busy machine can be slow to start a server, but not this slow.
+  const timeout = setTimeout(() => child.kill('SIGKILL'), 90_000);
   try {
     return await found;
   } finally {
