@@ -20,7 +20,7 @@ import {
   type ToolLogger,
   type ToolLoggerBaseOptions,
 } from './types.ts';
-import { WriteQueue } from './writeQueue.ts';
+import { formatOrSkip, type QueuedCall, WriteQueue } from './writeQueue.ts';
 
 export interface JsonlToolLoggerOptions extends ToolLoggerBaseOptions {
   /** Directory of the live file and the archives; created when missing. */
@@ -44,7 +44,7 @@ export class JsonlToolLogger implements ToolLogger {
   readonly #maxParamChars: number;
   readonly #maxResultChars: number;
   readonly #clock: Clock;
-  readonly #queue: WriteQueue;
+  readonly #queue: WriteQueue<QueuedCall>;
   /** The local day the live file's entries belong to; unknown until the first write. */
   #fileDay: string | undefined;
   #closed = false;
@@ -56,7 +56,11 @@ export class JsonlToolLogger implements ToolLogger {
     this.#maxParamChars = options.maxParamChars ?? 500;
     this.#maxResultChars = options.maxResultChars ?? 2000;
     this.#clock = options.clock ?? Date.now;
-    this.#queue = new WriteQueue(`tool-call log ${this.#file}`, options.logger ?? stderrSink);
+    this.#queue = new WriteQueue(
+      `tool-call log ${this.#file}`,
+      options.logger ?? stderrSink,
+      (calls) => this.#writeBatch(calls),
+    );
   }
 
   /** Path of the file written today. */
@@ -72,26 +76,7 @@ export class JsonlToolLogger implements ToolLogger {
     details?: CallDetails,
   ): void {
     if (this.#closed) return;
-    try {
-      const ts = this.#clock();
-      const entry = {
-        ts: localIso(ts),
-        tool,
-        ...(details?.plugin === undefined ? {} : { plugin: details.plugin }),
-        ...(details?.sessionId === undefined ? {} : { session: details.sessionId }),
-        params: boundedParams(tool, params ?? {}, this.#maxParamChars),
-        result: truncate(resultText(result), this.#maxResultChars),
-        ok,
-        ...(details?.outcome === undefined ? {} : { outcome: details.outcome }),
-        ...(details?.durationMs === undefined
-          ? {}
-          : { ms: Math.round(details.durationMs * 10) / 10 }),
-      };
-      const line = `${JSON.stringify(entry)}\n`;
-      this.#queue.push(() => this.#write(localDate(ts), ts, line));
-    } catch {
-      // Formatting cannot fail in practice (redaction copes with cycles); the contract is no throw.
-    }
+    this.#queue.push({ ts: this.#clock(), tool, params, result, ok, details });
   }
 
   flush(): Promise<void> {
@@ -103,7 +88,42 @@ export class JsonlToolLogger implements ToolLogger {
     await this.#queue.flush();
   }
 
-  async #write(day: string, now: number, line: string): Promise<void> {
+  #format({ ts, tool, params, result, ok, details }: QueuedCall): string {
+    const entry = {
+      ts: localIso(ts),
+      tool,
+      ...(details?.plugin === undefined ? {} : { plugin: details.plugin }),
+      ...(details?.sessionId === undefined ? {} : { session: details.sessionId }),
+      params: boundedParams(tool, params ?? {}, this.#maxParamChars),
+      result: truncate(resultText(result), this.#maxResultChars),
+      ok,
+      ...(details?.outcome === undefined ? {} : { outcome: details.outcome }),
+      ...(details?.durationMs === undefined
+        ? {}
+        : { ms: Math.round(details.durationMs * 10) / 10 }),
+    };
+    return `${JSON.stringify(entry)}\n`;
+  }
+
+  /** Appends a batch, one `appendFile` per day it spans. */
+  async #writeBatch(calls: QueuedCall[]): Promise<void> {
+    let chunk = '';
+    for (const call of calls) {
+      const line = formatOrSkip(() => this.#format(call));
+      if (line === undefined) continue;
+      const day = localDate(call.ts);
+      if (day !== this.#fileDay) {
+        if (chunk !== '') await appendFile(this.#file, chunk, { mode: 0o600 });
+        chunk = '';
+        await this.#startDay(day, call.ts);
+      }
+      chunk += line;
+    }
+    if (chunk !== '') await appendFile(this.#file, chunk, { mode: 0o600 });
+  }
+
+  /** Before the first entry of `day`: archive the live file if it holds another day, prune. */
+  async #startDay(day: string, now: number): Promise<void> {
     if (this.#fileDay === undefined) {
       await mkdir(this.#dir, { recursive: true });
       // A file left by an earlier run belongs to the day it was last written.
@@ -111,14 +131,10 @@ export class JsonlToolLogger implements ToolLogger {
         (s) => localDate(s.mtimeMs),
         () => day,
       );
-      if (this.#fileDay !== day) await this.#archive(this.#fileDay);
-      await this.#prune(now);
-    } else if (this.#fileDay !== day) {
-      await this.#archive(this.#fileDay);
-      await this.#prune(now);
     }
+    if (this.#fileDay !== day) await this.#archive(this.#fileDay);
+    await this.#prune(now);
     this.#fileDay = day;
-    await appendFile(this.#file, line, { mode: 0o600 });
   }
 
   async #archive(day: string): Promise<void> {

@@ -15,7 +15,7 @@ import {
   type ToolLogger,
   type ToolLoggerBaseOptions,
 } from './types.ts';
-import { WriteQueue } from './writeQueue.ts';
+import { formatOrSkip, type QueuedCall, WriteQueue } from './writeQueue.ts';
 
 export interface TextToolLoggerOptions extends ToolLoggerBaseOptions {
   /** The log file; its directory is created when missing. */
@@ -34,7 +34,7 @@ export class TextToolLogger implements ToolLogger {
   readonly #backups: number;
   readonly #maxParamChars: number;
   readonly #clock: Clock;
-  readonly #queue: WriteQueue;
+  readonly #queue: WriteQueue<QueuedCall>;
   #size: number | undefined;
   #closed = false;
 
@@ -44,7 +44,11 @@ export class TextToolLogger implements ToolLogger {
     this.#backups = options.backups ?? 3;
     this.#maxParamChars = options.maxParamChars ?? 100;
     this.#clock = options.clock ?? Date.now;
-    this.#queue = new WriteQueue(`tool-call log ${this.#file}`, options.logger ?? stderrSink);
+    this.#queue = new WriteQueue(
+      `tool-call log ${this.#file}`,
+      options.logger ?? stderrSink,
+      (calls) => this.#writeBatch(calls),
+    );
   }
 
   get path(): string {
@@ -54,19 +58,17 @@ export class TextToolLogger implements ToolLogger {
   logCall(
     tool: string,
     params: unknown,
-    _result: unknown,
+    result: unknown,
     ok: boolean,
     details?: CallDetails,
   ): void {
     if (this.#closed) return;
-    try {
-      const ts = this.#clock();
-      const status = details?.outcome === 'rejected' ? 'REJECTED' : ok ? 'OK' : 'FAIL';
-      const line = `[${localDate(ts)} ${localTime(ts)}] ${status} ${tool} ${truncate(paramsText(tool, params), this.#maxParamChars)}\n`;
-      this.#queue.push(() => this.#write(line));
-    } catch {
-      // The contract is no throw.
-    }
+    this.#queue.push({ ts: this.#clock(), tool, params, result, ok, details });
+  }
+
+  #format({ ts, tool, params, ok, details }: QueuedCall): string {
+    const status = details?.outcome === 'rejected' ? 'REJECTED' : ok ? 'OK' : 'FAIL';
+    return `[${localDate(ts)} ${localTime(ts)}] ${status} ${tool} ${truncate(paramsText(tool, params), this.#maxParamChars)}\n`;
   }
 
   flush(): Promise<void> {
@@ -78,8 +80,8 @@ export class TextToolLogger implements ToolLogger {
     await this.#queue.flush();
   }
 
-  async #write(line: string): Promise<void> {
-    const bytes = Buffer.byteLength(line);
+  /** Appends a batch in as few writes as the rotations allow. */
+  async #writeBatch(calls: QueuedCall[]): Promise<void> {
     if (this.#size === undefined) {
       await mkdir(dirname(this.#file), { recursive: true });
       this.#size = await stat(this.#file).then(
@@ -87,12 +89,21 @@ export class TextToolLogger implements ToolLogger {
         () => 0,
       );
     }
-    if (this.#size > 0 && this.#size + bytes > this.#maxBytes) {
-      await this.#rotate();
-      this.#size = 0;
+    let chunk = '';
+    for (const call of calls) {
+      const line = formatOrSkip(() => this.#format(call));
+      if (line === undefined) continue;
+      const bytes = Buffer.byteLength(line);
+      if (this.#size > 0 && this.#size + bytes > this.#maxBytes) {
+        if (chunk !== '') await appendFile(this.#file, chunk, { mode: 0o600 });
+        chunk = '';
+        await this.#rotate();
+        this.#size = 0;
+      }
+      chunk += line;
+      this.#size += bytes;
     }
-    await appendFile(this.#file, line, { mode: 0o600 });
-    this.#size += bytes;
+    if (chunk !== '') await appendFile(this.#file, chunk, { mode: 0o600 });
   }
 
   async #rotate(): Promise<void> {

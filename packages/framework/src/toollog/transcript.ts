@@ -16,7 +16,10 @@ import {
   type ToolLogger,
   type ToolLoggerBaseOptions,
 } from './types.ts';
-import { WriteQueue } from './writeQueue.ts';
+import { formatOrSkip, type QueuedCall, WriteQueue } from './writeQueue.ts';
+
+/** A call to write, or the end of the transcript. */
+type TranscriptItem = QueuedCall | { end: number };
 
 export interface TranscriptLoggerOptions extends ToolLoggerBaseOptions {
   /** Directory of the transcripts; created when missing. */
@@ -32,7 +35,7 @@ export class TranscriptLogger implements ToolLogger {
   readonly #maxBytes: number;
   readonly #maxResultChars: number;
   readonly #clock: Clock;
-  readonly #queue: WriteQueue;
+  readonly #queue: WriteQueue<TranscriptItem>;
   #file: string | undefined;
   #size = 0;
   #closed = false;
@@ -42,7 +45,11 @@ export class TranscriptLogger implements ToolLogger {
     this.#maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
     this.#maxResultChars = options.maxResultChars ?? 50_000;
     this.#clock = options.clock ?? Date.now;
-    this.#queue = new WriteQueue(`transcript in ${this.#dir}`, options.logger ?? stderrSink);
+    this.#queue = new WriteQueue(
+      `transcript in ${this.#dir}`,
+      options.logger ?? stderrSink,
+      (items) => this.#writeBatch(items),
+    );
   }
 
   /** The file being written, once the first call has been logged. */
@@ -58,22 +65,7 @@ export class TranscriptLogger implements ToolLogger {
     details?: CallDetails,
   ): void {
     if (this.#closed) return;
-    try {
-      const ts = this.#clock();
-      const mark = details?.outcome === 'rejected' ? '⊘' : ok ? '✓' : '✗';
-      const paramLines = Object.entries(asRecord(redactParams(tool, params ?? {})))
-        .map(([k, v]) => `  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
-        .join('\n');
-      const body = truncate(resultText(result), this.#maxResultChars);
-      const fence = fenceFor(body);
-      const entry =
-        `## [${localTime(ts)}] ${mark} \`${tool}\`\n\n` +
-        `**Parameters:**\n${paramLines || '  (none)'}\n\n` +
-        `**Result:**\n${fence}\n${body}\n${fence}\n\n---\n\n`;
-      this.#queue.push(() => this.#write(ts, entry));
-    } catch {
-      // The contract is no throw.
-    }
+    this.#queue.push({ ts: this.#clock(), tool, params, result, ok, details });
   }
 
   flush(): Promise<void> {
@@ -82,21 +74,48 @@ export class TranscriptLogger implements ToolLogger {
 
   /** Adds the `**Ended:**` line to the current transcript. */
   async close(): Promise<void> {
-    if (this.#closed) return this.#queue.flush();
-    this.#closed = true;
-    const ts = this.#clock();
-    this.#queue.push(async () => {
-      if (this.#file !== undefined) {
-        await appendFile(this.#file, `**Ended:** ${localDate(ts)} ${localTime(ts)}\n`);
-      }
-    });
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#queue.push({ end: this.#clock() });
+    }
     await this.#queue.flush();
   }
 
-  async #write(ts: number, entry: string): Promise<void> {
-    if (this.#file === undefined || this.#size >= this.#maxBytes) await this.#start(ts);
-    await appendFile(this.#file!, entry);
-    this.#size += Buffer.byteLength(entry);
+  #format({ ts, tool, params, result, ok, details }: QueuedCall): string {
+    const mark = details?.outcome === 'rejected' ? '⊘' : ok ? '✓' : '✗';
+    const paramLines = Object.entries(asRecord(redactParams(tool, params ?? {})))
+      .map(([k, v]) => `  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join('\n');
+    const body = truncate(resultText(result), this.#maxResultChars);
+    const fence = fenceFor(body);
+    return (
+      `## [${localTime(ts)}] ${mark} \`${tool}\`\n\n` +
+      `**Parameters:**\n${paramLines || '  (none)'}\n\n` +
+      `**Result:**\n${fence}\n${body}\n${fence}\n\n---\n\n`
+    );
+  }
+
+  async #writeBatch(items: TranscriptItem[]): Promise<void> {
+    let chunk = '';
+    const flushChunk = async () => {
+      if (chunk !== '' && this.#file !== undefined) await appendFile(this.#file, chunk);
+      chunk = '';
+    };
+    for (const item of items) {
+      if ('end' in item) {
+        chunk += `**Ended:** ${localDate(item.end)} ${localTime(item.end)}\n`;
+        continue;
+      }
+      const entry = formatOrSkip(() => this.#format(item));
+      if (entry === undefined) continue;
+      if (this.#file === undefined || this.#size >= this.#maxBytes) {
+        await flushChunk();
+        await this.#start(item.ts);
+      }
+      chunk += entry;
+      this.#size += Buffer.byteLength(entry);
+    }
+    await flushChunk();
   }
 
   async #start(ts: number): Promise<void> {

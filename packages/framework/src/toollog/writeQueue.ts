@@ -1,43 +1,66 @@
 /**
- * The background queue behind every file logger: writes run one after another, off the caller's
- * path; a failure becomes one warning (repeated only after writing has worked again), never an
+ * The background queue behind every file logger. `push` only appends to an array; one drain at a
+ * time hands everything queued so far to the logger's `write` as a batch, so a burst of calls
+ * costs one file append rather than one per call, and formatting happens off the caller's path.
+ * A failing write becomes one warning (repeated only after writing has worked again), never an
  * exception; a backlog past `maxPending` is dropped rather than eating memory.
  *
  * @module
  */
-import type { WarningSink } from './types.ts';
+import type { CallDetails, WarningSink } from './types.ts';
 
-export class WriteQueue {
+export class WriteQueue<T> {
   readonly #name: string;
   readonly #logger: WarningSink;
+  readonly #write: (items: T[]) => Promise<void>;
   readonly #maxPending: number;
-  #tail: Promise<void> = Promise.resolve();
-  #pending = 0;
+  #pending: T[] = [];
+  #draining: Promise<void> | undefined;
   #failing = false;
-  #dropped = 0;
+  #dropping = false;
 
-  constructor(name: string, logger: WarningSink, maxPending = 10_000) {
+  constructor(
+    name: string,
+    logger: WarningSink,
+    write: (items: T[]) => Promise<void>,
+    maxPending = 10_000,
+  ) {
     this.#name = name;
     this.#logger = logger;
+    this.#write = write;
     this.#maxPending = maxPending;
   }
 
-  /** Queues `write`; returns at once. */
-  push(write: () => Promise<void>): void {
-    if (this.#pending >= this.#maxPending) {
-      if (this.#dropped++ === 0) {
+  /** Queues `item`; returns at once. */
+  push(item: T): void {
+    if (this.#pending.length >= this.#maxPending) {
+      if (!this.#dropping) {
+        this.#dropping = true;
         this.#warn(
           `${this.#name}: ${this.#maxPending} entries waiting to be written; dropping entries`,
         );
       }
       return;
     }
-    this.#pending++;
-    this.#tail = this.#tail.then(async () => {
+    this.#pending.push(item);
+    this.#draining ??= this.#drain();
+  }
+
+  /** Resolves when everything queued before this call has been tried. */
+  async flush(): Promise<void> {
+    while (this.#draining !== undefined) await this.#draining;
+  }
+
+  async #drain(): Promise<void> {
+    // Let the current call finish first: the write starts after the caller's synchronous work.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.#pending.length > 0) {
+      const batch = this.#pending;
+      this.#pending = [];
       try {
-        await write();
+        await this.#write(batch);
         this.#failing = false;
-        this.#dropped = 0;
+        this.#dropping = false;
       } catch (error) {
         if (!this.#failing) {
           this.#failing = true;
@@ -45,15 +68,9 @@ export class WriteQueue {
             `${this.#name}: cannot write (${error instanceof Error ? error.message : String(error)}); tool calls go on unlogged`,
           );
         }
-      } finally {
-        this.#pending--;
       }
-    });
-  }
-
-  /** Resolves when everything queued before this call has been tried. */
-  flush(): Promise<void> {
-    return this.#tail;
+    }
+    this.#draining = undefined;
   }
 
   #warn(message: string): void {
@@ -62,5 +79,24 @@ export class WriteQueue {
     } catch {
       // A broken logger must not break the tool call either.
     }
+  }
+}
+
+/** One logged call as the loggers queue it: raw, formatted later in the background. */
+export interface QueuedCall {
+  ts: number;
+  tool: string;
+  params: unknown;
+  result: unknown;
+  ok: boolean;
+  details: CallDetails | undefined;
+}
+
+/** Runs `format`; an entry that cannot be formatted is skipped, not fatal to the batch. */
+export function formatOrSkip<T>(format: () => T): T | undefined {
+  try {
+    return format();
+  } catch {
+    return undefined;
   }
 }
