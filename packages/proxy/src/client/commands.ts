@@ -2,7 +2,7 @@
  * The interactive client's command language: one line in, output through `Output`. Each command
  * is an entry in `COMMANDS`; any other first word that names a tool calls that tool.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
   type ArgumentsFromText,
   argumentsFromText,
@@ -33,11 +33,16 @@ export interface CommandContext {
 
 export type CommandResult = 'quit' | undefined;
 
+/** A mistake in how a command was typed: printed as is, without an "Error:" prefix. */
+class UsageError extends Error {}
+
 interface Command {
   names: string[];
   usage: string;
   summary: string;
-  run(ctx: CommandContext, rest: string): Promise<CommandResult | undefined>;
+  run(ctx: CommandContext, rest: string): Promise<void>;
+  /** Leaves the REPL after running. */
+  quits?: boolean;
 }
 
 export const COMMANDS: Command[] = [
@@ -47,7 +52,6 @@ export const COMMANDS: Command[] = [
     summary: 'list the tools',
     async run({ session, out }) {
       out.print(formatTools(await session.listTools()));
-      return undefined;
     },
   },
   {
@@ -56,11 +60,10 @@ export const COMMANDS: Command[] = [
     summary: 'call a tool; without arguments, asks for each parameter',
     async run(ctx, rest) {
       const { name, rest: args } = splitWord(rest);
-      if (!name) return void ctx.out.error('Usage: call NAME [JSON|value]');
+      if (!name) throw new UsageError('Usage: call NAME [JSON|value]');
       const tool = await ctx.session.findTool(name);
-      if (!tool) return void ctx.out.error(`Unknown tool "${name}". Type "tools" to list them.`);
+      if (!tool) throw new UsageError(`Unknown tool "${name}". Type "tools" to list them.`);
       await callTool(ctx, tool, args);
-      return undefined;
     },
   },
   {
@@ -70,7 +73,6 @@ export const COMMANDS: Command[] = [
     async run({ session, out }) {
       const { resources, templates } = await session.listResources();
       out.print(formatResources(resources, templates));
-      return undefined;
     },
   },
   {
@@ -79,9 +81,8 @@ export const COMMANDS: Command[] = [
     summary: 'read a resource',
     async run({ session, out, signal }, rest) {
       const uri = rest.trim();
-      if (!uri) return void out.error('Usage: read URI');
+      if (!uri) throw new UsageError('Usage: read URI');
       out.print(formatReadResult(await session.client.readResource({ uri }, { signal })));
-      return undefined;
     },
   },
   {
@@ -90,7 +91,6 @@ export const COMMANDS: Command[] = [
     summary: 'list the prompts',
     async run({ session, out }) {
       out.print(formatPrompts(await session.listPrompts()));
-      return undefined;
     },
   },
   {
@@ -100,22 +100,21 @@ export const COMMANDS: Command[] = [
     async run(ctx, rest) {
       const { session, out, signal } = ctx;
       const { name, rest: text } = splitWord(rest);
-      if (!name) return void out.error('Usage: prompt NAME [JSON|value]');
+      if (!name) throw new UsageError('Usage: prompt NAME [JSON|value]');
       const prompt = await session.findPrompt(name);
-      if (!prompt) return void out.error(`Unknown prompt "${name}". Type "prompts" to list them.`);
+      if (!prompt) throw new UsageError(`Unknown prompt "${name}". Type "prompts" to list them.`);
       const schema = promptArgumentsSchema(prompt.arguments);
       const args = await resolveArguments(
         ctx,
         argumentsFromText(text, schema, `prompt ${name}`),
         schema,
       );
-      if (!args) return undefined;
+      if (!args) return;
       const result = await session.client.getPrompt(
         { name, arguments: stringifyValues(args) },
         { signal },
       );
       out.print(formatPromptResult(result));
-      return undefined;
     },
   },
   {
@@ -124,7 +123,6 @@ export const COMMANDS: Command[] = [
     summary: 'server name, version, capabilities and instructions',
     async run({ session, out }) {
       out.print(formatInfo(session.info()));
-      return undefined;
     },
   },
   {
@@ -133,7 +131,6 @@ export const COMMANDS: Command[] = [
     summary: 'close the connection and connect again (restarts a stdio server)',
     async run({ session, out }) {
       out.print(await session.reconnect());
-      return undefined;
     },
   },
   {
@@ -142,16 +139,14 @@ export const COMMANDS: Command[] = [
     summary: 'this list',
     async run({ out }) {
       out.print(helpText());
-      return undefined;
     },
   },
   {
     names: ['quit', 'exit', 'q'],
     usage: 'quit',
     summary: 'leave (also exit, q, Ctrl-D)',
-    async run() {
-      return 'quit';
-    },
+    quits: true,
+    async run() {},
   },
 ];
 
@@ -183,7 +178,10 @@ export async function runLine(line: string, ctx: CommandContext): Promise<Comman
   if (name === '' || name.startsWith('#')) return undefined;
   try {
     const command = COMMANDS.find((c) => c.names.includes(name));
-    if (command) return await command.run(ctx, rest);
+    if (command) {
+      await command.run(ctx, rest);
+      return command.quits ? 'quit' : undefined;
+    }
     // Tool shorthand. Without a connection no word can be a tool: say so, not "unknown".
     if (!ctx.session.connected) throw new NotConnectedError();
     const tool = ctx.session.knownTools.find((t) => t.name === name);
@@ -193,7 +191,9 @@ export async function runLine(line: string, ctx: CommandContext): Promise<Comman
     }
     ctx.out.error(`Unknown command "${name}". Type "help" for commands, "tools" for tool names.`);
   } catch (err) {
-    ctx.out.error(`Error: ${formatError(err)}${hint(err, ctx.session)}`);
+    if (err instanceof UsageError) ctx.out.error(err.message);
+    else if (ctx.signal?.aborted) ctx.out.error('Cancelled.');
+    else ctx.out.error(`Error: ${formatError(err)}${hint(err, ctx.session)}`);
   }
   return undefined;
 }
@@ -224,7 +224,9 @@ async function callTool(ctx: CommandContext, tool: Tool, text: string): Promise<
       resetTimeoutOnProgress: true,
     },
   );
-  ctx.out.print(formatCallResult(result as Parameters<typeof formatCallResult>[0]));
+  // The SDK's return type also admits the pre-2024-11 `toolResult` shape; formatCallResult
+  // prints either.
+  ctx.out.print(formatCallResult(result as CallToolResult));
 }
 
 /** Arguments from the command line, or asked for; null when there is nothing to send. */
@@ -239,6 +241,6 @@ async function resolveArguments(
   }
   if (parsed.kind === 'args') return parsed.args;
   const asked = await askArguments(schema, ctx.ask, (m) => ctx.out.error(m));
-  if (!asked) ctx.out.error('Input ended before all required parameters were given.');
+  if (!asked) ctx.out.error('Not sent: input ended before every required parameter was given.');
   return asked;
 }

@@ -1,7 +1,8 @@
 /**
  * The real `mcp-client` on a pseudo-terminal (util-linux `script`, no native pty module):
  * tab completion, history recall with the up arrow, history persisted to ~/.mcp_client_history
- * (HOME points at a temp dir), and a list_changed notice printed while the prompt is shown.
+ * (HOME points at a temp dir), a list_changed notice printed while the prompt is shown, and
+ * Ctrl-C cancelling a running call.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { growingServerCommand, hasScript, startClientInPty } from './__fixtures_
 
 const UP = '\x1b[A';
 
-test('on a terminal: completion, history recall and persistence', {
+test('on a terminal: completion, history recall and persistence, Ctrl-C cancels a call', {
   skip: hasScript() ? false : 'util-linux `script` is not installed',
 }, async (t) => {
   const home = mkdtempSync(join(tmpdir(), 'mcp-client-home-'));
@@ -38,14 +39,28 @@ test('on a terminal: completion, history recall and persistence', {
   await client.waitFor('HI THERE');
 
   client.write('grow\r');
-  await client.waitFor('Tool list refreshed: 3 -> 5 tools (+twice, +thrice)');
+  await client.waitFor('Tool list refreshed: 4 -> 6 tools (+twice, +thrice)');
   client.write('tw\t'); // completion knows the new tool
   await client.waitFor('twice ');
   client.write('21\r');
   await client.waitFor('42');
 
+  client.write('slow\r');
+  await client.waitFor('progress 1/2 started');
+  client.write('\x03'); // Ctrl-C cancels the running call, not the client
+  await client.waitFor('Cancelled.');
+  client.write('shout still here\r');
+  await client.waitFor('STILL HERE');
+
   client.write('quit\r');
   assert.equal(await client.exited, 0, client.output());
   const history = readFileSync(join(home, '.mcp_client_history'), 'utf8');
-  assert.deepEqual(history.trim().split('\n'), ['shout hi there', 'grow', 'twice 21', 'quit']);
+  assert.deepEqual(history.trim().split('\n'), [
+    'shout hi there',
+    'grow',
+    'twice 21',
+    'slow',
+    'shout still here',
+    'quit',
+  ]);
 });

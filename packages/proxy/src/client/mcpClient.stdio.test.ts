@@ -28,6 +28,7 @@ test('every command works against server-everything over stdio, and EOF exits 0'
     'get-sum {"a": 2, "b": 40}',
     'get-tiny-image',
     'get-structured-content Chicago',
+    'trigger-long-running-operation {"duration": 0.2, "steps": 2}',
     'resources',
     'read demo://resource/static/document/architecture.md',
     'prompts',
@@ -49,6 +50,7 @@ test('every command works against server-everything over stdio, and EOF exits 0'
   const bytes = await tinyImageBytes();
   assert.ok(out.includes(`[image image/png, ${bytes} bytes]`), out);
   assert.match(out, /structuredContent:\n\{\n {2}"temperature": /);
+  assert.match(out, /progress 1\/2\n(progress 2\/2\n)?Long running operation completed/);
   assert.match(out, /resources:\n {2}demo:\/\/resource\/static\/document\/architecture\.md/);
   assert.match(out, /resource templates:\n {2}demo:\/\/resource\/dynamic\/text\/\{resourceId\}/);
   assert.match(out, /# Everything Server – Architecture/);
@@ -122,7 +124,7 @@ test('call NAME without arguments asks for each parameter, typed, re-asking bad 
 test('input ending in the middle of the questions gives a message, not a call', async (t) => {
   const run = await runScript(t, everything, ['call get-sum', '1']);
   assert.equal(run.code, 0, run.output);
-  assert.match(run.stderr, /Input ended before all required parameters were given/);
+  assert.match(run.stderr, /Not sent: input ended before every required parameter was given/);
   assert.doesNotMatch(run.stdout, /The sum/);
 });
 
@@ -150,10 +152,10 @@ test('list_changed: the refreshed tool list is announced, new tools are callable
   const client = startClient(t, ['--', ...growingServerCommand]);
   await client.waitFor('Connected to growing 1.0.0');
   client.send('tools');
-  await client.waitFor('3 tools:');
+  await client.waitFor('4 tools:');
   client.send('grow');
   await client.waitFor('grown');
-  await client.waitFor('Tool list refreshed: 3 -> 5 tools (+twice, +thrice)');
+  await client.waitFor('Tool list refreshed: 4 -> 6 tools (+twice, +thrice)');
   client.send('twice 21'); // shorthand with the sole required parameter, typed as a number
   const out = await client.waitFor(/structuredContent:\n\{\n {2}"result": 42\n\}/);
   assert.match(out, /mcp> twice 21\n42\n/);

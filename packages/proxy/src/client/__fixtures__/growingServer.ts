@@ -1,7 +1,7 @@
 /**
- * A tiny stdio MCP server for the mcp-client tests: three tools, and calling `grow` registers two
+ * A tiny stdio MCP server for the mcp-client tests: four tools, and calling `grow` registers two
  * more, so the server sends `notifications/tools/list_changed` on demand. `fail` answers with an
- * isError result. Run as `node --import tsx growingServer.ts`.
+ * isError result; `slow` reports progress and then waits to be cancelled. Run as `node --import tsx growingServer.ts`.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -19,6 +19,28 @@ server.registerTool('fail', { description: 'Always fails' }, async () => ({
   isError: true,
   content: [{ type: 'text', text: 'it broke on purpose' }],
 }));
+
+server.registerTool(
+  'slow',
+  { description: 'Reports progress, then waits until cancelled (at most 60 s)' },
+  async (extra) => {
+    const progressToken = extra._meta?.progressToken;
+    if (progressToken !== undefined) {
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken, progress: 1, total: 2, message: 'started' },
+      });
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 60_000);
+      extra.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    return { content: [{ type: 'text', text: extra.signal.aborted ? 'cancelled' : 'finished' }] };
+  },
+);
 
 let grown = false;
 server.registerTool('grow', { description: 'Adds the tools twice and thrice' }, async () => {
