@@ -18,7 +18,7 @@
  * Tuning: BENCH_ROUNDS (5), BENCH_RTT_PER_ROUND (120 calls per subject per round).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startJupyterServer } from '../packages/ipybox/src/__fixtures__/jupyterServer.ts';
@@ -199,13 +199,15 @@ const median = (values: number[]) => quantile(values, 0.5);
 
 function main(): Promise<void> {
   return (async () => {
+    const load = () => loadavg()[0].toFixed(1);
     console.log(
-      `kernel benchmark: ${ROUNDS} rounds, ${ROUNDS * RTT_PER_ROUND} round trips per subject, interleaved`,
+      `kernel benchmark: ${ROUNDS} rounds, ${ROUNDS * RTT_PER_ROUND} round trips per subject, interleaved; ${cpus().length} CPUs, load average ${load()} at start`,
     );
     for (let i = 0; i < ROUNDS; i++) {
       await round(i);
       process.stderr.write(`round ${i + 1}/${ROUNDS} done\n`);
     }
+    console.log(`load average ${load()} at the end (a busy machine inflates every figure)`);
     const names = SUBJECTS.map((s) => s.name);
     const base = samples.get('KernelClient')!;
     const rows: [string, (s: Samples) => number][] = [

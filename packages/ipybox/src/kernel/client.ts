@@ -146,7 +146,8 @@ export class KernelClient {
       chunks.push(chunk);
       wake?.();
     };
-    const run = this.#enqueue(options, () =>
+    // One signal for both ways to stop: the caller's signal, and the consumer leaving the loop.
+    const run = this.#enqueue({ signal: abort.signal }, () =>
       this.#run(code, { timeout: options.timeout, signal: abort.signal }, onChunk),
     ).then(
       (result) => {
