@@ -201,6 +201,18 @@ print(json.dumps(asyncio.run(main())))
       return client;
     }
 
+    test('policy deny: ToolRejected, even with a client that would accept', async (t) => {
+      server.approval.policy = 'deny';
+      t.after(() => {
+        server.approval.policy = 'ask';
+      });
+      const client = await connectClient(() => true);
+      t.after(() => client.close());
+      const result = await callFromPython('pid.run()');
+      assert.equal(result.error, 'ToolRejected');
+      assert.match(result.message!, /denied by policy/);
+    });
+
     test('no approval client connected: ApprovalUnavailable', async () => {
       const result = await callFromPython(`echo.run({'message': 'x'})`);
       assert.equal(result.error, 'ApprovalUnavailable');

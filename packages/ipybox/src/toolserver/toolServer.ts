@@ -17,7 +17,7 @@
  */
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { createLogger, errorMessage, type Logger } from '@mcpbox/framework';
 import { ApprovalGate } from '../approval/approvalGate.ts';
 import { APPROVAL_PATH, ApprovalWebSocketEndpoint } from '../approval/approvalWebSocket.ts';
@@ -277,7 +277,22 @@ async function prepareSocketPath(path: string): Promise<void> {
   }
   const stat = await lstat(path).catch(() => undefined);
   if (stat === undefined) return;
-  if (!stat.isSocket())
+  if (!stat.isSocket()) {
     throw new Error(`${path} exists and is not a socket; refusing to replace it`);
-  await unlink(path);
+  }
+  if (await socketAnswers(path)) {
+    throw new Error(`another server is listening on ${path}; refusing to replace its socket`);
+  }
+  await unlink(path); // left behind by a process that died
+}
+
+function socketAnswers(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
 }
