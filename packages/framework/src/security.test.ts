@@ -7,10 +7,17 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { firstText, inMemoryClient } from './__fixtures__/testServer.ts';
+import {
+  descendants,
+  everythingBin,
+  killAll,
+  waitUntilGone,
+} from './__fixtures__/upstream-processes.ts';
 import { startIntrospectionServer } from './auth/testing.ts';
 import { loadConfig } from './config/index.ts';
 import { codeAt, newSecret } from './gate/testing.ts';
 import { startHealthServer } from './health/index.ts';
+import { upstreamPlugin } from './plugins/upstream.ts';
 import { createSecurity, type SecurityConfig } from './security.ts';
 import { createServer, type McpboxServer } from './server.ts';
 import { JsonlToolLogger } from './toollog/jsonl.ts';
@@ -162,6 +169,55 @@ describe('one interceptor for every tool call', () => {
     assert.ok(!logText.includes(code), 'the TOTP code is redacted from the tool-call log');
     assert.match(await security.metrics!.text(), /^mcpbox_gate_unlocks_total\{group="ops"\} 1$/m);
   });
+});
+
+test('tools mirrored from a real upstream server (server-everything) pass the same checks', async (t) => {
+  const toolLogger = new JsonlToolLogger({ dir: await tempDir(t) });
+  const security = createSecurity(noAuth, { toolLogger });
+  t.after(() => security.close());
+  const server = createServer({ name: 'mirror' });
+  const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+  const plugin = upstreamPlugin(
+    'everything',
+    { command: everythingBin, args: ['stdio'] },
+    { logger: quiet },
+  );
+  const pids = new Set<number>();
+  t.after(async () => {
+    const pid = plugin.connection?.pid;
+    if (pid) for (const p of [pid, ...descendants(pid)]) pids.add(p);
+    await plugin.dispose();
+    await server.close();
+    killAll(await waitUntilGone([...pids], 5_000));
+  });
+  security.install(server);
+  const loaded = await server.registry.loadPlugin('everything', { module: plugin });
+  assert.equal(loaded.error, undefined);
+  security.setPreCallValidator((tool, params) =>
+    tool === 'echo' && String(params.message).includes('rm -rf') ? 'dangerous input' : null,
+  );
+  const client = await inMemoryClient(server);
+  t.after(() => client.close());
+
+  assert.equal(
+    firstText(await client.callTool({ name: 'echo', arguments: { message: 'hi' } })),
+    'Echo: hi',
+  );
+  const refused = await client.callTool({ name: 'echo', arguments: { message: 'rm -rf /' } });
+  assert.equal(refused.isError, true);
+  assert.equal(firstText(refused), 'Rejected: dangerous input');
+  const log = await readLog(toolLogger);
+  assert.deepEqual(
+    log.map((e) => [e.tool, e.plugin, e.outcome]),
+    [
+      ['echo', 'everything', 'ok'],
+      ['echo', 'everything', 'rejected'],
+    ],
+  );
+  assert.match(
+    await security.metrics!.text(),
+    /^mcpbox_tool_calls_total\{tool="echo",plugin="everything",outcome="rejected"\} 1$/m,
+  );
 });
 
 describe('OAuth and the gated plugin over real HTTP', () => {
