@@ -10,7 +10,7 @@
  * @module
  */
 import type { KernelBackend } from './kernel/backend.ts';
-import { KernelClient } from './kernel/client.ts';
+import { type ExecuteOptions, KernelClient } from './kernel/client.ts';
 import type { KernelTransport } from './kernel/connectionFile.ts';
 import type { ExecutionResult } from './kernel/execution.ts';
 import { zmqKernelBackend } from './kernel/launcher.ts';
@@ -35,12 +35,7 @@ export interface CodeExecutorOptions {
   backend?: KernelBackend;
 }
 
-export interface ExecuteOptions {
-  /** Milliseconds the code may run; on expiry the cell is interrupted (`EXECUTION_TIMEOUT`). */
-  timeout?: number;
-  /** Aborting interrupts the cell (`EXECUTION_CANCELLED`). */
-  signal?: AbortSignal;
-}
+export type { ExecuteOptions };
 
 export interface StreamOptions extends ExecuteOptions {
   /** Yield output chunks as they arrive, not only the final result. Default false. */

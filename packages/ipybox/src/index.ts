@@ -16,6 +16,7 @@ export type {
   KernelStartOptions,
   RunningKernel,
 } from './kernel/backend.ts';
+export { TimeoutBudget } from './kernel/budget.ts';
 export type { KernelChannels, MessageListener } from './kernel/channels.ts';
 export type { KernelClientOptions } from './kernel/client.ts';
 export { KernelClient } from './kernel/client.ts';

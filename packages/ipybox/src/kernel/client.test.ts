@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { TimeoutBudget } from './budget.ts';
 import { KernelClient } from './client.ts';
 import { CodeExecutionError, KernelError } from './errors.ts';
 import type { ExecutionResult } from './execution.ts';
@@ -177,6 +178,25 @@ describe('KernelClient', () => {
       },
     );
     assert.equal((await client.execute('kept')).text, "'still here'");
+  });
+
+  it('does not count paused time against a TimeoutBudget', async () => {
+    const paused = new TimeoutBudget(200);
+    paused.pause(); // paused before the cell starts: the clock never runs
+    const result = await client.execute('import time\ntime.sleep(0.5)\n"done"', {
+      timeout: paused,
+    });
+    assert.equal(result.text, "'done'");
+    assert.equal(paused.remaining, 200);
+
+    const resumed = new TimeoutBudget(200);
+    resumed.pause();
+    const running = client.execute('import time\ntime.sleep(30)', { timeout: resumed });
+    setTimeout(() => resumed.resume(), 100);
+    await assert.rejects(running, {
+      code: 'EXECUTION_TIMEOUT',
+      message: /timeout of 0.2 s \(paused time not counted\)/,
+    });
   });
 
   it('interrupts a busy pure-Python loop on interrupt()', async () => {

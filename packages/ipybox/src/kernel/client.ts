@@ -13,6 +13,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KernelBackend, KernelExit, RunningKernel } from './backend.ts';
+import { TimeoutBudget } from './budget.ts';
 import { KernelConnection } from './connection.ts';
 import { KernelError } from './errors.ts';
 import { Execution, type ExecutionResult, type InterruptReason } from './execution.ts';
@@ -41,8 +42,11 @@ export interface KernelClientOptions {
 }
 
 export interface ExecuteOptions {
-  /** Milliseconds the cell may run (time queued behind other cells excluded). Default: no limit. */
-  timeout?: number;
+  /**
+   * Milliseconds the cell may run (time queued behind other cells excluded), or a
+   * `TimeoutBudget` the caller can pause (e.g. while a tool call awaits approval). Default: no limit.
+   */
+  timeout?: number | TimeoutBudget;
   /** Aborting interrupts the cell; the call then fails with `EXECUTION_CANCELLED`. */
   signal?: AbortSignal;
 }
@@ -64,11 +68,8 @@ interface CurrentExecution {
 function checkCall(code: unknown, options: ExecuteOptions): void {
   if (typeof code !== 'string') throw new TypeError(`code must be a string, got ${typeof code}`);
   const { timeout } = options;
-  if (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0 && timeout < 2 ** 31)) {
-    throw new RangeError(
-      `timeout must be a positive number of milliseconds below 2^31, got ${String(timeout)}`,
-    );
-  }
+  // A number is checked by the budget it becomes; a budget serves exactly one call.
+  if (timeout !== undefined && !(timeout instanceof TimeoutBudget)) new TimeoutBudget(timeout);
 }
 
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
@@ -269,6 +270,8 @@ export class KernelClient {
       execution.handle(channel, message),
     );
     const timers: NodeJS.Timeout[] = [];
+    const budget =
+      typeof options.timeout === 'number' ? new TimeoutBudget(options.timeout) : options.timeout;
     const interrupt = (reason: InterruptReason) => {
       if (execution.settled) return;
       execution.markInterrupted(reason);
@@ -289,17 +292,13 @@ export class KernelClient {
     try {
       options.signal?.addEventListener('abort', onAbort, { once: true });
       if (options.signal?.aborted) onAbort();
-      if (options.timeout !== undefined) {
-        const timeout = options.timeout;
-        timers.push(
-          setTimeout(
-            () =>
-              interrupt({
-                code: 'EXECUTION_TIMEOUT',
-                message: `The code ran longer than its timeout of ${seconds(timeout)} and was interrupted.`,
-              }),
-            timeout,
-          ),
+      if (budget) {
+        const paused = options.timeout instanceof TimeoutBudget ? ' (paused time not counted)' : '';
+        budget.start(() =>
+          interrupt({
+            code: 'EXECUTION_TIMEOUT',
+            message: `The code ran longer than its timeout of ${seconds(budget.total)}${paused} and was interrupted.`,
+          }),
         );
       }
       connection.channels.send('shell', request).catch((error: Error) => execution.fail(error));
@@ -307,6 +306,7 @@ export class KernelClient {
     } finally {
       unroute();
       for (const timer of timers) clearTimeout(timer);
+      budget?.stop();
       options.signal?.removeEventListener('abort', onAbort);
       if (this.#current?.execution === execution) this.#current = undefined;
     }
