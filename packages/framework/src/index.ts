@@ -131,6 +131,11 @@ export type {
   ToolReturn,
 } from './plugins/types.ts';
 export {
+  type UpstreamPlugin,
+  type UpstreamPluginOptions,
+  upstreamPlugin,
+} from './plugins/upstream.ts';
+export {
   createSecurity,
   type PreCallValidator,
   type Security,

@@ -63,6 +63,12 @@ server.registerTool(
   },
 );
 
+server.registerTool('fail', { description: 'Answers with an isError result' }, () => ({
+  content: [{ type: 'text' as const, text: 'it failed on purpose' }],
+  structuredContent: { reason: 'on purpose' },
+  isError: true,
+}));
+
 server.registerTool('cancellations', { description: 'How many sleeps were cancelled' }, () =>
   text(String(cancellations)),
 );

@@ -28,6 +28,7 @@ import {
 import { describeUpstream, type UpstreamParams } from '../client/params.ts';
 import type {
   JsonSchemaObject,
+  Logger,
   PluginModule,
   PluginServer,
   RequestExtra,
@@ -86,7 +87,7 @@ export function upstreamPlugin(
           ));
       connection = new UpstreamConnection(name, params, { ...options, logger, onListChanged });
       try {
-        await mirror(server, connection, current);
+        await mirror(server, connection, current, logger);
       } catch (error) {
         await connection.close();
         connection = undefined;
@@ -106,6 +107,7 @@ async function mirror(
   server: PluginServer,
   connection: UpstreamConnection,
   current: () => UpstreamConnection,
+  logger: Logger,
 ): Promise<void> {
   // Lists are fetched before anything is registered, so a failure registers nothing.
   const [tools, resources, templates, prompts] = [
@@ -114,10 +116,24 @@ async function mirror(
     await connection.listResourceTemplates(),
     await connection.listPrompts(),
   ];
-  for (const tool of tools) mirrorTool(server, tool, current);
+  for (const tool of tools) {
+    if (needsTasks(tool)) {
+      // A plain tools/call to it always fails; listing it would only offer a broken tool.
+      logger.warn(
+        `upstream '${connection.name}': tool '${tool.name}' requires MCP tasks, which mirrored servers do not support yet; not mirrored`,
+      );
+      continue;
+    }
+    mirrorTool(server, tool, current);
+  }
   for (const resource of resources) mirrorResource(server, resource, current);
   for (const template of templates) mirrorTemplate(server, template, current);
   for (const prompt of prompts) mirrorPrompt(server, prompt, current);
+}
+
+/** Tools that may only run as MCP tasks (`execution.taskSupport: 'required'`). */
+export function needsTasks(tool: Tool): boolean {
+  return tool.execution?.taskSupport === 'required';
 }
 
 /** Forwards the caller's cancellation, and progress only when the caller asked for it. */
