@@ -7,11 +7,10 @@
  * @module
  */
 
-import type { ToolContext } from '@mcpbox/framework';
+import type { McpboxServer, ToolContext } from '@mcpbox/framework';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { McpboxServer } from './framework.ts';
 
 export class InnerClient {
   readonly #server: McpboxServer;

@@ -40,8 +40,12 @@ export interface PluginManagerOptions {
   logger?: Logger;
 }
 
-/** A module that owns something outside the catalog (an upstream connection) frees it here. */
-interface Closable {
+/**
+ * A module that owns something outside the catalog frees it here: `dispose()` (an upstream
+ * mirror's connection) or a plugin's own exported `close()`.
+ */
+interface Disposable {
+  dispose?: () => unknown;
   close?: () => unknown;
 }
 
@@ -334,10 +338,11 @@ export class PluginManager {
   }
 
   async #close(module: unknown): Promise<void> {
-    const close = (module as Closable | undefined)?.close;
-    if (typeof close !== 'function') return;
+    const target = module as Disposable | undefined;
+    const release = typeof target?.dispose === 'function' ? target.dispose : target?.close;
+    if (typeof release !== 'function') return;
     try {
-      await close.call(module);
+      await release.call(module);
     } catch (error) {
       this.#logger.warn(`closing a plugin failed: ${errorMessage(error)}`);
     }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { JsonlToolLogger, type ToolCallInterceptor } from './framework.ts';
+import { JsonlToolLogger, type ToolCallInterceptor } from '@mcpbox/framework';
 
 export interface ToolCallLog {
   interceptor: ToolCallInterceptor;

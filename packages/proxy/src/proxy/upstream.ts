@@ -2,11 +2,17 @@
  * `plugins:` entries that name another MCP server — `command`/`args`/`env`/`cwd` (stdio) or
  * `url`/`headers` (Streamable HTTP, falling back to SSE) — become plugins mirroring that server's
  * tools, resources and prompts, through the framework's `upstreamPlugin`. Its module owns the
- * connection; the manager closes it on unload.
+ * connection; the manager disposes of it on unload. `connect_timeout` and `request_timeout`
+ * (seconds; defaults 30 and 60) bound the handshake and each forwarded request.
  *
  * @module
  */
-import type { PluginConfig, PluginModule } from '@mcpbox/framework';
+import {
+  type PluginConfig,
+  type PluginModule,
+  parseUpstreamParams,
+  type UpstreamParams,
+} from '@mcpbox/framework';
 
 const STDIO_KEYS = ['command', 'args', 'env', 'cwd'] as const;
 const HTTP_KEYS = ['url', 'headers'] as const;
@@ -26,9 +32,13 @@ export function upstreamParamsOf(settings: PluginConfig): Record<string, unknown
 
 type UpstreamPluginFactory = (
   name: string,
-  params: unknown,
-  options?: Record<string, unknown>,
-) => PluginModule & { close?: () => Promise<void> };
+  params: UpstreamParams,
+  options?: {
+    env?: Readonly<Record<string, string | undefined>>;
+    connectTimeoutMs?: number;
+    requestTimeoutMs?: number;
+  },
+) => PluginModule & { dispose(): Promise<void> };
 
 let factory: Promise<UpstreamPluginFactory> | undefined;
 
@@ -40,12 +50,34 @@ async function upstreamPluginFactory(): Promise<UpstreamPluginFactory> {
   return factory;
 }
 
-/** A plugin module mirroring the server the entry names. */
+/**
+ * A plugin module mirroring the server the entry names; its `dispose()` closes the connection.
+ *
+ * @throws naming the entry's wrong key, e.g. `plugins.github.args.1: expected a string`.
+ */
 export async function upstreamModule(
   name: string,
   settings: PluginConfig,
   env: Readonly<Record<string, string | undefined>>,
-): Promise<PluginModule & { close?: () => Promise<void> }> {
+): Promise<PluginModule & { dispose(): Promise<void> }> {
+  const params = parseUpstreamParams(upstreamParamsOf(settings), `plugins.${name}`);
   const upstreamPlugin = await upstreamPluginFactory();
-  return upstreamPlugin(name, upstreamParamsOf(settings), { env });
+  return upstreamPlugin(name, params, {
+    env,
+    connectTimeoutMs: seconds(settings, 'connect_timeout', name),
+    requestTimeoutMs: seconds(settings, 'request_timeout', name),
+  });
+}
+
+/** `connect_timeout: 10` (seconds) → 10 000 ms; absent → the framework's default. */
+function seconds(settings: PluginConfig, key: string, name: string): number | undefined {
+  const value = settings[key];
+  if (value === undefined) return undefined;
+  const number = typeof value === 'string' ? Number(value) : value;
+  if (typeof number !== 'number' || !(number > 0)) {
+    throw new Error(
+      `plugins.${name}.${key}: expected a number of seconds, got ${JSON.stringify(value)}`,
+    );
+  }
+  return number * 1000;
 }

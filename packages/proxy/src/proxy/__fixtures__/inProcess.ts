@@ -2,12 +2,11 @@
  * An in-process proxy for tests: the real server, registry, plugin manager and management tools,
  * with an SDK client connected over an in-memory transport.
  */
-import { loadConfig, type WrittenConfig } from '@mcpbox/framework';
+import { createServer, loadConfig, type McpboxServer, type WrittenConfig } from '@mcpbox/framework';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CommandRegistry } from '../commands.ts';
-import { createServer, type McpboxServer } from '../framework.ts';
 import { InnerClient } from '../innerClient.ts';
 import { MANAGEMENT_PLUGIN, managementTools } from '../managementTools.ts';
 import { PluginManager } from '../manager.ts';
