@@ -248,6 +248,21 @@ describe('upstreamPlugin with the upstream-tools fixture', () => {
     assert.ok((await whoami()) > 0, 'and recovers once it can start again');
   });
 
+  test('registering the same module again (reload) keeps the running upstream', async (t) => {
+    const { server, client, plugin } = await mirrorOf(
+      t,
+      'tools',
+      fixtureParams('upstream-tools.ts'),
+    );
+    const pidOf = async () =>
+      JSON.parse(textOf(await client.callTool({ name: 'whoami', arguments: {} }))).pid as number;
+    const before = await pidOf();
+    const reloaded = await server.registry.reloadPlugin('tools');
+    assert.equal(reloaded.error, undefined);
+    assert.equal(await pidOf(), before);
+    assert.equal(plugin.connection?.starts, 1);
+  });
+
   test('unload + dispose end the upstream; its entries leave the catalog', async (t) => {
     const { server, client, plugin } = await mirrorOf(
       t,

@@ -7,7 +7,8 @@
  * isError).
  *
  * If the upstream dies, the next call restarts it; if that fails, the call is an `isError`
- * result saying why. `dispose()` closes the connection (and ends a stdio upstream).
+ * result saying why. `dispose()` closes the connection (and ends a stdio upstream); whoever
+ * unloads the plugin calls it (mcp-proxy does; `PluginRegistry.unloadPlugin` alone does not).
  *
  * @module
  */
@@ -77,20 +78,29 @@ export function upstreamPlugin(
 
     async register(server: PluginServer) {
       const logger = options.logger ?? server.logger;
-      // A reload restarts the upstream: the old process goes before the new one starts.
-      await connection?.close();
-      const onListChanged =
-        options.onListChanged ??
-        ((kind: ListKind) =>
-          logger.warn(
-            `upstream '${name}' changed its ${kind}; reload plugin '${server.name}' to mirror the change`,
-          ));
-      connection = new UpstreamConnection(name, params, { ...options, logger, onListChanged });
+      // Registering the same module again (a reload that keeps the module, or mcp-proxy's
+      // stage-then-swap) re-lists over the running connection instead of starting a second
+      // process; a connection that died restarts on first use anyway.
+      const fresh = connection === undefined || connection.closed;
+      if (fresh) {
+        const onListChanged =
+          options.onListChanged ??
+          ((kind: ListKind) =>
+            logger.warn(
+              `upstream '${name}' changed its ${kind}; reload plugin '${server.name}' to mirror the change`,
+            ));
+        connection = new UpstreamConnection(name, params, { ...options, logger, onListChanged });
+      }
+      const active = connection as UpstreamConnection;
       try {
-        await mirror(server, connection, current, logger);
+        await mirror(server, active, current, logger);
       } catch (error) {
-        await connection.close();
-        connection = undefined;
+        // Only a connection nobody else uses is closed; after an earlier successful register,
+        // its entries may still be serving.
+        if (fresh) {
+          await active.close();
+          connection = undefined;
+        }
         throw error;
       }
     },
