@@ -81,7 +81,12 @@ export class MinimalKernel {
     );
     const launch = options.launch ?? ['-m', 'ipykernel_launcher'];
     const child = spawn('/usr/bin/python3', [...launch, '-f', file], {
-      env: { ...options.env, IPYTHONDIR: join(dir, 'ipython') },
+      // JPY_PARENT_PID: ipykernel exits when orphaned, should the benchmark die before stop().
+      env: {
+        ...options.env,
+        IPYTHONDIR: join(dir, 'ipython'),
+        JPY_PARENT_PID: String(process.pid),
+      },
       stdio: 'ignore',
       detached: true,
     });

@@ -33,8 +33,9 @@ export async function startJupyterServer(env: Record<string, string>): Promise<J
   const child: ChildProcess = spawn(
     '/usr/bin/python3',
     [
-      '-m',
-      'jupyter_server',
+      '-c',
+      // Die with this process even on SIGKILL (PR_SET_PDEATHSIG); its kernels watch the server.
+      'import ctypes, runpy, signal, sys; ctypes.CDLL(None).prctl(1, signal.SIGKILL); sys.argv[0] = "jupyter-server"; runpy.run_module("jupyter_server", run_name="__main__")',
       '--allow-root',
       '--no-browser',
       '--ip=127.0.0.1',
