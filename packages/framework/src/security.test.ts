@@ -14,7 +14,7 @@ import {
   waitUntilGone,
 } from './__fixtures__/upstream-processes.ts';
 import { startIntrospectionServer } from './auth/testing.ts';
-import { loadConfig } from './config/index.ts';
+import { ConfigError, loadConfig } from './config/index.ts';
 import { codeAt, newSecret } from './gate/testing.ts';
 import { startHealthServer } from './health/index.ts';
 import { upstreamPlugin } from './plugins/upstream.ts';
@@ -347,6 +347,32 @@ describe('OAuth and the gated plugin over real HTTP', () => {
     assert.match(metrics, /^mcpbox_gate_blocked_calls_total\{group="secrets"\} 2$/m);
     assert.match(metrics, /^mcpbox_gate_unlocks_total\{group="secrets"\} 1$/m);
   });
+});
+
+test('a bad gate or OAuth setting fails at start naming the file and the key', () => {
+  assert.throws(
+    () =>
+      createSecurity({
+        ...noAuth,
+        config_file: '/srv/mcp.yaml',
+        gate: { groups: { ops: { timeout: -5 } } },
+      }),
+    (e: unknown) =>
+      e instanceof ConfigError &&
+      e.message ===
+        'invalid configuration: /srv/mcp.yaml: gate.groups.ops.timeout: expected a number of seconds greater than 0',
+  );
+  assert.throws(
+    () =>
+      createSecurity({
+        ...noAuth,
+        transport: 'http',
+        config_file: '/srv/mcp.yaml',
+        oauth_server_url: 'http://auth.internal',
+        oauth_public_url: 'https://mcp.example.com',
+      }),
+    /^ConfigError: invalid configuration: \/srv\/mcp\.yaml: oauth_server_url: must use https:\/\//,
+  );
 });
 
 test('the README flow: a YAML config drives OAuth, the gate, the JSONL log and /metrics', async (t) => {

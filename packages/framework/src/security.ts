@@ -21,6 +21,7 @@
 import { performance } from 'node:perf_hooks';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type AppLike, createOAuth, type HttpMiddleware, type OAuth } from './auth/oauth.ts';
+import { ConfigError } from './config/errors.ts';
 import { createGate, type Gate } from './gate/gate.ts';
 import type { GateCallContext } from './gate/session.ts';
 import type { ToolRegistrar } from './gate/tools.ts';
@@ -38,6 +39,8 @@ export interface SecurityConfig {
   oauth_required_scopes: readonly string[];
   gate?: Record<string, unknown> | undefined;
   metrics?: boolean;
+  /** The file the configuration came from; problems are reported as `<file>: <key>: …`. */
+  config_file?: string | undefined;
 }
 
 /**
@@ -109,11 +112,10 @@ const rejected = (reason: string): CallToolResult => ({
 
 export function createSecurity(config: SecurityConfig, options: SecurityOptions = {}): Security {
   const logger = options.logger ?? createLogger('security');
-  const oauth = createOAuth(config, logger, { clock: options.clock });
-  const configuredGate = createGate(config.gate, {
-    logger: createLogger('gate'),
-    clock: options.clock,
-  });
+  const { oauth, configuredGate } = namingTheFile(config.config_file, () => ({
+    oauth: createOAuth(config, logger, { clock: options.clock }),
+    configuredGate: createGate(config.gate, { logger, clock: options.clock }),
+  }));
   const gate = configuredGate.enabled ? configuredGate : undefined;
   const metrics = options.metrics ?? (config.metrics ? new ServerMetrics() : undefined);
   let validator = options.validator;
@@ -203,4 +205,16 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
       metrics?.close();
     },
   };
+}
+
+/** Runs `build`, prefixing each configuration problem with the file it came from. */
+function namingTheFile<T>(file: string | undefined, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (file !== undefined && error instanceof ConfigError) {
+      throw new ConfigError(error.issues.map((issue) => `${file}: ${issue}`));
+    }
+    throw error;
+  }
 }

@@ -39,7 +39,7 @@ export const GATE_CHANNEL = 'mcpbox:gate';
 const gateChannel = channel(GATE_CHANNEL);
 
 export interface GateOptions {
-  /** Default: a logger named `gate` on stderr. */
+  /** Default: a logger named `mcpbox` on stderr (lines start with `gate:`). */
   logger?: Logger;
   /** Milliseconds since the epoch; default `Date.now`. */
   clock?: Clock;
@@ -76,7 +76,7 @@ export class Gate {
 
   constructor(settings: GateSettings, options: GateOptions = {}) {
     this.settings = settings;
-    this.#logger = options.logger ?? createLogger('gate');
+    this.#logger = options.logger ?? createLogger('mcpbox');
     this.#clock = options.clock ?? Date.now;
     this.#backend = settings.enabled
       ? secretBackendFor(settings, { logger: this.#logger, clock: this.#clock, env: options.env })
