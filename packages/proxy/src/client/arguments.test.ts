@@ -76,7 +76,7 @@ test('the sole parameter: the only required one, else the only one', () => {
   );
 });
 
-test('coerce: numbers, booleans, JSON, enums, untyped', () => {
+test('coerce: numbers, booleans, JSON, enums and titled choices, untyped', () => {
   assert.deepEqual(coerce(' 7 ', { type: 'number' }), { ok: true, value: 7 });
   assert.equal(coerce('seven', { type: 'number' }).ok, false);
   assert.deepEqual(coerce('yes', { type: 'boolean' }), { ok: true, value: true });
@@ -93,6 +93,15 @@ test('coerce: numbers, booleans, JSON, enums, untyped', () => {
     ok: false,
     error: 'expected one of Chicago|Paris, got "Oslo"',
   });
+  const hero = { type: 'string', oneOf: [{ const: 'h1', title: 'Superman' }] };
+  assert.deepEqual(coerce('h1', hero), { ok: true, value: 'h1' });
+  assert.deepEqual(coerce('superman', hero), { ok: true, value: 'h1' });
+  assert.deepEqual(coerce('Batman', hero), {
+    ok: false,
+    error: 'expected one of h1 (Superman), got "Batman"',
+  });
+  const pet = { type: 'string', enum: ['p1'], enumNames: ['Cats'] };
+  assert.deepEqual(coerce('Cats', pet), { ok: true, value: 'p1' });
   assert.deepEqual(coerce('12', {}), { ok: true, value: 12 });
   assert.deepEqual(coerce('plain words', {}), { ok: true, value: 'plain words' });
 });

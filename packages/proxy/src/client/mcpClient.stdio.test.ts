@@ -121,6 +121,35 @@ test('call NAME without arguments asks for each parameter, typed, re-asking bad 
   assert.match(run.stdout, /\[user\] .*Oslo/);
 });
 
+test('a server asking for input (elicitation) gets the answers typed at the prompt', async (t) => {
+  const run = await runScript(t, everything, [
+    'trigger-elicitation-request',
+    'y',
+    'Ann', // name (required)
+    'yes', // check
+    '', // firstLine: skipped, the SDK fills in the default
+    'ann@example.com',
+    '',
+    '',
+    '7', // integer
+    '',
+    'Joey',
+    '',
+    'wonder woman', // a titled choice, typed by its title
+    '',
+    '',
+    'trigger-elicitation-request',
+    'n',
+  ]);
+  assert.equal(run.code, 0, run.output);
+  assert.match(run.stdout, /The server asks: Please provide inputs for the following fields:/);
+  assert.match(run.stdout, /User provided the requested information!\nUser inputs:\n- Name: Ann\n/);
+  assert.match(run.stdout, /- Favorite Integer: 7/);
+  assert.match(run.stdout, /"titledSingleSelectEnum": "hero-3"/);
+  assert.match(run.stdout, /"firstLine": "It was a dark and stormy night\."/);
+  assert.match(run.stdout, /User declined to provide the requested information/);
+});
+
 test('input ending in the middle of the questions gives a message, not a call', async (t) => {
   const run = await runScript(t, everything, ['call get-sum', '1']);
   assert.equal(run.code, 0, run.output);

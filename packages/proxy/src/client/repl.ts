@@ -147,6 +147,7 @@ export async function runRepl(options: ReplOptions): Promise<void> {
     }
   };
 
+  session.askUser = read;
   for (;;) {
     const line = await read(PROMPT);
     if (line === null) {
@@ -158,6 +159,7 @@ export async function runRepl(options: ReplOptions): Promise<void> {
     running = null;
     if (result === 'quit') break;
   }
+  session.askUser = undefined;
   out.attach(undefined, terminal);
   rl.close();
 }

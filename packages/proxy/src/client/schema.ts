@@ -10,8 +10,37 @@ export interface JsonSchema {
   required?: string[];
   description?: string;
   enum?: unknown[];
+  /** Labels for `enum` values (an older convention some servers still send). */
+  enumNames?: string[];
+  /** Titled choices: `oneOf: [{ const: 'hero-1', title: 'Superman' }, …]`. */
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  const?: unknown;
+  title?: string;
   default?: unknown;
   items?: JsonSchema;
+}
+
+/** One allowed value of a parameter, with the label a person would recognise it by. */
+export interface Choice {
+  value: unknown;
+  label?: string;
+}
+
+/** The allowed values, from `enum` (+ `enumNames`) or from titled `oneOf`/`anyOf` consts. */
+export function choicesOf(schema: JsonSchema): Choice[] | undefined {
+  if (Array.isArray(schema.enum)) {
+    return schema.enum.map((value, i) => ({ value, label: schema.enumNames?.[i] }));
+  }
+  const options = schema.oneOf ?? schema.anyOf;
+  if (
+    Array.isArray(options) &&
+    options.length > 0 &&
+    options.every((o) => 'const' in asSchema(o))
+  ) {
+    return options.map((o) => ({ value: o.const, label: o.title }));
+  }
+  return undefined;
 }
 
 /** One parameter of a tool, in the order the schema lists it. */
@@ -56,7 +85,13 @@ export function primaryType(schema: JsonSchema): string | undefined {
 
 /** A short human label for a parameter's type: `string`, `number`, `one of a|b`. */
 export function describeType(schema: JsonSchema): string {
-  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => String(v)).join('|')}`;
+  const choices = choicesOf(schema);
+  if (choices) {
+    const shown = choices.map((c) =>
+      c.label ? `${String(c.value)} (${c.label})` : String(c.value),
+    );
+    return `one of ${shown.join('|')}`;
+  }
   const type = primaryType(schema);
   if (type === 'array' && schema.items) return `array of ${describeType(schema.items)}`;
   return type ?? 'any';
@@ -73,11 +108,15 @@ const FALSE_WORDS = new Set(['false', 'no', 'n', '0', 'off']);
  * parameter takes JSON when the text is JSON and the text itself otherwise.
  */
 export function coerce(text: string, schema: JsonSchema): Coerced {
+  const choices = choicesOf(schema);
+  if (!choices) return coerceToType(text, schema);
+  // A choice may be typed as its value or, case-insensitively, as its label.
   const value = coerceToType(text, schema);
-  if (value.ok && Array.isArray(schema.enum) && !schema.enum.includes(value.value)) {
-    return { ok: false, error: `expected ${describeType(schema)}, got "${text}"` };
-  }
-  return value;
+  if (value.ok && choices.some((c) => c.value === value.value)) return value;
+  const wanted = text.trim().toLowerCase();
+  const byLabel = choices.find((c) => c.label?.toLowerCase() === wanted);
+  if (byLabel) return { ok: true, value: byLabel.value };
+  return { ok: false, error: `expected ${describeType(schema)}, got "${text}"` };
 }
 
 function coerceToType(text: string, schema: JsonSchema): Coerced {

@@ -6,13 +6,16 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
+  ElicitRequestSchema,
   LoggingMessageNotificationSchema,
   type Prompt,
   type Resource,
   type ResourceTemplate,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Ask } from './askArguments.ts';
 import { type Connection, type ConnectTarget, connect } from './connect.ts';
+import { answerElicitation } from './elicitation.ts';
 import { formatError, formatListChange, type ServerInfo } from './format.ts';
 
 export const CLIENT_INFO = { name: 'mcpbox-client', version: '0.1.0' } as const;
@@ -57,6 +60,11 @@ export class ClientSession {
   #resources: Resource[] | undefined;
   #templates: ResourceTemplate[] | undefined;
   #prompts: Prompt[] | undefined;
+  /**
+   * Asks the user a question at the prompt; set by the REPL. While unset, a server's request
+   * for input (elicitation) is cancelled.
+   */
+  askUser: Ask | undefined;
 
   constructor(target: ConnectTarget, out: Output) {
     this.#target = target;
@@ -203,7 +211,9 @@ export class ClientSession {
       onChanged: onChanged(refresh),
     });
     const client = new Client(CLIENT_INFO, {
-      capabilities: {},
+      // Form elicitation: a server may ask the user for input in the middle of a call. The SDK
+      // fills in schema defaults for fields the user skipped.
+      capabilities: { elicitation: { form: { applyDefaults: true } } },
       listChanged: {
         tools: options(
           refresher(
@@ -231,6 +241,11 @@ export class ClientSession {
         ),
       },
     });
+    client.setRequestHandler(ElicitRequestSchema, (request) =>
+      this.askUser
+        ? answerElicitation(request.params, this.askUser, this.#out)
+        : { action: 'cancel' as const },
+    );
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       const { level, logger, data } = n.params;
       const text = typeof data === 'string' ? data : JSON.stringify(data);
