@@ -11,22 +11,21 @@
  * @module
  */
 import {
-  Catalog,
   type Config,
   createLogger,
   errorMessage,
+  importPluginSource,
   type LoadResult,
   type Logger,
   listAvailablePlugins,
   type PluginConfig,
   type PluginModule,
-  PluginRegistry,
+  type PluginRegistry,
   type PluginSource,
   resolvePlugin,
   type UnloadResult,
 } from '@mcpbox/framework';
-import { CommandRegistry } from './commands.ts';
-import { importPluginSource } from './framework.ts';
+import type { CommandRegistry } from './commands.ts';
 import { resolvePluginConfig } from './pluginConfig.ts';
 import { pluginPrefix } from './prefix.ts';
 import { isUpstreamEntry, upstreamModule } from './upstream.ts';
@@ -129,7 +128,7 @@ export class PluginManager {
   load(name: string): Promise<LoadResult> {
     return this.#serial(async () => {
       if (this.registry.isLoaded(name)) return failed(name, `Plugin '${name}' already loaded`);
-      const result = await this.#loadInto(this.registry, name, this.commands, false);
+      const result = await this.#loadNew(name);
       if (result.ok) {
         if (!this.#startupDone) this.#startupPlugins.add(name);
         this.#emit({ type: 'loaded', plugin: name });
@@ -167,109 +166,44 @@ export class PluginManager {
   }
 
   /**
-   * Reloads a plugin transactionally: the new code is imported fresh and registered against a
-   * scratch catalog first; only if that succeeds and its names collide with no other plugin is
-   * the old version swapped out. Otherwise the old version keeps serving and the error is
-   * returned.
+   * Reloads a plugin transactionally, through the registry's `reloadPlugin`: the plugin's files
+   * are imported fresh (an upstream entry gets a new connection) and registered against a
+   * staging server; only a clean result — no import error, no exception in `register()`, no
+   * collision with another plugin — replaces the old entries, in one catalog change. Otherwise
+   * the old version keeps serving, with its commands, and the error is returned.
+   * Settings and per-plugin config files are read again.
    */
   reload(name: string): Promise<LoadResult> {
     return this.#serial(async () => {
       const old = this.registry.getPlugin(name);
       if (!old) return failed(name, `Plugin '${name}' not loaded, use load()`);
       if (old.internal) return failed(name, `Plugin '${name}' is built in and cannot be reloaded`);
+      const still = (error: string | undefined) =>
+        failed(name, `${error ?? 'reload failed'} (the previous version is still loaded)`);
 
-      // 1. Stage: the new version against an empty catalog, commands discarded.
-      const scratch = new PluginRegistry({
-        catalog: new Catalog(),
-        pluginDirs: this.registry.pluginDirs,
-        logger: quietLogger,
-      });
-      const staged = await this.#loadInto(scratch, name, new CommandRegistry(), true);
-      const stagedPlugin = scratch.getPlugin(name);
-      if (!staged.ok || !stagedPlugin) {
-        return failed(name, `${staged.error} (the previous version is still loaded)`);
-      }
-      const clash = this.#collisionWithOthers(name, scratch.catalog);
-      if (clash) {
-        await this.#close(stagedPlugin.module);
-        return failed(name, `${clash} (the previous version is still loaded)`);
-      }
-
-      // 2. Swap: the staged module replaces the old one.
-      await this.registry.unloadPlugin(name);
+      const prepared = await this.#prepare(name, { importPath: false });
+      if (!prepared.ok) return still(prepared.error);
+      const { settings, prefix, module } = prepared.prepared;
+      const commands = this.commands.snapshot(name);
       this.commands.removePlugin(name);
-      const swapped = await this.commands.ownedBy(name, () =>
-        this.registry.loadPlugin(name, {
-          module: stagedPlugin.module,
-          source: stagedPlugin.source,
-          config: stagedPlugin.config,
-          prefix: stagedPlugin.prefix ?? false,
-        }),
+      const result = await this.commands.ownedBy(name, () =>
+        this.registry.reloadPlugin(name, { module, config: settings, prefix }),
       );
-      if (swapped.ok) {
-        await this.#close(old.module);
-        this.#emit({ type: 'reloaded', plugin: name });
-        return swapped;
+      if (!result.ok) {
+        this.commands.restore(name, commands);
+        if (module !== undefined) await this.#close(module);
+        return still(result.error);
       }
-
-      // 3. The swap failed after staging passed (register() is not deterministic): put the old
-      // version back.
-      await this.#close(stagedPlugin.module);
-      this.commands.removePlugin(name);
-      const restored = await this.commands.ownedBy(name, () =>
-        this.registry.loadPlugin(name, {
-          module: old.module,
-          source: old.source,
-          config: old.config,
-          prefix: old.prefix ?? false,
-        }),
-      );
-      const state = restored.ok
-        ? 'the previous version is still loaded'
-        : `restoring the previous version failed too: ${restored.error}`;
-      if (!restored.ok) {
-        this.#startupPlugins.delete(name);
-        this.#emit({ type: 'unloaded', plugin: name });
-      }
-      return failed(name, `${swapped.error} (${state})`);
+      if (this.registry.getPlugin(name)?.module !== old.module) await this.#close(old.module);
+      this.#emit({ type: 'reloaded', plugin: name });
+      return result;
     });
-  }
-
-  /** The names a staged plugin registered that another loaded plugin already owns. */
-  #collisionWithOthers(name: string, staged: Catalog): string | undefined {
-    const main = this.registry.catalog;
-    const owned = staged.ownedBy(name);
-    for (const tool of owned.tools) {
-      const owner = main.getTool(tool)?.plugin;
-      if (owner !== undefined && owner !== name) {
-        return `Tool collision loading '${name}': '${tool}' (in '${owner}')`;
-      }
-    }
-    for (const uri of owned.resources) {
-      const owner = main.getResource(uri)?.plugin;
-      if (owner !== undefined && owner !== name) {
-        return `Resource collision loading '${name}': ${uri} (in '${owner}')`;
-      }
-    }
-    for (const template of owned.templates) {
-      const owner = main.getTemplate(template)?.plugin;
-      if (owner !== undefined && owner !== name) {
-        return `Resource template collision loading '${name}': ${template} (in '${owner}')`;
-      }
-    }
-    for (const prompt of owned.prompts) {
-      const owner = main.getPrompt(prompt)?.plugin;
-      if (owner !== undefined && owner !== name) {
-        return `Prompt collision loading '${name}': ${prompt} (in '${owner}')`;
-      }
-    }
-    return undefined;
   }
 
   /** Settings, prefix and (for `path:` and upstream entries) the module of one plugin. */
   async #prepare(
     name: string,
-    fresh: boolean,
+    { importPath }: { importPath: boolean },
   ): Promise<{ ok: true; prepared: Prepared } | { ok: false; error: string }> {
     const entry = this.#config.plugins[name];
     if (entry?.enabled === false)
@@ -288,13 +222,14 @@ export class PluginManager {
       try {
         return {
           ok: true,
-          prepared: { settings, prefix, module: await upstreamModule(name, settings, this.#env) },
+          prepared: { settings, prefix, module: upstreamModule(name, settings, this.#env) },
         };
       } catch (error) {
         return { ok: false, error: `Plugin '${name}': ${errorMessage(error)}` };
       }
     }
-    if (typeof settings.path === 'string') {
+    // On reload the registry re-imports a `path:` plugin from the source it was loaded from.
+    if (typeof settings.path === 'string' && importPath) {
       let source: PluginSource;
       try {
         source = resolvePlugin(settings.path, this.registry.pluginDirs);
@@ -308,7 +243,7 @@ export class PluginManager {
         };
       }
       try {
-        const module = await importPluginSource(source, { fresh });
+        const module = await importPluginSource(source);
         return { ok: true, prepared: { settings, prefix, module, source } };
       } catch (error) {
         return { ok: false, error: `Plugin '${name}' failed to import: ${errorMessage(error)}` };
@@ -317,21 +252,16 @@ export class PluginManager {
     return { ok: true, prepared: { settings, prefix } };
   }
 
-  async #loadInto(
-    registry: PluginRegistry,
-    name: string,
-    commands: CommandRegistry,
-    fresh: boolean,
-  ): Promise<LoadResult> {
-    const prepared = await this.#prepare(name, fresh);
+  async #loadNew(name: string): Promise<LoadResult> {
+    const prepared = await this.#prepare(name, { importPath: true });
     if (!prepared.ok) return failed(name, prepared.error);
     const { settings, prefix, module, source } = prepared.prepared;
-    const result = await commands.ownedBy(name, () =>
-      registry.loadPlugin(name, { module, source, config: settings, prefix, fresh }),
+    const result = await this.commands.ownedBy(name, () =>
+      this.registry.loadPlugin(name, { module, source, config: settings, prefix }),
     );
     if (!result.ok) {
-      commands.removePlugin(name);
-      // A module we made for this load (an upstream mirror) owns a connection: free it.
+      this.commands.removePlugin(name);
+      // A module made for this load (an upstream mirror) owns a connection: free it.
       if (module !== undefined) await this.#close(module);
     }
     return result;
@@ -391,6 +321,3 @@ export class PluginManager {
     return [...found.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 }
-
-/** The scratch registry of a staged reload logs nothing: its load is not a real one. */
-const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -9,9 +9,9 @@
  */
 import {
   type PluginConfig,
-  type PluginModule,
   parseUpstreamParams,
-  type UpstreamParams,
+  type UpstreamPlugin,
+  upstreamPlugin,
 } from '@mcpbox/framework';
 
 const STDIO_KEYS = ['command', 'args', 'env', 'cwd'] as const;
@@ -30,38 +30,17 @@ export function upstreamParamsOf(settings: PluginConfig): Record<string, unknown
   return params;
 }
 
-type UpstreamPluginFactory = (
-  name: string,
-  params: UpstreamParams,
-  options?: {
-    env?: Readonly<Record<string, string | undefined>>;
-    connectTimeoutMs?: number;
-    requestTimeoutMs?: number;
-  },
-) => PluginModule & { dispose(): Promise<void> };
-
-let factory: Promise<UpstreamPluginFactory> | undefined;
-
-/** The framework's `upstreamPlugin`, imported on first use (most proxies mirror nothing). */
-async function upstreamPluginFactory(): Promise<UpstreamPluginFactory> {
-  factory ??= import(
-    new URL('../../../framework/src/plugins/upstream.ts', import.meta.url).href
-  ).then((m: { upstreamPlugin: UpstreamPluginFactory }) => m.upstreamPlugin);
-  return factory;
-}
-
 /**
  * A plugin module mirroring the server the entry names; its `dispose()` closes the connection.
  *
  * @throws naming the entry's wrong key, e.g. `plugins.github.args.1: expected a string`.
  */
-export async function upstreamModule(
+export function upstreamModule(
   name: string,
   settings: PluginConfig,
   env: Readonly<Record<string, string | undefined>>,
-): Promise<PluginModule & { dispose(): Promise<void> }> {
+): UpstreamPlugin {
   const params = parseUpstreamParams(upstreamParamsOf(settings), `plugins.${name}`);
-  const upstreamPlugin = await upstreamPluginFactory();
   return upstreamPlugin(name, params, {
     env,
     connectTimeoutMs: seconds(settings, 'connect_timeout', name),
