@@ -52,7 +52,11 @@ export interface ServerOptions {
   host?: string;
   /** Default 0: any free port (the bound URL comes back from `start()`). */
   port?: number;
-  /** Streamable HTTP without session ids. Default `false`. */
+  /**
+   * Streamable HTTP without session ids: a fresh SDK server per request. Default `false`.
+   * Requests from server to client mid-call (sampling, elicitation) need a session and do not
+   * work stateless: the client's answer arrives in another request, at another server.
+   */
   stateless?: boolean;
   /** Host names accepted in `Host`/`Origin`; default the loopback names for a loopback bind. */
   allowedHosts?: string[];

@@ -1,6 +1,7 @@
 // Test plugin that uses every part of the plugin API, for session and transport tests.
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { PluginServer } from '../../plugins/types.ts';
 
@@ -53,9 +54,20 @@ export function register(server: PluginServer): void {
   });
   server.registerTool(
     'count',
-    { description: 'Reports progress to N', inputSchema: { to: z.number().int().min(1).max(20) } },
-    async ({ to }, ctx) => {
-      for (let i = 1; i <= to; i++) await ctx.reportProgress(i, to, `step ${i}`);
+    {
+      description: 'Reports progress to N',
+      inputSchema: { to: z.number().int().min(1).max(20), roundTrip: z.boolean().default(true) },
+    },
+    async ({ to, roundTrip }, ctx) => {
+      for (let i = 1; i <= to; i++) {
+        await ctx.reportProgress(i, to, `step ${i}`);
+        // A round trip to the client after each step. The SDK client handles notifications a
+        // microtask late: progress that shares a read chunk with the response (likely over
+        // stdio and SSE when nothing happens between steps) reaches a request already settled
+        // and is dropped. Real work between steps spaces them out the same way.
+        // (Stateless HTTP cannot carry server-to-client requests: `roundTrip: false` there.)
+        if (roundTrip) await ctx.sendRequest({ method: 'ping' }, EmptyResultSchema);
+      }
       return `counted to ${to}`;
     },
   );
