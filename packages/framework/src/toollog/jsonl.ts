@@ -125,7 +125,7 @@ export class JsonlToolLogger implements ToolLogger {
   /** Before the first entry of `day`: archive the live file if it holds another day, prune. */
   async #startDay(day: string, now: number): Promise<void> {
     if (this.#fileDay === undefined) {
-      await mkdir(this.#dir, { recursive: true });
+      await mkdir(this.#dir, { recursive: true, mode: 0o700 });
       // A file left by an earlier run belongs to the day it was last written.
       this.#fileDay = await stat(this.#file).then(
         (s) => localDate(s.mtimeMs),

@@ -83,7 +83,7 @@ export class TextToolLogger implements ToolLogger {
   /** Appends a batch in as few writes as the rotations allow. */
   async #writeBatch(calls: QueuedCall[]): Promise<void> {
     if (this.#size === undefined) {
-      await mkdir(dirname(this.#file), { recursive: true });
+      await mkdir(dirname(this.#file), { recursive: true, mode: 0o700 });
       this.#size = await stat(this.#file).then(
         (s) => s.size,
         () => 0,

@@ -238,6 +238,31 @@ describe('redaction', () => {
   });
 });
 
+describe('privacy', () => {
+  test('log directories are created 0700 and log files 0600 (they hold call parameters)', async (t) => {
+    const dir = await tempDir(t);
+    let now = NOON;
+    const loggers: ToolLogger[] = [
+      new JsonlToolLogger({ dir: join(dir, 'jsonl'), clock: () => now }),
+      new TextToolLogger({ file: join(dir, 'text', 'calls.log') }),
+      new TranscriptLogger({ dir: join(dir, 'transcript') }),
+    ];
+    const all = new CompositeToolLogger(loggers);
+    all.logCall('echo', {}, 'r', true);
+    await all.flush();
+    now += DAY;
+    all.logCall('echo', {}, 'r', true);
+    await all.close();
+    for (const sub of ['jsonl', 'text', 'transcript']) {
+      assert.equal((await stat(join(dir, sub))).mode & 0o777, 0o700, sub);
+      for (const name of await readdir(join(dir, sub))) {
+        assert.equal((await stat(join(dir, sub, name))).mode & 0o777, 0o600, `${sub}/${name}`);
+      }
+    }
+    assert.ok((await readdir(join(dir, 'jsonl'))).some((n) => n.endsWith('.jsonl.gz')));
+  });
+});
+
 describe('failure', () => {
   test('an unwritable log directory: calls go on, exactly one warning', async (t) => {
     const dir = await tempDir(t);

@@ -119,7 +119,7 @@ export class TranscriptLogger implements ToolLogger {
   }
 
   async #start(ts: number): Promise<void> {
-    await mkdir(this.#dir, { recursive: true });
+    await mkdir(this.#dir, { recursive: true, mode: 0o700 });
     const stamp = `${localDate(ts)}-${localTime(ts).replaceAll(':', '-')}`;
     const header = `# MCP Transcript\n\n**Started:** ${localDate(ts)} ${localTime(ts)}\n\n`;
     // Two files started within one second get -1, -2…: never append to another run's transcript.
