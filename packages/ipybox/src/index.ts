@@ -3,10 +3,10 @@
 export type { ApprovalClientOptions } from './approval/approvalClient.ts';
 export { ApprovalClient } from './approval/approvalClient.ts';
 // Tool calls from kernel code: generated Python API, tool server, approval.
-export type { ApprovalGateOptions, ApprovalPolicy, Approver } from './approval/approvalGate.ts';
+export type { ApprovalGateOptions, ApprovalPolicy } from './approval/approvalGate.ts';
 export { ApprovalDeniedError, ApprovalGate } from './approval/approvalGate.ts';
 export { ApprovalQueue } from './approval/approvalQueue.ts';
-export type { ApprovalOutcome, ToolCall } from './approval/approvalRequest.ts';
+export type { ApprovalOutcome, Approver, ToolCall } from './approval/approvalRequest.ts';
 export { ApprovalRequest } from './approval/approvalRequest.ts';
 export type { CodeExecutorOptions, ExecuteOptions, StreamOptions } from './executor.ts';
 export { CodeExecutor } from './executor.ts';

@@ -14,8 +14,13 @@
  */
 import { createLogger, errorMessage, type Logger } from '@mcpbox/framework';
 import WebSocket from 'ws';
-import type { Approver } from './approvalGate.ts';
-import { type ApprovalOutcome, ApprovalRequest, type ToolCall } from './approvalRequest.ts';
+import {
+  type ApprovalOutcome,
+  ApprovalRequest,
+  type Approver,
+  askApprover,
+  type ToolCall,
+} from './approvalRequest.ts';
 
 export interface ApprovalClientOptions {
   /** `ws://127.0.0.1:PORT/approval` (see `ToolServer.approvalUrl`). */
@@ -132,20 +137,10 @@ export class ApprovalClient {
       request.reject();
       return;
     }
-    Promise.resolve()
-      .then(() => handler(request))
-      .then(
-        (decision) => {
-          if (decision === true) request.accept();
-          else if (decision === false) request.reject();
-        },
-        (error) => {
-          this.#logger.warn(
-            `approval handler failed, rejecting ${request}: ${errorMessage(error)}`,
-          );
-          request.reject();
-        },
-      );
+    askApprover(handler, request, (error) => {
+      this.#logger.warn(`approval handler failed, rejecting ${request}: ${errorMessage(error)}`);
+      request.reject();
+    });
   }
 
   #send(message: unknown): void {

@@ -14,18 +14,15 @@
  * @module
  */
 import { createLogger, errorMessage, type Logger } from '@mcpbox/framework';
-import { type ApprovalOutcome, ApprovalRequest, type ToolCall } from './approvalRequest.ts';
+import {
+  type ApprovalOutcome,
+  ApprovalRequest,
+  type Approver,
+  askApprover,
+  type ToolCall,
+} from './approvalRequest.ts';
 
 export type ApprovalPolicy = 'auto' | 'deny' | 'ask';
-
-/**
- * Decides one request: return `true`/`false`, or return nothing and call `request.accept()` /
- * `request.reject()` later (for example after a user clicked). Throwing counts as "could not
- * decide": the call fails as `unavailable` with the error's message.
- */
-export type Approver = (
-  request: ApprovalRequest,
-) => boolean | undefined | Promise<boolean | undefined>;
 
 /** Why a call may not run. `code` tells kernel code which Python exception to raise. */
 export class ApprovalDeniedError extends Error {
@@ -119,7 +116,7 @@ export class ApprovalGate {
         this.#logger.warn(`approval listener failed: ${errorMessage(error)}`);
       }
     }
-    this.#ask(approver, request);
+    if (request.pending) this.#ask(approver, request);
     const outcome = await request.settled;
     stop();
     if (outcome === 'accepted') return;
@@ -132,18 +129,10 @@ export class ApprovalGate {
     this.#pending.set(approver, pending);
     pending.add(request);
     void request.settled.then(() => pending.delete(request));
-    Promise.resolve()
-      .then(() => approver(request))
-      .then(
-        (decision) => {
-          if (decision === true) request.accept();
-          else if (decision === false) request.reject();
-        },
-        (error) => {
-          this.#logger.warn(`approver failed for ${request}: ${errorMessage(error)}`);
-          request.settle('unavailable', `the approver failed: ${errorMessage(error)}`);
-        },
-      );
+    askApprover(approver, request, (error) => {
+      this.#logger.warn(`approver failed for ${request}: ${errorMessage(error)}`);
+      request.settle('unavailable', `the approver failed: ${errorMessage(error)}`);
+    });
   }
 
   /** Applies the timeout and the caller's signal; returns the cleanup. */

@@ -99,3 +99,26 @@ export class ApprovalRequest {
     return `${this.serverName}.${this.toolName}(${args})`;
   }
 }
+
+/**
+ * Decides one request: return `true`/`false`, or return nothing and call `request.accept()` /
+ * `request.reject()` later (for example after a user clicked). Throwing means "could not decide";
+ * what follows depends on the side (the gate fails the call as `unavailable`, the client rejects).
+ */
+export type Approver = (
+  request: ApprovalRequest,
+) => boolean | undefined | Promise<boolean | undefined>;
+
+/** Runs `approver` on `request` without blocking: a boolean it returns decides, a throw goes to `onFailure`. */
+export function askApprover(
+  approver: Approver,
+  request: ApprovalRequest,
+  onFailure: (error: unknown) => void,
+): void {
+  Promise.resolve()
+    .then(() => approver(request))
+    .then((decision) => {
+      if (decision === true) request.accept();
+      else if (decision === false) request.reject();
+    }, onFailure);
+}

@@ -89,6 +89,16 @@ describe('tool server HTTP', () => {
   });
 });
 
+/** A tool server listening only on the Unix socket `path`. */
+function startOnSocket(path: string): Promise<ToolServer> {
+  return ToolServer.start({
+    connections: new UpstreamPool(),
+    tcp: false,
+    socketPath: path,
+    logger: silent,
+  });
+}
+
 describe('tool server on a Unix socket', () => {
   let dir: string;
   before(async () => {
@@ -98,17 +108,11 @@ describe('tool server on a Unix socket', () => {
 
   test('the socket is private to our user and removed on close; a live one is never taken', async () => {
     const path = join(dir, 'tools.sock');
-    const options = {
-      connections: new UpstreamPool(),
-      tcp: false,
-      socketPath: path,
-      logger: silent,
-    };
-    const first = await ToolServer.start(options);
+    const first = await startOnSocket(path);
     assert.equal(first.address, `unix:${path}`);
     assert.equal(first.url, undefined);
     assert.equal((await stat(path)).mode & 0o777, 0o600);
-    await assert.rejects(ToolServer.start(options), {
+    await assert.rejects(startOnSocket(path), {
       message: `another server is listening on ${path}; refusing to replace its socket`,
     });
     await first.close();
@@ -124,12 +128,7 @@ describe('tool server on a Unix socket', () => {
     );
     assert.equal(made.code, 0, made.stderr);
     assert.ok((await stat(path)).isSocket());
-    const server = await ToolServer.start({
-      connections: new UpstreamPool(),
-      tcp: false,
-      socketPath: path,
-      logger: silent,
-    });
+    const server = await startOnSocket(path);
     const answer = await runPython(
       `
 import http.client, socket
@@ -147,27 +146,13 @@ c = C('localhost'); c.request('GET', '/status'); print(c.getresponse().read().de
   test('a regular file at the socket path is never replaced', async () => {
     const path = join(dir, 'important.txt');
     await writeFile(path, 'keep me');
-    await assert.rejects(
-      ToolServer.start({
-        connections: new UpstreamPool(),
-        tcp: false,
-        socketPath: path,
-        logger: silent,
-      }),
-      { message: `${path} exists and is not a socket; refusing to replace it` },
-    );
+    await assert.rejects(startOnSocket(path), {
+      message: `${path} exists and is not a socket; refusing to replace it`,
+    });
   });
 
   test('a socket path over the Unix limit fails with a clear message', async () => {
     const path = join(dir, 'x'.repeat(120));
-    await assert.rejects(
-      ToolServer.start({
-        connections: new UpstreamPool(),
-        tcp: false,
-        socketPath: path,
-        logger: silent,
-      }),
-      /over the 107-byte limit of Unix sockets/,
-    );
+    await assert.rejects(startOnSocket(path), /over the 107-byte limit of Unix sockets/);
   });
 });
