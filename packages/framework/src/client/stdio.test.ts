@@ -178,6 +178,10 @@ describe('UpstreamConnection over stdio with fixtures', () => {
       }),
     };
     params.args = [...params.args, '--token=${MY_ARG}'];
+    process.env.MCPBOX_PARENT_ONLY = 'do-not-inherit';
+    t.after(() => {
+      delete process.env.MCPBOX_PARENT_ONLY;
+    });
     const connection = open(t, 'vars', params, { env, logger: recordingLogger() });
     // Set after construction: the values are read when connecting, not before.
     env.MY_SECRET = 's3cret-value';
@@ -188,9 +192,12 @@ describe('UpstreamConnection over stdio with fixtures', () => {
     assert.deepEqual(fallback, { WITH_DEFAULT: 'fallback' });
     const who = jsonOf(await connection.callTool('whoami', {}));
     assert.deepEqual(who.argv, ['--token=arg-value']);
-    // Our own variables do not leak into the child beyond the safe default set.
-    const leaked = jsonOf(await connection.callTool('env', { name: 'npm_config_cache' }));
-    assert.deepEqual(leaked, { npm_config_cache: null });
+    // Our own environment does not leak into the child beyond the SDK's safe default set
+    // (PATH, HOME, USER …). The child was started above, with this variable already set.
+    const leaked = jsonOf(await connection.callTool('env', { name: 'MCPBOX_PARENT_ONLY' }));
+    assert.deepEqual(leaked, { MCPBOX_PARENT_ONLY: null });
+    const path = jsonOf(await connection.callTool('env', { name: 'PATH' }));
+    assert.equal(path.PATH, process.env.PATH);
     // The stored params keep their placeholders.
     assert.ok('command' in connection.params);
     assert.equal(connection.params.args?.at(-1), '--token=${MY_ARG}');
