@@ -67,7 +67,7 @@ export function renderToolModule(serverName: string, tool: ToolDefinition): stri
     '',
     '',
     `def run(params: Optional[${params}] = None, /, *, timeout: Optional[float] = None) -> ${returns}:`,
-    `    ${pyDocstring(runDocstring(description, tool, result !== undefined), '    ')}`,
+    `    ${pyDocstring(runDocstring(description, tool, types.fieldTypes(params), result !== undefined), '    ')}`,
     '    return call_tool(SERVER_NAME, TOOL_NAME, params, timeout=timeout)',
     '',
     '',
@@ -79,7 +79,12 @@ export function renderToolModule(serverName: string, tool: ToolDefinition): stri
 }
 
 /** The docstring of `run`: the description, then one line per top-level parameter. */
-function runDocstring(description: string, tool: ToolDefinition, hasResult: boolean): string {
+function runDocstring(
+  description: string,
+  tool: ToolDefinition,
+  fieldTypes: ReadonlyMap<string, string>,
+  hasResult: boolean,
+): string {
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const required = new Set((tool.inputSchema.required as string[] | undefined) ?? []);
   const lines = [description, ''];
@@ -87,7 +92,7 @@ function runDocstring(description: string, tool: ToolDefinition, hasResult: bool
   if (entries.length > 0) {
     lines.push('Params:');
     for (const [key, schema] of entries) {
-      const flag = required.has(key) ? 'required' : 'optional';
+      const flag = `${fieldTypes.get(key) ?? 'Any'}, ${required.has(key) ? 'required' : 'optional'}`;
       const text = typeof schema?.description === 'string' ? `: ${schema.description}` : '';
       const shown = /^[A-Za-z_][\w-]*$/.test(key) ? key : JSON.stringify(key);
       lines.push(`    ${shown} (${flag})${text}`);

@@ -45,11 +45,17 @@ export class PythonTypeContext {
   readonly #declarations: string[] = [];
   readonly #usedNames = new Set<string>(RESERVED_NAMES);
   readonly #refNames = new Map<string, string>();
+  readonly #fieldTypes = new Map<string, Map<string, string>>();
   #root: SchemaObject = {};
 
   /** Declarations in dependency order (nested types before the types that use them). */
   get declarations(): readonly string[] {
     return this.#declarations;
+  }
+
+  /** The Python type of each field of a declared `TypedDict` (for docstrings). */
+  fieldTypes(typedDict: string): ReadonlyMap<string, string> {
+    return this.#fieldTypes.get(typedDict) ?? new Map();
   }
 
   /** Reserves a type name that is unique within the module, derived from `hint`. */
@@ -152,10 +158,13 @@ export class PythonTypeContext {
   #declareTypedDict(name: string, schema: SchemaObject, depth: number): void {
     const properties = isObject(schema.properties) ? schema.properties : {};
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+    const types = new Map<string, string>();
     const fields = Object.entries(properties).map(([key, propSchema]) => {
       const type = this.typeOf(propSchema as JsonSchema, `${name}_${key}`, depth + 1);
+      types.set(key, type);
       return `${pyString(key)}: ${required.has(key) ? `Required[${type}]` : type}`;
     });
+    this.#fieldTypes.set(name, types);
     // Pushed after the fields were typed, so nested declarations come first.
     this.#declarations.push(
       `${name} = TypedDict(${pyString(name)}, {${fields.join(', ')}}, total=False)`,
