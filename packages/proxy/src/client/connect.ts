@@ -61,7 +61,16 @@ async function connectStdio(target: StdioTarget, client: Client): Promise<Connec
     ),
     stderr: target.quietServer ? 'ignore' : 'inherit',
   });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (err) {
+    await client.close().catch(() => {});
+    // The SDK reports a child that died during the handshake only as "Connection closed".
+    if (!(err instanceof Error) || !/Connection closed/.test(err.message)) throw err;
+    throw new Error(
+      `${err.message}: the server exited before the MCP handshake finished${target.quietServer ? '' : ' (its stderr is above)'}`,
+    );
+  }
   return {
     client,
     via: `stdio (${[target.command, ...target.args].join(' ')}, pid ${transport.pid})`,

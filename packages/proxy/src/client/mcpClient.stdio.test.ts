@@ -202,4 +202,11 @@ test('start-up failures exit 1 with a one-line reason', async (t) => {
   const missing = await runScript(t, ['--', '/nonexistent/server-binary'], []);
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /mcp-client: could not connect: .*ENOENT/);
+
+  const dies = await runScript(t, ['--', process.execPath, '-e', 'process.exit(3)'], []);
+  assert.equal(dies.code, 1);
+  assert.match(
+    dies.stderr,
+    /could not connect: .*the server exited before the MCP handshake finished/,
+  );
 });
