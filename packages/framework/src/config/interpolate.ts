@@ -53,13 +53,18 @@ export function interpolateString(
   return { value, problems };
 }
 
-/** Returns a copy of `tree` with every string value expanded, and every problem with its path. */
+/**
+ * Returns a copy of `tree` with every string value expanded, and every problem with its path.
+ * Subtrees for which `keep(path, node)` is true are copied with their placeholders intact.
+ */
 export function interpolateTree(
   tree: unknown,
   env: Readonly<Record<string, string | undefined>>,
+  keep: (path: ConfigPath, node: unknown) => boolean = () => false,
 ): { value: unknown; issues: InterpolationIssue[] } {
   const issues: InterpolationIssue[] = [];
   const walk = (node: unknown, path: ConfigPath): unknown => {
+    if (keep(path, node)) return node;
     if (typeof node === 'string') {
       const { value, problems } = interpolateString(node, env);
       for (const message of problems) issues.push({ path, message });

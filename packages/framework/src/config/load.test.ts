@@ -177,10 +177,31 @@ test('${VAR} and ${VAR:-default} expand in every string, at any depth', (t) => {
   assert.equal(config.port, 8123);
   assert.equal(config.management_token, 'tok');
   assert.equal(config.instructions, 'literal ${NOT_EXPANDED} and fallback');
+  // An upstream entry's connection settings keep their placeholders: the MCP client expands
+  // them when it connects, so secrets such as API_KEY never sit in the resolved config.
   assert.deepEqual(config.plugins.upstream, {
-    command: '/usr/bin/tool',
-    args: ['--key', 'k1'],
-    env: { DEEP: 'box-x' },
+    command: '${TOOL_BIN:-/usr/bin/tool}',
+    args: ['--key', '${API_KEY}'],
+    env: { DEEP: '${NAME}-x' },
+  });
+});
+
+test('a local plugin entry is interpolated; an upstream entry with an unset variable still loads', (t) => {
+  const dir = testdir(t, {
+    'c.yaml': [
+      'plugins:',
+      '  wekan: { board: "${BOARD}", stage: "${STAGE:-prod}" }',
+      '  remote: { url: "https://mcp.example/${PATH_PART}", headers: { Authorization: "Bearer ${UNSET_TOKEN}" } }',
+    ].join('\n'),
+  });
+  const config = loadConfig({
+    file: join(dir, 'c.yaml'),
+    env: { HOME, BOARD: 'b1', PATH_PART: 'p' },
+  });
+  assert.deepEqual(config.plugins.wekan, { board: 'b1', stage: 'prod' });
+  assert.deepEqual(config.plugins.remote, {
+    url: 'https://mcp.example/${PATH_PART}',
+    headers: { Authorization: 'Bearer ${UNSET_TOKEN}' },
   });
 });
 

@@ -94,6 +94,27 @@ function unknownKeyWarning(source: string, key: string): string {
   return `${source}: unknown key "${key}" is ignored${near ? ` (did you mean "${near}"?)` : ''}`;
 }
 
+/** Connection settings of a `plugins:` entry that mirrors another MCP server. */
+const UPSTREAM_CONNECTION_KEYS = new Set(['command', 'args', 'env', 'cwd', 'url', 'headers']);
+
+/**
+ * Placeholders in an upstream entry's connection settings (`plugins.NAME.env`, `.headers`, …) are
+ * kept as written: the MCP client expands them only when it connects, so secrets never sit in
+ * the resolved config, and a variable needed only by a plugin that is not loaded cannot fail it.
+ */
+function upstreamConnectionSettings(raw: Record<string, unknown>) {
+  const plugins = raw.plugins;
+  const isUpstream = (name: string) => {
+    const entry = (plugins as Record<string, unknown> | undefined)?.[name];
+    return typeof entry === 'object' && entry !== null && ('command' in entry || 'url' in entry);
+  };
+  return (path: ConfigPath) =>
+    path.length === 3 &&
+    path[0] === 'plugins' &&
+    UPSTREAM_CONNECTION_KEYS.has(String(path[2])) &&
+    isUpstream(String(path[1]));
+}
+
 /** Reads, interpolates and validates the file; every problem is returned, none thrown. */
 function readFileLayer(
   path: string,
@@ -129,7 +150,7 @@ function readFileLayer(
   const warnings = Object.keys(raw)
     .filter((key) => !KNOWN_KEYS.has(key))
     .map((key) => unknownKeyWarning(path, key));
-  const interpolated = interpolateTree(raw, env);
+  const interpolated = interpolateTree(raw, env, upstreamConnectionSettings(raw));
   const errors = interpolated.issues.map(
     (issue) => `${path}: ${formatPath(issue.path)}: ${issue.message}`,
   );
