@@ -417,6 +417,12 @@ test('the README flow: a YAML config drives OAuth, the gate, the JSONL log and /
   if (security.metrics) health.addRoute('/metrics', security.metrics.handler);
 
   assert.equal((await fetch(url, { method: 'POST', body: '{}' })).status, 401);
+  // The legacy SSE pair is behind the same check.
+  assert.equal((await fetch(new URL('/sse', url))).status, 401);
+  assert.equal(
+    (await fetch(new URL('/messages?sessionId=x', url), { method: 'POST', body: '{}' })).status,
+    401,
+  );
   const client = new Client({ name: 'readme', version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(url, {
@@ -446,6 +452,6 @@ test('the README flow: a YAML config drives OAuth, the gate, the JSONL log and /
     ['ok', 'rejected', 'error'],
   );
   const metrics = await (await fetch(`${health.url}/metrics`)).text();
-  assert.match(metrics, /^mcpbox_oauth_rejections_total\{reason="missing_token"\} 1$/m);
+  assert.match(metrics, /^mcpbox_oauth_rejections_total\{reason="missing_token"\} 3$/m);
   assert.match(metrics, /^mcpbox_tool_calls_total\{tool="echo",plugin="echo",outcome="ok"\} 1$/m);
 });
