@@ -19,7 +19,7 @@ export const growingServer = join(here, 'growingServer.ts');
 export const growingServerCommand = [process.execPath, '--import', 'tsx', growingServer];
 
 /** Guards each wait so a broken client fails the test instead of hanging it. */
-const WAIT_LIMIT_MS = 20_000;
+const WAIT_LIMIT_MS = 60_000;
 
 export interface DrivenClient {
   child: ChildProcess;
