@@ -102,8 +102,8 @@ const UPSTREAM_CONNECTION_KEYS = new Set(['command', 'args', 'env', 'cwd', 'url'
  * kept as written: the MCP client expands them only when it connects, so secrets never sit in
  * the resolved config, and a variable needed only by a plugin that is not loaded cannot fail it.
  */
-function upstreamConnectionSettings(raw: Record<string, unknown>) {
-  const plugins = raw.plugins;
+function upstreamConnectionSettings(raw: object) {
+  const plugins = (raw as { plugins?: unknown }).plugins;
   const isUpstream = (name: string) => {
     const entry = (plugins as Record<string, unknown> | undefined)?.[name];
     return typeof entry === 'object' && entry !== null && ('command' in entry || 'url' in entry);
