@@ -1,13 +1,5 @@
 /** @mcpbox/proxy — public API. Named exports only. */
 export {
-  describeNewPlugin,
-  NewPluginError,
-  type NewPluginErrorCode,
-  type NewPluginOptions,
-  type NewPluginResult,
-  newPlugin,
-} from './commands/newPlugin.ts';
-export {
   ManagementClient,
   type ManagementClientOptions,
   ManagementRequestError,
@@ -16,22 +8,22 @@ export {
   probeManagementPort,
 } from './management/client.ts';
 export {
+  ManagementPortInUseError,
   type ManagementServer,
   type ManagementServerOptions,
-  ManagementPortInUseError,
   startManagementServer,
 } from './management/server.ts';
 export { type ProxyStatus, statusJson } from './management/status.ts';
 export { type CommandHandler, type CommandInfo, CommandRegistry } from './proxy/commands.ts';
+export {
+  MANAGEMENT_PLUGIN,
+  type ManagementToolsOptions,
+  managementTools,
+} from './proxy/managementTools.ts';
 export {
   type AvailableEntry,
   type ManagerEvent,
   PluginManager,
   type PluginManagerOptions,
 } from './proxy/manager.ts';
-export {
-  MANAGEMENT_PLUGIN,
-  type ManagementToolsOptions,
-  managementTools,
-} from './proxy/managementTools.ts';
 export { PluginWatcher, type PluginWatcherOptions } from './proxy/watch.ts';

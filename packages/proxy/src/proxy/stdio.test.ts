@@ -4,21 +4,12 @@
  * session, and `--watch` reloads a saved plugin.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { PROXY_BIN, REPO_ROOT } from './__fixtures__/proxyProcess.ts';
+import { freePort, PROXY_BIN, REPO_ROOT } from './__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin, writeFile } from './__fixtures__/testdir.ts';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 test('stdio: management API beside the protocol, list_changed after REST, --watch', async (t) => {
   const dir = testdir(

@@ -7,25 +7,16 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { REPO_ROOT, startProxy } from './__fixtures__/proxyProcess.ts';
+import { freePort, REPO_ROOT, startProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir } from './__fixtures__/testdir.ts';
 
 const EVERYTHING = join(REPO_ROOT, 'node_modules/.bin/mcp-server-everything');
 const HANGS = join(REPO_ROOT, 'packages/framework/src/__fixtures__/upstream-hangs.ts');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** server-everything over Streamable HTTP on a free port, in its own process group. */
 async function startEverythingHttp(t: { after(fn: () => unknown): void }): Promise<string> {

@@ -28,6 +28,7 @@ import { createToolCallLog } from '../../proxy/toolLog.ts';
 import { PluginWatcher } from '../../proxy/watch.ts';
 import { fail } from '../exit.ts';
 import { BUILTIN_PLUGIN_DIR } from '../factory/serve.ts';
+import { createShutdown } from '../shutdown.ts';
 
 export interface ProxyServeOptions {
   /** `--autoload`: replaces the config's `autoload` list. */
@@ -117,7 +118,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
     await manager.closeAll();
     await health?.close();
     await toolLog.close();
-  });
+  }, log);
 
   try {
     const internal = await manager.loadInternal(
@@ -193,26 +194,4 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
 
 function portOf(url: string | undefined): number | undefined {
   return url ? Number(new URL(url).port) : undefined;
-}
-
-/** Closes everything once, on SIGINT/SIGTERM or when asked; a second signal exits at once. */
-function createShutdown(close: () => Promise<void>) {
-  let closing: Promise<void> | undefined;
-  const shutdown = (reason: string | undefined): Promise<void> => {
-    if (closing) return closing;
-    if (reason) log.info(`shutting down (${reason})`);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    closing = close().catch((error) => log.error('error while closing', { error }));
-    // A stuck client socket or upstream must not keep the process alive after a stop request.
-    if (reason) setTimeout(() => process.exit(process.exitCode ?? 0), 3000).unref();
-    return closing;
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (closing) process.exit(130);
-    void shutdown(signal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return shutdown;
 }

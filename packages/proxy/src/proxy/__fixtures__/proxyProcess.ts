@@ -4,6 +4,7 @@
  * bound MCP URL and management API.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const PROXY_BIN = fileURLToPath(new URL('../../../bin/mcp-proxy.js', import.meta.url));
@@ -96,4 +97,13 @@ export function runProxyCli(
     });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** A port that was free a moment ago (for servers that must be told their port up front). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
