@@ -20,7 +20,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type AppLike, createOAuth, type HttpMiddleware, type OAuth } from './auth/oauth.ts';
+import {
+  type AppLike,
+  createOAuth,
+  type HttpMiddleware,
+  type OAuth,
+  type OAuthConfig,
+} from './auth/oauth.ts';
 import { ConfigError } from './config/errors.ts';
 import { createGate, type Gate } from './gate/gate.ts';
 import type { GateCallContext } from './gate/session.ts';
@@ -30,13 +36,7 @@ import { ServerMetrics, type ToolCallOutcome } from './metrics/metrics.ts';
 import type { ToolLogger } from './toollog/types.ts';
 
 /** The configuration keys security reads (a subset of the framework's `Config`). */
-export interface SecurityConfig {
-  transport: string;
-  oauth_enabled: boolean;
-  oauth_server_url: string | undefined;
-  oauth_public_url: string | undefined;
-  oauth_cache_ttl: number;
-  oauth_required_scopes: readonly string[];
+export interface SecurityConfig extends OAuthConfig {
   gate?: Record<string, unknown> | undefined;
   metrics?: boolean;
   /** The file the configuration came from; problems are reported as `<file>: <key>: …`. */

@@ -13,14 +13,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { boundedParams, resultText, truncate } from './format.ts';
 import { localDate, localIso } from './time.ts';
-import {
-  type CallDetails,
-  type Clock,
-  stderrSink,
-  type ToolLogger,
-  type ToolLoggerBaseOptions,
-} from './types.ts';
-import { formatOrSkip, type QueuedCall, WriteQueue } from './writeQueue.ts';
+import type { ToolLoggerBaseOptions } from './types.ts';
+import { formatOrSkip, type QueuedCall, QueuedToolLogger } from './writeQueue.ts';
 
 export interface JsonlToolLoggerOptions extends ToolLoggerBaseOptions {
   /** Directory of the live file and the archives; created when missing. */
@@ -37,55 +31,27 @@ const LIVE_FILE = 'tool_calls.jsonl';
 const ARCHIVE = /^(\d{4}-\d{2}-\d{2})\.jsonl\.gz$/;
 const DAY_MS = 86_400_000;
 
-export class JsonlToolLogger implements ToolLogger {
+export class JsonlToolLogger extends QueuedToolLogger {
   readonly #dir: string;
   readonly #file: string;
   readonly #retentionDays: number;
   readonly #maxParamChars: number;
   readonly #maxResultChars: number;
-  readonly #clock: Clock;
-  readonly #queue: WriteQueue<QueuedCall>;
   /** The local day the live file's entries belong to; unknown until the first write. */
   #fileDay: string | undefined;
-  #closed = false;
 
   constructor(options: JsonlToolLoggerOptions) {
+    super(`tool-call log ${join(options.dir, LIVE_FILE)}`, options);
     this.#dir = options.dir;
     this.#file = join(options.dir, LIVE_FILE);
     this.#retentionDays = options.retentionDays ?? 90;
     this.#maxParamChars = options.maxParamChars ?? 500;
     this.#maxResultChars = options.maxResultChars ?? 2000;
-    this.#clock = options.clock ?? Date.now;
-    this.#queue = new WriteQueue(
-      `tool-call log ${this.#file}`,
-      options.logger ?? stderrSink,
-      (calls) => this.#writeBatch(calls),
-    );
   }
 
   /** Path of the file written today. */
   get path(): string {
     return this.#file;
-  }
-
-  logCall(
-    tool: string,
-    params: unknown,
-    result: unknown,
-    ok: boolean,
-    details?: CallDetails,
-  ): void {
-    if (this.#closed) return;
-    this.#queue.push({ ts: this.#clock(), tool, params, result, ok, details });
-  }
-
-  flush(): Promise<void> {
-    return this.#queue.flush();
-  }
-
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.#queue.flush();
   }
 
   #format({ ts, tool, params, result, ok, details }: QueuedCall): string {
@@ -106,7 +72,7 @@ export class JsonlToolLogger implements ToolLogger {
   }
 
   /** Appends a batch, one `appendFile` per day it spans. */
-  async #writeBatch(calls: QueuedCall[]): Promise<void> {
+  protected async writeBatch(calls: QueuedCall[]): Promise<void> {
     let chunk = '';
     for (const call of calls) {
       const line = formatOrSkip(() => this.#format(call));

@@ -8,14 +8,8 @@ import { appendFile, mkdir, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { paramsText, truncate } from './format.ts';
 import { localDate, localTime } from './time.ts';
-import {
-  type CallDetails,
-  type Clock,
-  stderrSink,
-  type ToolLogger,
-  type ToolLoggerBaseOptions,
-} from './types.ts';
-import { formatOrSkip, type QueuedCall, WriteQueue } from './writeQueue.ts';
+import type { ToolLoggerBaseOptions } from './types.ts';
+import { formatOrSkip, type QueuedCall, QueuedToolLogger } from './writeQueue.ts';
 
 export interface TextToolLoggerOptions extends ToolLoggerBaseOptions {
   /** The log file; its directory is created when missing. */
@@ -28,42 +22,23 @@ export interface TextToolLoggerOptions extends ToolLoggerBaseOptions {
   maxParamChars?: number;
 }
 
-export class TextToolLogger implements ToolLogger {
+export class TextToolLogger extends QueuedToolLogger {
   readonly #file: string;
   readonly #maxBytes: number;
   readonly #backups: number;
   readonly #maxParamChars: number;
-  readonly #clock: Clock;
-  readonly #queue: WriteQueue<QueuedCall>;
   #size: number | undefined;
-  #closed = false;
 
   constructor(options: TextToolLoggerOptions) {
+    super(`tool-call log ${options.file}`, options);
     this.#file = options.file;
     this.#maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
     this.#backups = options.backups ?? 3;
     this.#maxParamChars = options.maxParamChars ?? 100;
-    this.#clock = options.clock ?? Date.now;
-    this.#queue = new WriteQueue(
-      `tool-call log ${this.#file}`,
-      options.logger ?? stderrSink,
-      (calls) => this.#writeBatch(calls),
-    );
   }
 
   get path(): string {
     return this.#file;
-  }
-
-  logCall(
-    tool: string,
-    params: unknown,
-    result: unknown,
-    ok: boolean,
-    details?: CallDetails,
-  ): void {
-    if (this.#closed) return;
-    this.#queue.push({ ts: this.#clock(), tool, params, result, ok, details });
   }
 
   #format({ ts, tool, params, ok, details }: QueuedCall): string {
@@ -71,17 +46,8 @@ export class TextToolLogger implements ToolLogger {
     return `[${localDate(ts)} ${localTime(ts)}] ${status} ${tool} ${truncate(paramsText(tool, params), this.#maxParamChars)}\n`;
   }
 
-  flush(): Promise<void> {
-    return this.#queue.flush();
-  }
-
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.#queue.flush();
-  }
-
   /** Appends a batch in as few writes as the rotations allow. */
-  async #writeBatch(calls: QueuedCall[]): Promise<void> {
+  protected async writeBatch(calls: QueuedCall[]): Promise<void> {
     if (this.#size === undefined) {
       await mkdir(dirname(this.#file), { recursive: true, mode: 0o700 });
       this.#size = await stat(this.#file).then(

@@ -9,17 +9,11 @@ import { join } from 'node:path';
 import { resultText, truncate } from './format.ts';
 import { redactParams } from './redact.ts';
 import { localDate, localTime } from './time.ts';
-import {
-  type CallDetails,
-  type Clock,
-  stderrSink,
-  type ToolLogger,
-  type ToolLoggerBaseOptions,
-} from './types.ts';
-import { formatOrSkip, type QueuedCall, WriteQueue } from './writeQueue.ts';
+import type { ToolLoggerBaseOptions } from './types.ts';
+import { formatOrSkip, type QueuedCall, QueuedToolLogger } from './writeQueue.ts';
 
-/** A call to write, or the end of the transcript. */
-type TranscriptItem = QueuedCall | { end: number };
+/** Queued by `close()`: the time for the `**Ended:**` line. */
+type TranscriptEnd = { end: number };
 
 export interface TranscriptLoggerOptions extends ToolLoggerBaseOptions {
   /** Directory of the transcripts; created when missing. */
@@ -30,26 +24,18 @@ export interface TranscriptLoggerOptions extends ToolLoggerBaseOptions {
   maxResultChars?: number;
 }
 
-export class TranscriptLogger implements ToolLogger {
+export class TranscriptLogger extends QueuedToolLogger<TranscriptEnd> {
   readonly #dir: string;
   readonly #maxBytes: number;
   readonly #maxResultChars: number;
-  readonly #clock: Clock;
-  readonly #queue: WriteQueue<TranscriptItem>;
   #file: string | undefined;
   #size = 0;
-  #closed = false;
 
   constructor(options: TranscriptLoggerOptions) {
+    super(`transcript in ${options.dir}`, options);
     this.#dir = options.dir;
     this.#maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
     this.#maxResultChars = options.maxResultChars ?? 50_000;
-    this.#clock = options.clock ?? Date.now;
-    this.#queue = new WriteQueue(
-      `transcript in ${this.#dir}`,
-      options.logger ?? stderrSink,
-      (items) => this.#writeBatch(items),
-    );
   }
 
   /** The file being written, once the first call has been logged. */
@@ -57,28 +43,9 @@ export class TranscriptLogger implements ToolLogger {
     return this.#file;
   }
 
-  logCall(
-    tool: string,
-    params: unknown,
-    result: unknown,
-    ok: boolean,
-    details?: CallDetails,
-  ): void {
-    if (this.#closed) return;
-    this.#queue.push({ ts: this.#clock(), tool, params, result, ok, details });
-  }
-
-  flush(): Promise<void> {
-    return this.#queue.flush();
-  }
-
   /** Adds the `**Ended:**` line to the current transcript. */
-  async close(): Promise<void> {
-    if (!this.#closed) {
-      this.#closed = true;
-      this.#queue.push({ end: this.#clock() });
-    }
-    await this.#queue.flush();
+  override close(): Promise<void> {
+    return super.close({ end: this.clock() });
   }
 
   #format({ ts, tool, params, result, ok, details }: QueuedCall): string {
@@ -95,7 +62,7 @@ export class TranscriptLogger implements ToolLogger {
     );
   }
 
-  async #writeBatch(items: TranscriptItem[]): Promise<void> {
+  protected async writeBatch(items: (QueuedCall | TranscriptEnd)[]): Promise<void> {
     let chunk = '';
     const flushChunk = async () => {
       if (chunk !== '' && this.#file !== undefined) await appendFile(this.#file, chunk);

@@ -7,7 +7,14 @@
  *
  * @module
  */
-import type { CallDetails, WarningSink } from './types.ts';
+import {
+  type CallDetails,
+  type Clock,
+  stderrSink,
+  type ToolLogger,
+  type ToolLoggerBaseOptions,
+  type WarningSink,
+} from './types.ts';
 
 export class WriteQueue<T> {
   readonly #name: string;
@@ -99,4 +106,49 @@ export function formatOrSkip<T>(format: () => T): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What the file loggers share: `logCall` stamps the call with the clock and queues it raw; the
+ * subclass formats and writes whole batches in `writeBatch`. `Extra` is any other item a
+ * subclass queues (the transcript's closing line).
+ */
+export abstract class QueuedToolLogger<Extra = never> implements ToolLogger {
+  protected readonly clock: Clock;
+  readonly #queue: WriteQueue<QueuedCall | Extra>;
+  #closed = false;
+
+  constructor(name: string, options: ToolLoggerBaseOptions) {
+    this.clock = options.clock ?? Date.now;
+    this.#queue = new WriteQueue(name, options.logger ?? stderrSink, (items) =>
+      this.writeBatch(items),
+    );
+  }
+
+  logCall(
+    tool: string,
+    params: unknown,
+    result: unknown,
+    ok: boolean,
+    details?: CallDetails,
+  ): void {
+    if (this.#closed) return;
+    this.#queue.push({ ts: this.clock(), tool, params, result, ok, details });
+  }
+
+  flush(): Promise<void> {
+    return this.#queue.flush();
+  }
+
+  /** Stops taking calls, queues `last` (if given) and waits for everything to be written. */
+  async close(last?: Extra): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      if (last !== undefined) this.#queue.push(last);
+    }
+    await this.#queue.flush();
+  }
+
+  /** Writes one batch; throwing makes the queue warn once. */
+  protected abstract writeBatch(items: (QueuedCall | Extra)[]): Promise<void>;
 }
