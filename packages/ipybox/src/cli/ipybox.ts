@@ -1,0 +1,85 @@
+/**
+ * `ipybox`: the ipybox MCP server — Python in a stateful IPython kernel, MCP tools callable from
+ * code. Over stdio by default (for clients that launch it), Streamable HTTP with `--http PORT`.
+ * Under stdio, stdout carries only the protocol; every log line goes to stderr.
+ *
+ * @module
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+
+const LEVELS = {
+  debug: 'debug',
+  info: 'info',
+  warning: 'warning',
+  error: 'error',
+  critical: 'error',
+} as const;
+
+function logLevel(value: string): (typeof LEVELS)[keyof typeof LEVELS] {
+  const level = LEVELS[value.toLowerCase() as keyof typeof LEVELS];
+  if (!level) throw new InvalidArgumentError('use DEBUG, INFO, WARNING, ERROR or CRITICAL');
+  return level;
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new InvalidArgumentError('must be a port number (0-65535)');
+  }
+  return n;
+}
+
+const program = new Command('ipybox')
+  .description(
+    'MCP server that runs Python in a stateful IPython kernel; code can call the tools of registered MCP servers.\n' +
+      'stdio by default; Streamable HTTP at http://127.0.0.1:PORT/mcp with --http PORT.',
+  )
+  .option('--workspace <dir>', 'workspace directory (created if missing)', '.')
+  .addOption(
+    new Option('--log-level <level>', 'DEBUG, INFO, WARNING, ERROR or CRITICAL')
+      .default('info', 'INFO')
+      .argParser(logLevel),
+  )
+  .option('--http <port>', 'serve Streamable HTTP on this port instead of stdio', port)
+  .option('--host <host>', 'HTTP bind address', '127.0.0.1')
+  .option('--python <path>', 'Python interpreter with ipykernel (default /usr/bin/python3)')
+  .addOption(
+    new Option('--approval <mode>', 'tool calls from code: auto, elicit (ask the user) or deny')
+      .choices(['auto', 'elicit', 'deny'])
+      .default('auto'),
+  )
+  .option('--approval-timeout <seconds>', 'seconds to wait for an approval decision', Number)
+  .option('--max-kernels <n>', 'HTTP: most kernels (sessions) at once', Number)
+  .option('--kernel-idle-timeout <seconds>', 'HTTP: close a session kernel idle this long', Number)
+  .option('--sandbox', 'run the kernel in a sandbox')
+  .option('--sandbox-config <file>', 'sandbox settings (JSON)')
+  .addHelpText(
+    'after',
+    '\nExamples:\n' +
+      '  ipybox --workspace ~/work                 # stdio, for an MCP client that launches it\n' +
+      '  ipybox --workspace ~/work --http 8000     # http://127.0.0.1:8000/mcp',
+  )
+  .showHelpAfterError()
+  .action(async (options) => {
+    const { serveIpybox } = await import('../server/serve.ts');
+    try {
+      await serveIpybox({
+        workspace: options.workspace,
+        logLevel: options.logLevel,
+        httpPort: options.http,
+        host: options.host,
+        python: options.python,
+        approval: options.approval,
+        approvalTimeout: options.approvalTimeout,
+        maxKernels: options.maxKernels,
+        kernelIdleTimeout: options.kernelIdleTimeout,
+        sandbox: options.sandbox === true,
+        sandboxConfig: options.sandboxConfig,
+      });
+    } catch (error) {
+      process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  });
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,46 @@
+/**
+ * The ipybox MCP server as an mcpbox plugin: `mcp-factory -p ipybox`, `mcp-proxy -a ipybox`, or
+ * the `ipybox` CLI. Settings come from `plugins.ipybox:` in a YAML config (see `server/settings.ts`):
+ *
+ * ```yaml
+ * plugins:
+ *   ipybox:
+ *     workspace: ./workspace
+ *     approval: elicit        # auto | elicit | deny
+ *     max_kernels: 4
+ *     kernel_idle_timeout: 1800
+ * ```
+ *
+ * @module
+ */
+import type { PluginConfig, PluginServer } from '@mcpbox/framework';
+import { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
+import { parseSettings } from './server/settings.ts';
+import { registerIpyboxTools } from './server/tools.ts';
+
+export const description =
+  'Runs Python in stateful IPython kernels; kernel code calls MCP tools through generated modules.';
+
+/** Every Ipybox this process created, closed when it exits (the plugin API has no unload hook). */
+const instances = new Set<Ipybox>();
+
+/** Registers the four ipybox tools. Returns the `Ipybox` so an owner can `close()` it. */
+export async function register(
+  server: PluginServer,
+  config: PluginConfig = {},
+  options: IpyboxOptions = {},
+): Promise<Ipybox> {
+  const settings = parseSettings(config);
+  const ipybox = await Ipybox.create(settings, { logger: server.logger, ...options });
+  instances.add(ipybox);
+  registerIpyboxTools(server, ipybox);
+  server.logger.info(`ipybox workspace ${settings.workspace} (approval: ${settings.approval})`);
+  return ipybox;
+}
+
+/** Closes every ipybox kernel and tool server of this process. */
+export async function closeAll(): Promise<void> {
+  const all = [...instances];
+  instances.clear();
+  await Promise.allSettled(all.map((i) => i.close()));
+}

@@ -1,0 +1,114 @@
+/**
+ * `Ipybox`: the state one ipybox server keeps across its MCP sessions — the workspace, its
+ * environment and venv, the MCP servers registered so far, and the kernels of the sessions.
+ *
+ * @module
+ */
+import { mkdir } from 'node:fs/promises';
+import {
+  createLogger,
+  type Logger,
+  parseUpstreamParams,
+  type UpstreamParams,
+} from '@mcpbox/framework';
+import { generateMcpSources } from '../mcptools/generate.ts';
+import { type EnvMap, loadEnvironment } from './environment.ts';
+import type { KernelSession } from './kernelSession.ts';
+import { SessionKernels } from './sessionKernels.ts';
+import type { IpyboxSettings } from './settings.ts';
+import { type InstallOutcome, WorkspaceVenv } from './workspaceVenv.ts';
+
+export interface IpyboxOptions {
+  /** The process environment to read (default `process.env`); `.env` fills what it lacks. */
+  env?: EnvMap;
+  logger?: Logger;
+}
+
+/** Names the kernel imports as `mcptools.<name>`: keep them plain, as the docs promise. */
+const SERVER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+
+export class Ipybox {
+  readonly settings: IpyboxSettings;
+  readonly sessions: SessionKernels;
+  readonly venv: WorkspaceVenv;
+  readonly #hostEnv: Record<string, string>;
+  readonly #servers = new Map<string, UpstreamParams>();
+  readonly #logger: Logger;
+
+  private constructor(
+    settings: IpyboxSettings,
+    env: { host: Record<string, string>; kernel: Record<string, string> },
+    logger: Logger,
+  ) {
+    this.settings = settings;
+    this.#hostEnv = env.host;
+    this.#logger = logger;
+    this.venv = new WorkspaceVenv(settings.workspace, settings.basePython);
+    const userPath = env.kernel.PYTHONPATH;
+    this.sessions = new SessionKernels({
+      settings,
+      hostEnv: env.host,
+      kernelEnv: {
+        ...env.kernel,
+        // `import mcptools.<server>` works whatever the kernel's cwd becomes.
+        PYTHONPATH: userPath ? `${settings.workspace}:${userPath}` : settings.workspace,
+      },
+      python: () => (this.venv.exists ? this.venv.python : settings.basePython),
+      servers: this.#servers,
+      logger,
+    });
+  }
+
+  /** Creates the workspace if missing and reads its `.env`. */
+  static async create(settings: IpyboxSettings, options: IpyboxOptions = {}): Promise<Ipybox> {
+    await mkdir(settings.workspace, { recursive: true });
+    const env = await loadEnvironment(settings.workspace, options.env ?? process.env);
+    return new Ipybox(settings, env, options.logger ?? createLogger('ipybox'));
+  }
+
+  session(sessionId: string | undefined): Promise<KernelSession> {
+    return this.sessions.get(sessionId);
+  }
+
+  /**
+   * Generates `<workspace>/mcptools/<name>/` from the server's tools and lets every session's
+   * kernel call it. Returns the generated module names.
+   */
+  async registerServer(name: unknown, rawParams: unknown): Promise<string[]> {
+    if (typeof name !== 'string' || !SERVER_NAME.test(name)) {
+      throw new Error(
+        `server_name must be a name of letters, digits, '_' or '-' (starting with a letter or '_'), got ${JSON.stringify(name)}`,
+      );
+    }
+    const params = parseUpstreamParams(rawParams, 'server_params');
+    const generated = await generateMcpSources(name, params, this.settings.workspace, {
+      env: this.#hostEnv,
+    });
+    this.#servers.set(name, params);
+    for (const session of await this.sessions.open()) await session.defineServer(name, params);
+    this.#logger.info(`ipybox: registered MCP server ${name} (${generated.tools.length} tools)`);
+    return generated.tools.map((tool) => tool.module);
+  }
+
+  /**
+   * `pip install` into the workspace venv. When this creates the venv, running kernels add its
+   * site-packages (keeping their state) and later kernels start from its interpreter.
+   */
+  async installPackage(spec: string): Promise<InstallOutcome> {
+    const outcome = await this.venv.install(spec);
+    if (outcome.createdVenv) {
+      const site = await this.venv.sitePackages();
+      const code = `import site as _ipybox_site\n_ipybox_site.addsitedir(${JSON.stringify(site)})\ndel _ipybox_site`;
+      for (const session of await this.sessions.open()) {
+        await session.runQuietly(code).catch((error) => {
+          this.#logger.warn(`ipybox: could not add the venv to session ${session.id}: ${error}`);
+        });
+      }
+    }
+    return outcome;
+  }
+
+  async close(): Promise<void> {
+    await this.sessions.close();
+  }
+}

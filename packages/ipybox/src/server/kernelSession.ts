@@ -1,0 +1,201 @@
+/**
+ * `KernelSession`: what one MCP session of the ipybox server owns — a kernel (`CodeExecutor`), a
+ * tool server that kernel code calls for MCP tools, its upstream connections and its approval
+ * gate. Sessions share the workspace (files, packages, `mcptools/`, registered servers) and
+ * nothing else: under HTTP two clients never see each other's variables or approvals.
+ *
+ * @module
+ */
+import { createLogger, type Logger, type UpstreamParams, UpstreamPool } from '@mcpbox/framework';
+import { ApprovalGate } from '../approval/approvalGate.ts';
+import { ApprovalQueue } from '../approval/approvalQueue.ts';
+import { CodeExecutor, type CodeExecutorOptions } from '../executor.ts';
+import { TimeoutBudget } from '../kernel/budget.ts';
+import type { ExecutionResult } from '../kernel/execution.ts';
+import type { ExecutionChunk } from '../kernel/output.ts';
+import { ToolServer } from '../toolserver/toolServer.ts';
+import { decideByElicitation, type Elicit } from './elicitApprover.ts';
+import type { IpyboxSettings } from './settings.ts';
+
+/** What a session needs from the plugin-wide state. */
+export interface KernelSessionContext {
+  settings: IpyboxSettings;
+  /** Host environment for `${VAR}` placeholders in server params. */
+  hostEnv: Record<string, string>;
+  /** Variables for the kernel (KERNEL_ENV_* stripped, PYTHONPATH), without the tool server's. */
+  kernelEnv: Record<string, string>;
+  /** The interpreter new kernels use (the workspace venv's once it exists). */
+  python(): string;
+  /** Servers registered so far (by any session); defined in this session's pool at start. */
+  servers: ReadonlyMap<string, UpstreamParams>;
+  logger?: Logger;
+}
+
+export interface RunCellOptions {
+  /** Milliseconds; time waiting for approval is not counted. */
+  timeoutMs: number;
+  /** Receives output as it arrives. */
+  onChunk?: (chunk: ExecutionChunk) => void;
+  /** Asks the calling client (approval `elicit`). */
+  elicit?: Elicit;
+  /** The MCP request's signal: the client cancelled, so the cell is interrupted. */
+  signal?: AbortSignal;
+}
+
+export class KernelSession {
+  readonly id: string;
+  readonly #context: KernelSessionContext;
+  readonly #logger: Logger;
+  readonly #toolServer: ToolServer;
+  readonly #pool: UpstreamPool;
+  #executor: CodeExecutor;
+  #python: string;
+  #running = 0;
+  #lastUsed = Date.now();
+  #closed = false;
+
+  private constructor(
+    id: string,
+    context: KernelSessionContext,
+    toolServer: ToolServer,
+    pool: UpstreamPool,
+  ) {
+    this.id = id;
+    this.#context = context;
+    this.#logger = context.logger ?? createLogger('ipybox');
+    this.#toolServer = toolServer;
+    this.#pool = pool;
+    this.#python = context.python();
+    this.#executor = this.#newExecutor();
+  }
+
+  /** Starts the session's tool server; the kernel starts with the first cell. */
+  static async open(id: string, context: KernelSessionContext): Promise<KernelSession> {
+    const { settings } = context;
+    const pool = new UpstreamPool({ env: context.hostEnv, logger: context.logger });
+    for (const [name, params] of context.servers) await pool.define(name, params);
+    const approval = new ApprovalGate({
+      policy: settings.approval === 'elicit' ? 'ask' : settings.approval,
+      timeoutMs: settings.approvalTimeoutMs,
+      logger: context.logger,
+    });
+    const toolServer = await ToolServer.start({
+      connections: pool,
+      approval,
+      logger: context.logger,
+    });
+    return new KernelSession(id, context, toolServer, pool);
+  }
+
+  /** True while a cell runs or waits in this session. */
+  get busy(): boolean {
+    return this.#running > 0;
+  }
+
+  /** `Date.now()` when the last call ended (or the session opened). */
+  get lastUsed(): number {
+    return this.#lastUsed;
+  }
+
+  get kernelPid(): number | undefined {
+    return this.#executor.kernelPid;
+  }
+
+  /** Runs one cell. Rejects with the kernel layer's errors (see `cellResult.ts`). */
+  async runCell(code: string, options: RunCellOptions): Promise<ExecutionResult> {
+    this.#running += 1;
+    const budget = new TimeoutBudget(options.timeoutMs);
+    // Approvals are decided here, in the loop of the call that runs the cell: an elicitation
+    // goes to the client that sent this cell, and the clock stops while the user decides.
+    const approvals = new ApprovalQueue(this.#toolServer.approval);
+    approvals.onPendingChange((pending) => (pending > 0 ? budget.pause() : budget.resume()));
+    const deciding = (async () => {
+      for await (const request of approvals) void decideByElicitation(request, options.elicit);
+    })();
+    try {
+      this.#switchInterpreterIfIdle();
+      let result: ExecutionResult | undefined;
+      for await (const item of this.#executor.stream(code, {
+        timeout: budget,
+        chunks: true,
+        signal: options.signal,
+      })) {
+        if (item.kind === 'result') result = item;
+        else options.onChunk?.(item);
+      }
+      if (!result) throw new Error('the kernel finished without a result');
+      return result;
+    } finally {
+      approvals.close();
+      await deciding;
+      this.#running -= 1;
+      this.#lastUsed = Date.now();
+    }
+  }
+
+  /** Runs code without counting as use (e.g. making a new venv's packages importable). */
+  async runQuietly(code: string): Promise<void> {
+    if (this.#executor.kernelPid === undefined) return; // not started: it will start from the venv
+    await this.#executor.execute(code, { timeout: 10_000 });
+  }
+
+  /** Adds or replaces an upstream server this session's kernel may call. */
+  async defineServer(name: string, params: UpstreamParams): Promise<void> {
+    await this.#pool.define(name, params);
+  }
+
+  /** Lists a registered server's tools over this session's (cached) connection. */
+  listTools(name: string) {
+    return this.#pool.get(name).listTools();
+  }
+
+  /** Fresh kernel state; upstream connections closed (they restart on the next call). */
+  async reset(): Promise<void> {
+    this.#running += 1;
+    try {
+      await this.#toolServer.reset();
+      if (this.#python !== this.#context.python()) {
+        await this.#executor.stop();
+        this.#python = this.#context.python();
+        this.#executor = this.#newExecutor();
+        await this.#executor.start();
+      } else {
+        await this.#executor.reset();
+      }
+    } finally {
+      this.#running -= 1;
+      this.#lastUsed = Date.now();
+    }
+  }
+
+  /** Ends the kernel, the tool server and the upstream connections. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([this.#executor.stop(), this.#toolServer.close()]);
+    this.#logger.debug(`ipybox session ${this.id}: kernel closed`);
+  }
+
+  /** A kernel that is not running (never started, or died) restarts from the venv interpreter. */
+  #switchInterpreterIfIdle(): void {
+    const python = this.#context.python();
+    if (python === this.#python || this.#executor.kernelPid !== undefined) return;
+    void this.#executor.stop();
+    this.#python = python;
+    this.#executor = this.#newExecutor();
+  }
+
+  #newExecutor(): CodeExecutor {
+    const { settings } = this.#context;
+    // `sandbox`/`sandboxConfig` are read by the executor once the sandbox is wired in.
+    const options: CodeExecutorOptions & { sandbox?: boolean; sandboxConfig?: string } = {
+      python: this.#python,
+      workingDir: settings.workspace,
+      imagesDir: settings.imagesDir,
+      kernelEnv: { ...this.#context.kernelEnv, ...this.#toolServer.kernelEnv() },
+      sandbox: settings.sandbox,
+      sandboxConfig: settings.sandboxConfig,
+    };
+    return new CodeExecutor(options);
+  }
+}

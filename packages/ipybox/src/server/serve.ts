@@ -1,0 +1,74 @@
+/**
+ * The `ipybox` command: a framework server with the ipybox plugin, over stdio or Streamable
+ * HTTP, until a signal or (stdio) the client closing our stdin. Kernels, tool servers and
+ * upstream servers are closed on the way out.
+ *
+ * @module
+ */
+import { configureLogging, createLogger, createServer, type LogLevel } from '@mcpbox/framework';
+import * as plugin from '../plugin.ts';
+import type { WrittenSettings } from './settings.ts';
+
+export interface ServeIpyboxOptions {
+  workspace: string;
+  logLevel?: LogLevel;
+  /** Streamable HTTP on this port; stdio when undefined. */
+  httpPort?: number;
+  host?: string;
+  python?: string;
+  approval?: WrittenSettings['approval'];
+  approvalTimeout?: number;
+  maxKernels?: number;
+  kernelIdleTimeout?: number;
+  sandbox?: boolean;
+  sandboxConfig?: string;
+}
+
+export async function serveIpybox(options: ServeIpyboxOptions): Promise<void> {
+  configureLogging({ level: options.logLevel ?? 'info' });
+  const log = createLogger('ipybox');
+  const server = createServer({
+    name: 'ipybox',
+    transport: options.httpPort === undefined ? 'stdio' : 'http',
+    port: options.httpPort,
+    host: options.host,
+  });
+  const config: WrittenSettings = {
+    workspace: options.workspace,
+    python: options.python,
+    approval: options.approval,
+    approval_timeout: options.approvalTimeout,
+    max_kernels: options.maxKernels,
+    kernel_idle_timeout: options.kernelIdleTimeout,
+    sandbox: options.sandbox,
+    sandbox_config: options.sandboxConfig,
+  };
+  const loaded = await server.registry.loadPlugin('ipybox', {
+    module: plugin,
+    config: Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)),
+  });
+  if (!loaded.ok) throw new Error(loaded.error ?? 'the ipybox plugin did not load');
+
+  let closing: Promise<void> | undefined;
+  const shutdown = (reason: string) => {
+    if (closing) return closing;
+    log.info(`shutting down (${reason})`);
+    closing = (async () => {
+      await server.close();
+      await plugin.closeAll();
+    })();
+    // Something stuck (a kernel ignoring signals) must not keep us alive for ever.
+    setTimeout(() => process.exit(process.exitCode ?? 0), 5000).unref();
+    return closing;
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (closing) process.exit(130);
+    void shutdown(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const url = await server.start();
+  void server.closed.then(() => shutdown('server closed'));
+  if (url) process.stderr.write(`ipybox MCP endpoint: ${url}\n`);
+}

@@ -1,0 +1,83 @@
+/**
+ * The ipybox plugin's settings: what a user writes under `plugins.ipybox:` in a YAML config (or
+ * the `ipybox` CLI passes), validated, with defaults, and resolved to absolute paths.
+ *
+ * @module
+ */
+import { isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_PYTHON } from '../kernel/launcher.ts';
+
+export const APPROVAL_MODES = ['auto', 'elicit', 'deny'] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+const seconds = z.number().positive('must be a positive number of seconds');
+
+/** The config as written (snake_case, all optional). */
+export const writtenSettingsSchema = z
+  .object({
+    workspace: z.string().min(1, 'must not be empty').optional(),
+    python: z.string().min(1, 'must not be empty').optional(),
+    approval: z.enum(APPROVAL_MODES).optional(),
+    approval_timeout: seconds.optional(),
+    max_kernels: z.number().int().positive('must be at least 1').optional(),
+    kernel_idle_timeout: seconds.optional(),
+    sandbox: z.boolean().optional(),
+    sandbox_config: z.string().min(1, 'must not be empty').optional(),
+  })
+  .strict();
+
+export type WrittenSettings = z.infer<typeof writtenSettingsSchema>;
+
+export interface IpyboxSettings {
+  /** Absolute; created if missing. Default `./workspace` for the plugin. */
+  workspace: string;
+  /** `<workspace>/images`: where images from cells are saved. */
+  imagesDir: string;
+  /** Interpreter with ipykernel that creates the workspace venv. Default `/usr/bin/python3`. */
+  basePython: string;
+  approval: ApprovalMode;
+  /** No limit when undefined. */
+  approvalTimeoutMs: number | undefined;
+  maxKernels: number;
+  kernelIdleTimeoutMs: number;
+  sandbox: boolean;
+  sandboxConfig: string | undefined;
+}
+
+export const DEFAULT_MAX_KERNELS = 4;
+export const DEFAULT_KERNEL_IDLE_TIMEOUT_S = 1800;
+
+/**
+ * Validates `config`; throws one `Error` naming every bad key (`plugins.ipybox.max_kernels: …`).
+ * Paths are resolved against `cwd`.
+ */
+export function parseSettings(
+  config: Record<string, unknown>,
+  { cwd = process.cwd(), defaultWorkspace = 'workspace' } = {},
+): IpyboxSettings {
+  const parsed = writtenSettingsSchema.safeParse(config);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const keys = issue.code === 'unrecognized_keys' ? ` ${issue.keys.join(', ')}` : '';
+      return `plugins.ipybox${issue.path.length > 0 ? `.${issue.path.join('.')}` : ''}: ${issue.message}${keys}`;
+    });
+    throw new Error(`invalid ipybox settings: ${problems.join('; ')}`);
+  }
+  const written = parsed.data;
+  const workspace = resolve(cwd, written.workspace ?? defaultWorkspace);
+  const python = written.python ?? DEFAULT_PYTHON;
+  return {
+    workspace,
+    imagesDir: join(workspace, 'images'),
+    basePython: python.includes('/') && !isAbsolute(python) ? resolve(cwd, python) : python,
+    approval: written.approval ?? 'auto',
+    approvalTimeoutMs:
+      written.approval_timeout === undefined ? undefined : written.approval_timeout * 1000,
+    maxKernels: written.max_kernels ?? DEFAULT_MAX_KERNELS,
+    kernelIdleTimeoutMs: (written.kernel_idle_timeout ?? DEFAULT_KERNEL_IDLE_TIMEOUT_S) * 1000,
+    sandbox: written.sandbox ?? false,
+    sandboxConfig:
+      written.sandbox_config === undefined ? undefined : resolve(cwd, written.sandbox_config),
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The workspace's virtual environment, `<workspace>/.venv`: where `install_package` installs, so
+ * Debian's Python is never modified. It is created on first use with `--system-site-packages`, so
+ * the kernel run from it still finds Debian's ipykernel, matplotlib and friends.
+ *
+ * @module
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** pip's output is returned to the client; keep a runaway log from filling memory. */
+const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
+
+export class PackageInstallError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PackageInstallError';
+  }
+}
+
+export interface InstallOutcome {
+  /** pip's stdout and stderr. */
+  output: string;
+  /** True when this install created the venv. */
+  createdVenv: boolean;
+}
+
+export class WorkspaceVenv {
+  readonly dir: string;
+  readonly python: string;
+  readonly #workspace: string;
+  readonly #basePython: string;
+  /** Installs run one at a time: pip does not lock its environment. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(workspace: string, basePython: string) {
+    this.#workspace = workspace;
+    this.#basePython = basePython;
+    this.dir = join(workspace, '.venv');
+    this.python = join(this.dir, 'bin', 'python');
+  }
+
+  get exists(): boolean {
+    return existsSync(this.python);
+  }
+
+  /** `pip install <spec>` into the venv, creating it first if needed. */
+  install(spec: string): Promise<InstallOutcome> {
+    const task = this.#queue.then(() => this.#install(spec));
+    this.#queue = task.catch(() => undefined);
+    return task;
+  }
+
+  /** The venv's `site-packages`, as its interpreter reports it. */
+  async sitePackages(): Promise<string> {
+    const { stdout } = await run(this.python, [
+      '-c',
+      "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+    ]);
+    return stdout.trim();
+  }
+
+  async #install(spec: string): Promise<InstallOutcome> {
+    checkSpec(spec);
+    let createdVenv = false;
+    if (!this.exists) {
+      try {
+        await run(this.#basePython, ['-m', 'venv', '--system-site-packages', this.dir], {
+          maxBuffer: MAX_OUTPUT_BYTES,
+        });
+      } catch (error) {
+        throw new PackageInstallError(
+          `could not create the workspace virtual environment ${this.dir} with ${this.#basePython}: ${processOutput(error)}`,
+        );
+      }
+      createdVenv = true;
+    }
+    const args = ['-m', 'pip', 'install', '--no-input', '--disable-pip-version-check'];
+    // A local project builds with the venv's setuptools (from Debian): an isolated build would
+    // fetch setuptools from PyPI, which fails without network.
+    if (existsSync(resolve(this.#workspace, spec))) args.push('--no-build-isolation');
+    args.push(spec);
+    try {
+      const { stdout, stderr } = await run(this.python, args, {
+        cwd: this.#workspace,
+        maxBuffer: MAX_OUTPUT_BYTES,
+        env: { ...process.env, PIP_NO_INPUT: '1' },
+      });
+      return { output: `${stdout}${stderr}`.trim(), createdVenv };
+    } catch (error) {
+      throw new PackageInstallError(`pip install ${spec} failed:\n${processOutput(error)}`);
+    }
+  }
+}
+
+/** Refuses what pip would read as an option (`--index-url …`, `-r file`) or nothing at all. */
+function checkSpec(spec: string): void {
+  if (spec.trim() === '') throw new PackageInstallError('package_name must not be empty');
+  if (spec.startsWith('-')) {
+    throw new PackageInstallError(
+      `package_name must be a requirement (name, version specifier, URL or path), not a pip option: ${spec}`,
+    );
+  }
+  if (/[\r\n\0]/.test(spec)) {
+    throw new PackageInstallError('package_name must be a single line');
+  }
+}
+
+function processOutput(error: unknown): string {
+  const e = error as { stdout?: string; stderr?: string; message?: string };
+  const text = `${e.stdout ?? ''}${e.stderr ?? ''}`.trim();
+  return text === '' ? String(e.message ?? error) : text;
+}
