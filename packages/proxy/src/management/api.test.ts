@@ -191,13 +191,25 @@ test('REST operations reach every MCP session; errors are 400/401/404 JSON', asy
   );
 });
 
-test('/health/ready fails while an autoloaded plugin is missing; /health/plugins lists plugins', async (t) => {
-  const dir = testdir({}, t);
+test('/health/ready fails while an autoloaded plugin is missing; /health/plugins; config token beats env', async (t) => {
+  // Token precedence rides along: the config file's management_token (from a placeholder) beats
+  // the MCP_MGMT_TOKEN environment variable.
+  const dir = testdir({ 'proxy.yaml': `management_token: $${'{'}FILE_TOKEN}\n` }, t);
   const proxy = await startProxy(
-    ['--http', '0', '--mgmt-port', '0', '-d', dir, '-a', 'echo', 'late'],
-    {
-      env: { HOME: dir },
-    },
+    [
+      '--http',
+      '0',
+      '--mgmt-port',
+      '0',
+      '-c',
+      join(dir, 'proxy.yaml'),
+      '-d',
+      dir,
+      '-a',
+      'echo',
+      'late',
+    ],
+    { env: { HOME: dir, FILE_TOKEN: 'from-file', MCP_MGMT_TOKEN: 'from-env' } },
   );
   t.after(() => proxy.stop());
   const ready = await fetch(`${proxy.healthUrl}/health/ready`);
@@ -212,10 +224,10 @@ test('/health/ready fails while an autoloaded plugin is missing; /health/plugins
   assert.deepEqual(inventory.plugins.echo.tools, ['echo', 'echo_upper']);
 
   writeFile(dir, 'late.ts', versionPlugin('late'));
-  assert.equal(
-    (await rest(proxy.mgmtPort, 'POST', '/proxy/load', { body: '{"plugin":"late"}' })).status,
-    200,
-  );
+  const load = (token: string) =>
+    rest(proxy.mgmtPort, 'POST', '/proxy/load', { token, body: '{"plugin":"late"}' });
+  assert.equal((await load('from-env')).status, 401);
+  assert.equal((await load('from-file')).status, 200);
   const after = await fetch(`${proxy.healthUrl}/health/ready`);
   assert.equal(after.status, 200);
   assert.deepEqual(await after.json(), { ready: true });

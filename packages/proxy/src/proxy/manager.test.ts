@@ -282,3 +282,22 @@ test('management tools: status, list, tools, command, and bad input with clear e
   );
   assert.equal((await proxy.call('proxy__command')).text, '(no commands registered)');
 });
+
+test("a plugin's exported close() runs when its version leaves: on reload and on unload", async (t) => {
+  const source = (version: string) => `
+    export function register(s) { s.registerTool('closer_version', {}, () => '${version}'); }
+    export function close() { (globalThis.closedVersions ??= []).push('${version}'); }`;
+  const dir = testdir({ 'closer.ts': source('one') }, t);
+  const closed = () => (globalThis as { closedVersions?: string[] }).closedVersions ?? [];
+  const proxy = await inProcessProxy({ plugin_dirs: [dir], autoload: ['closer'] });
+  t.after(() => proxy.close());
+  writeFile(dir, 'closer.ts', source('two'));
+  assert.equal((await proxy.call('proxy__reload', { plugin: 'closer' })).isError, false);
+  assert.deepEqual(closed(), ['one']);
+  // A failed reload closes nothing: the old version keeps serving.
+  writeFile(dir, 'closer.ts', 'export const register = 1;');
+  assert.equal((await proxy.call('proxy__reload', { plugin: 'closer' })).isError, true);
+  assert.deepEqual(closed(), ['one']);
+  await proxy.call('proxy__unload', { plugin: 'closer' });
+  assert.deepEqual(closed(), ['one', 'two']);
+});

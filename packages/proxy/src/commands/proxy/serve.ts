@@ -39,7 +39,10 @@ export interface ProxyServeOptions {
   healthPort?: number;
   mgmtPort?: number;
   mgmtToken?: string;
-  /** `--plugin-dir`, searched before the config's `plugin_dirs` and the repository's plugins/. */
+  /**
+   * `--plugin-dir`, searched before the config's `plugin_dirs`, then `plugin_config_dir`
+   * (default `~/mcp_plugins`), then the repository's plugins/.
+   */
   pluginDirs?: string[];
   watch?: boolean;
   logLevel?: LogLevel;
@@ -94,9 +97,12 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
 
   const commands = new CommandRegistry();
   const server = createServer(config, { proxy: commands.slot, name: config.server_name });
+  // The user's plugin folder (default ~/mcp_plugins, where per-plugin config files live too) is
+  // searched after the explicit directories and before the repository's own plugins.
   server.registry.pluginDirs.push(
     ...(options.pluginDirs ?? []).map((dir) => resolve(cwd, dir)),
     ...config.plugin_dirs,
+    config.plugin_config_dir,
     BUILTIN_PLUGIN_DIR,
   );
   const manager = new PluginManager({ registry: server.registry, config, commands, env });
