@@ -175,9 +175,14 @@ test('REST operations reach every MCP session; errors are 400/401/404 JSON', asy
   const echo = await two.client.callTool({ name: 'echo', arguments: { message: 'alive' } });
   assert.deepEqual(echo.content, [{ type: 'text', text: 'alive' }]);
 
+  // Management tools are plugin tools too: they go through the same interceptors.
+  await two.client.callTool({ name: 'proxy__status', arguments: {} });
+
   // Every call went to the JSONL tool-call log under $HOME/.mcp_proxy/logs.
   const logFile = join(dir, '.mcp_proxy', 'logs', 'tool_calls.jsonl');
-  await waitFor(() => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('"alive"'));
+  await waitFor(
+    () => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('proxy__status'),
+  );
   const entries = readFileSync(logFile, 'utf8')
     .trim()
     .split('\n')
@@ -187,6 +192,7 @@ test('REST operations reach every MCP session; errors are 400/401/404 JSON', asy
     [
       ['version', true],
       ['echo', true],
+      ['proxy__status', true],
     ],
   );
 });
