@@ -7,11 +7,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+// The upstream engineer's /proc helpers, shared rather than copied.
+import {
+  descendants,
+  waitUntilGone,
+} from '../../../framework/src/__fixtures__/upstream-processes.ts';
 import { freePort, REPO_ROOT, startProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir } from './__fixtures__/testdir.ts';
 
@@ -42,6 +48,14 @@ async function startEverythingHttp(t: { after(fn: () => unknown): void }): Promi
     }
   }
   throw new Error('server-everything over HTTP did not start');
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
 }
 
 async function directTools(): Promise<Map<string, unknown>> {
@@ -156,8 +170,13 @@ test('server-everything mirrored over stdio and HTTP; bad upstreams fail clearly
   });
   assert.match((afterReload.content as Array<{ text: string }>)[0].text, /reloaded/);
 
-  // Unload closes the mirror; then the HTTP upstream loads on demand, also prefixed.
+  // Unload closes the mirror — its process ends; then the HTTP upstream loads on demand.
+  const upstreamPids = descendants(proxy.child.pid!).filter((pid) =>
+    cmdline(pid).includes('mcp-server-everything'),
+  );
+  assert.ok(upstreamPids.length > 0);
   assert.equal((await rest(proxy.mgmtPort, '/proxy/unload', 'everything')).status, 200);
+  assert.deepEqual(await waitUntilGone(upstreamPids), []);
   const remote = await rest(proxy.mgmtPort, '/proxy/load', 'remote');
   assert.equal(remote.status, 200, remote.body.error);
   const names = (await client.listTools()).tools.map((tool) => tool.name);
