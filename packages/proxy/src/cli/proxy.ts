@@ -22,7 +22,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 const program = new Command('mcp-proxy')
   .description(
-    'MCP server whose plugins can be loaded, unloaded and reloaded at run time, and the\n' +
+    'An MCP server whose plugins are loaded, unloaded and reloaded at run time, and the ' +
       'commands that manage a running proxy through its management API.',
   )
   .showHelpAfterError();
