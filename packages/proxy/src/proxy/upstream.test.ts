@@ -170,10 +170,21 @@ test('server-everything mirrored over stdio and HTTP; bad upstreams fail clearly
   });
   assert.match((afterReload.content as Array<{ text: string }>)[0].text, /reloaded/);
 
+  const everythingPids = () =>
+    descendants(proxy.child.pid!).filter((pid) => cmdline(pid).includes('mcp-server-everything'));
+
+  // The upstream dies: the next call starts it again.
+  const crashed = everythingPids();
+  for (const pid of crashed) process.kill(pid, 'SIGKILL');
+  assert.deepEqual(await waitUntilGone(crashed), []);
+  const afterCrash = await client.callTool({
+    name: 'everything_echo',
+    arguments: { message: 'back' },
+  });
+  assert.match((afterCrash.content as Array<{ text: string }>)[0].text, /back/);
+
   // Unload closes the mirror — its process ends; then the HTTP upstream loads on demand.
-  const upstreamPids = descendants(proxy.child.pid!).filter((pid) =>
-    cmdline(pid).includes('mcp-server-everything'),
-  );
+  const upstreamPids = everythingPids();
   assert.ok(upstreamPids.length > 0);
   assert.equal((await rest(proxy.mgmtPort, '/proxy/unload', 'everything')).status, 200);
   assert.deepEqual(await waitUntilGone(upstreamPids), []);
