@@ -35,6 +35,15 @@ export type { GeneratedSources, GenerateOptions } from './mcptools/generate.ts';
 export { generateMcpSources } from './mcptools/generate.ts';
 export type { GeneratedTool, RenderedPackage, ToolDefinition } from './mcptools/renderPackage.ts';
 export { renderPackage, renderToolModule } from './mcptools/renderPackage.ts';
+// The ipybox MCP server: as a plugin (`mcp-factory -p ipybox`) and as the `ipybox` command.
+export {
+  closeAll as closeIpyboxPlugins,
+  description as ipyboxPluginDescription,
+  register as registerIpyboxPlugin,
+} from './plugin.ts';
+export { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
+export { type ServeIpyboxOptions, serveIpybox } from './server/serve.ts';
+export { type IpyboxSettings, parseSettings, type WrittenSettings } from './server/settings.ts';
 export type {
   ToolCallErrorType,
   ToolCallReply,
