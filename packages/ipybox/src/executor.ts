@@ -15,6 +15,8 @@ import type { KernelTransport } from './kernel/connectionFile.ts';
 import type { ExecutionResult } from './kernel/execution.ts';
 import { zmqKernelBackend } from './kernel/launcher.ts';
 import type { ExecutionChunk } from './kernel/output.ts';
+import { sandboxKernelBackend } from './sandbox/kernelSandbox.ts';
+import type { SandboxSettings } from './sandbox/sandboxConfig.ts';
 
 export interface CodeExecutorOptions {
   /** Variables for the kernel, on top of `PATH` (nothing else of this process's environment). */
@@ -33,9 +35,29 @@ export interface CodeExecutorOptions {
   interruptTimeout?: number;
   /** Run kernels elsewhere (another backend); `python` and `transport` are then ignored. */
   backend?: KernelBackend;
+  /**
+   * Run the kernel and everything it starts inside the OS sandbox (`@anthropic-ai/sandbox-runtime`,
+   * Linux: bubblewrap + socat + ripgrep): `true` for the default policy, or sandbox-runtime
+   * settings merged into it. Forces the `ipc` transport. See the README's Sandbox section.
+   */
+  sandbox?: boolean | SandboxSettings;
+  /** A sandbox-runtime settings file (JSON), validated at start; implies `sandbox`. */
+  sandboxConfig?: string;
 }
 
 export type { ExecuteOptions };
+
+function localBackend(options: CodeExecutorOptions): KernelBackend {
+  const { sandbox, sandboxConfig, python } = options;
+  if (sandbox || sandboxConfig !== undefined) {
+    return sandboxKernelBackend({
+      python,
+      settings: typeof sandbox === 'object' ? sandbox : undefined,
+      settingsFile: sandboxConfig,
+    });
+  }
+  return zmqKernelBackend({ python, transport: options.transport });
+}
 
 export interface StreamOptions extends ExecuteOptions {
   /** Yield output chunks as they arrive, not only the final result. Default false. */
@@ -47,9 +69,7 @@ export class CodeExecutor {
 
   constructor(options: CodeExecutorOptions = {}) {
     this.#client = new KernelClient({
-      backend:
-        options.backend ??
-        zmqKernelBackend({ python: options.python, transport: options.transport }),
+      backend: options.backend ?? localBackend(options),
       env: options.kernelEnv,
       cwd: options.workingDir,
       imagesDir: options.imagesDir,

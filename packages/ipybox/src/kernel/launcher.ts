@@ -54,8 +54,9 @@ export interface ZmqKernelBackendOptions {
    * Rewrites the kernel's command line before it is spawned, e.g. to run it inside a sandbox:
    * `(argv) => ['srt', '--settings', file, ...argv]`. The wrapper becomes the process-group
    * leader that `stop()` ends; it must pass stdout through (the kernel reports its ports there).
+   * May be async (the sandbox computes its command line).
    */
-  wrap?: (argv: string[]) => string[];
+  wrap?: (argv: string[]) => string[] | Promise<string[]>;
   /** Receives the kernel's own log output (its stderr); discarded by default. */
   onLog?: (text: string) => void;
 }
@@ -124,16 +125,23 @@ export function zmqKernelBackend(options: ZmqKernelBackendOptions = {}): KernelB
     const info = newConnectionInfo(transport, transport === 'tcp' ? '127.0.0.1' : join(dir, 'k'));
     const connectionFile = join(dir, 'connection.json');
     await writeConnectionFile(connectionFile, info);
-    const [command, ...args] = wrap([
-      python,
-      BOOTSTRAP,
-      '-f',
-      connectionFile,
-      // No history database: faster cells, and code (which may hold secrets) is not kept.
-      '--HistoryManager.enabled=False',
-      '--InteractiveShell.colors=NoColor',
-      ...kernelArgs,
-    ]);
+    let wrapped: string[];
+    try {
+      wrapped = await wrap([
+        python,
+        BOOTSTRAP,
+        '-f',
+        connectionFile,
+        // No history database: faster cells, and code (which may hold secrets) is not kept.
+        '--HistoryManager.enabled=False',
+        '--InteractiveShell.colors=NoColor',
+        ...kernelArgs,
+      ]);
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+    const [command, ...args] = wrapped;
     const child = spawn(command, args, {
       cwd,
       detached: true,
