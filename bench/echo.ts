@@ -8,6 +8,10 @@
  *   with its own session; over stdio (one client per server process by nature) they are 8
  *   concurrent requests in flight on the one connection.
  *
+ * - server CPU: CPU time (user + system, from /proc) the server process spent per call during the
+ *   throughput runs. Unlike wall-clock figures it barely moves when other work loads the
+ *   machine, so it is the fairest comparison on a shared box.
+ *
  * Rounds are interleaved (each round measures every server, in a rotating order) so drift on the
  * machine hits all of them alike. Every number is printed with its ratio to the bare SDK.
  *
@@ -16,6 +20,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -27,7 +32,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LATENCY_CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 400);
 const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 2000);
 const CONCURRENCY = 8;
-const WARMUP_CALLS = 100;
+const WARMUP_CALLS = 500; // enough for the JIT to settle in every server
 
 type Transport = 'stdio' | 'http';
 
@@ -69,10 +74,22 @@ const selected = SERVERS.filter((k) => k.name === 'bare SDK' || !wanted || wante
 interface Running {
   kind: ServerKind;
   transport: Transport;
+  /** The server process (the bins and peers run in the process they are started as). */
+  pid: number;
   clients: Client[];
   close(): Promise<void>;
   latencies: number[];
   throughputs: number[];
+  cpuMs: number;
+  cpuCalls: number;
+}
+
+const TICK_MS = 10; // Linux USER_HZ is 100 on every mainstream kernel
+
+/** CPU time (user + system) a process has used so far, in ms. */
+function cpuTimeMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
 const newClient = () => new Client({ name: 'bench', version: '1.0.0' });
@@ -80,16 +97,23 @@ const newClient = () => new Client({ name: 'bench', version: '1.0.0' });
 async function startStdio(kind: ServerKind): Promise<Running> {
   const client = newClient();
   const args = kind.args('stdio');
-  await client.connect(
-    new StdioClientTransport({ command: process.execPath, args, cwd: ROOT, stderr: 'ignore' }),
-  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    cwd: ROOT,
+    stderr: 'ignore',
+  });
+  await client.connect(transport);
   return {
     kind,
     transport: 'stdio',
+    pid: transport.pid!,
     clients: [client],
     close: () => client.close(),
     latencies: [],
     throughputs: [],
+    cpuMs: 0,
+    cpuCalls: 0,
   };
 }
 
@@ -131,6 +155,7 @@ async function startHttp(kind: ServerKind): Promise<Running> {
   return {
     kind,
     transport: 'http',
+    pid: child.pid!,
     clients,
     close: async () => {
       await Promise.allSettled(clients.map((c) => c.close()));
@@ -139,6 +164,8 @@ async function startHttp(kind: ServerKind): Promise<Running> {
     },
     latencies: [],
     throughputs: [],
+    cpuMs: 0,
+    cpuCalls: 0,
   };
 }
 
@@ -203,7 +230,10 @@ async function main(): Promise<void> {
       const order = runs.map((_, i) => runs[(i + round) % runs.length]);
       for (const run of order) {
         run.latencies.push(...(await measureLatency(run, LATENCY_CALLS)));
+        const cpuBefore = cpuTimeMs(run.pid);
         run.throughputs.push(await measureThroughput(run, THROUGHPUT_CALLS));
+        run.cpuMs += cpuTimeMs(run.pid) - cpuBefore;
+        run.cpuCalls += THROUGHPUT_CALLS;
       }
       process.stderr.write(`round ${round + 1}/${ROUNDS} done\n`);
     }
@@ -212,8 +242,19 @@ async function main(): Promise<void> {
   }
 
   const rows = [
-    ['transport', 'server', 'median ms', 'p95 ms', 'calls/s', '× SDK calls/s', '× SDK median'],
+    [
+      'transport',
+      'server',
+      'median ms',
+      'p95 ms',
+      'calls/s',
+      '× SDK calls/s',
+      '× SDK median',
+      'server CPU µs/call',
+      '× SDK CPU',
+    ],
   ];
+  const cpuPerCall = (run: Running) => (run.cpuMs * 1000) / run.cpuCalls;
   for (const transport of ['stdio', 'http'] as const) {
     const group = runs.filter((r) => r.transport === transport);
     const base = group.find((r) => r.kind.name === 'bare SDK')!;
@@ -229,6 +270,8 @@ async function main(): Promise<void> {
         rate.toFixed(0),
         (rate / baseRate).toFixed(2),
         (median(run.latencies) / baseMedian).toFixed(2),
+        cpuPerCall(run).toFixed(0),
+        (cpuPerCall(run) / cpuPerCall(base)).toFixed(2),
       ]);
     }
   }
@@ -239,7 +282,8 @@ async function main(): Promise<void> {
   );
   console.log(table(rows));
   console.log(
-    '\n× SDK calls/s above 1 is faster than the bare SDK; × SDK median below 1 is faster.',
+    '\n× SDK calls/s above 1 is faster than the bare SDK; × SDK median and × SDK CPU below 1 are ' +
+      'faster (cheaper).',
   );
 }
 
