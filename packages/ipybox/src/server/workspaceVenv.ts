@@ -15,6 +15,10 @@ const run = promisify(execFile);
 /** pip's output is returned to the client; keep a runaway log from filling memory. */
 const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 
+/** pip's words for "no network" (DNS failure, unreachable, refused). */
+const NO_NETWORK =
+  /NewConnectionError|Name or service not known|Temporary failure in name resolution|Network is unreachable|Connection refused/;
+
 export class PackageInstallError extends Error {
   constructor(message: string) {
     super(message);
@@ -92,7 +96,11 @@ export class WorkspaceVenv {
       });
       return { output: `${stdout}${stderr}`.trim(), createdVenv };
     } catch (error) {
-      throw new PackageInstallError(`pip install ${spec} failed:\n${processOutput(error)}`);
+      const output = processOutput(error);
+      const offline = NO_NETWORK.test(output)
+        ? '\n\npip could not reach the package index: this machine seems to have no network access. Install from a local directory, wheel or sdist path instead.'
+        : '';
+      throw new PackageInstallError(`pip install ${spec} failed:\n${output}${offline}`);
     }
   }
 }
