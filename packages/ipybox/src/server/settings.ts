@@ -46,6 +46,9 @@ export interface IpyboxSettings {
 }
 
 export const DEFAULT_MAX_KERNELS = 4;
+
+/** Keys of a `plugins:` entry that belong to the framework (loading), not to ipybox. */
+const FRAMEWORK_KEYS = new Set(['enabled', 'prefix', 'path', 'description']);
 export const DEFAULT_KERNEL_IDLE_TIMEOUT_S = 1800;
 
 /**
@@ -56,7 +59,10 @@ export function parseSettings(
   config: Record<string, unknown>,
   { cwd = process.cwd(), defaultWorkspace = 'workspace' } = {},
 ): IpyboxSettings {
-  const parsed = writtenSettingsSchema.safeParse(config);
+  const own = Object.fromEntries(
+    Object.entries(config).filter(([key]) => !FRAMEWORK_KEYS.has(key)),
+  );
+  const parsed = writtenSettingsSchema.safeParse(own);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const keys = issue.code === 'unrecognized_keys' ? ` ${issue.keys.join(', ')}` : '';

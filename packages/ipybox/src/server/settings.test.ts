@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parseSettings } from './settings.ts';
+
+describe('parseSettings', () => {
+  test('defaults: ./workspace, /usr/bin/python3, auto approval, 4 kernels, 30 min idle', () => {
+    const s = parseSettings({}, { cwd: '/srv' });
+    assert.equal(s.workspace, '/srv/workspace');
+    assert.equal(s.imagesDir, '/srv/workspace/images');
+    assert.equal(s.basePython, '/usr/bin/python3');
+    assert.equal(s.approval, 'auto');
+    assert.equal(s.approvalTimeoutMs, undefined);
+    assert.equal(s.maxKernels, 4);
+    assert.equal(s.kernelIdleTimeoutMs, 1_800_000);
+    assert.equal(s.sandbox, false);
+  });
+
+  test('YAML keys are read; seconds become ms; paths resolve against cwd', () => {
+    const s = parseSettings(
+      {
+        workspace: 'ws',
+        python: './py/bin/python',
+        approval: 'elicit',
+        approval_timeout: 30,
+        max_kernels: 2,
+        kernel_idle_timeout: 60,
+        sandbox: true,
+        sandbox_config: 'sb.json',
+        enabled: true, // framework keys of a plugins: entry are not ipybox's concern
+        description: 'x',
+      },
+      { cwd: '/srv' },
+    );
+    assert.equal(s.workspace, '/srv/ws');
+    assert.equal(s.basePython, '/srv/py/bin/python');
+    assert.equal(s.approval, 'elicit');
+    assert.equal(s.approvalTimeoutMs, 30_000);
+    assert.equal(s.maxKernels, 2);
+    assert.equal(s.kernelIdleTimeoutMs, 60_000);
+    assert.equal(s.sandbox, true);
+    assert.equal(s.sandboxConfig, '/srv/sb.json');
+  });
+
+  test('bad values and unknown keys are one error naming every key', () => {
+    assert.throws(
+      () => parseSettings({ approval: 'maybe', max_kernels: 0, workspce: 'x' }),
+      (error: Error) => {
+        assert.match(error.message, /plugins\.ipybox\.approval: /);
+        assert.match(error.message, /plugins\.ipybox\.max_kernels: must be at least 1/);
+        assert.match(error.message, /workspce/);
+        return true;
+      },
+    );
+  });
+});
