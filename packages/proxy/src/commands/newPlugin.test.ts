@@ -118,11 +118,20 @@ test('the generated files pass the repository Biome lint and format check', asyn
   const cwd = mkdtempSync(join(tmpdir(), 'new-plugin-lint-'));
   t.after(() => rmSync(cwd, { recursive: true, force: true }));
   const result = await newPlugin('a_rather_long_plugin_name_of_forty_chars', '.', { cwd });
-  const run = spawnSync(
-    join(repoRoot, 'node_modules/.bin/biome'),
-    ['check', '--config-path', join(repoRoot, 'biome.json'), result.dir],
-    { encoding: 'utf8' },
+  // The repository's rules, with its file selection widened to this scratch folder.
+  writeFileSync(
+    join(cwd, 'biome.json'),
+    JSON.stringify({
+      root: true,
+      extends: [join(repoRoot, 'biome.json')],
+      vcs: { enabled: false },
+      files: { includes: ['**'] },
+    }),
   );
+  const run = spawnSync(join(repoRoot, 'node_modules/.bin/biome'), ['check', result.dir], {
+    cwd,
+    encoding: 'utf8',
+  });
   assert.equal(run.status, 0, run.stdout + run.stderr);
   assert.match(run.stdout + run.stderr, /Checked 3 files/);
 });
