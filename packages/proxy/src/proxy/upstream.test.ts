@@ -173,15 +173,28 @@ test('server-everything mirrored over stdio and HTTP; bad upstreams fail clearly
   const everythingPids = () =>
     descendants(proxy.child.pid!).filter((pid) => cmdline(pid).includes('mcp-server-everything'));
 
-  // The upstream dies: the next call starts it again.
+  // The upstream dies: a call that races the proxy noticing gets a clear error saying so, and
+  // the next call starts the upstream again.
   const crashed = everythingPids();
   for (const pid of crashed) process.kill(pid, 'SIGKILL');
   assert.deepEqual(await waitUntilGone(crashed), []);
-  const afterCrash = await client.callTool({
-    name: 'everything_echo',
-    arguments: { message: 'back' },
-  });
-  assert.match((afterCrash.content as Array<{ text: string }>)[0].text, /back/);
+  const echoBack = async () => {
+    const result = await client.callTool({
+      name: 'everything_echo',
+      arguments: { message: 'back' },
+    });
+    return { text: (result.content as Array<{ text: string }>)[0].text, isError: result.isError };
+  };
+  let afterCrash = await echoBack();
+  if (afterCrash.isError) {
+    assert.match(
+      afterCrash.text,
+      /upstream 'everything' is not running .* restarted on the next call/,
+    );
+    afterCrash = await echoBack();
+  }
+  assert.notEqual(afterCrash.isError, true, afterCrash.text);
+  assert.match(afterCrash.text, /back/);
 
   // Unload closes the mirror — its process ends; then the HTTP upstream loads on demand.
   const upstreamPids = everythingPids();
