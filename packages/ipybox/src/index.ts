@@ -41,6 +41,22 @@ export {
   description as ipyboxPluginDescription,
   register as registerIpyboxPlugin,
 } from './plugin.ts';
+// The OS sandbox around kernels and stdio MCP servers (sandbox-runtime, Linux).
+export type { SandboxKernelBackendOptions } from './sandbox/kernelSandbox.ts';
+export { checkSandboxSetup, sandboxKernelBackend } from './sandbox/kernelSandbox.ts';
+export { sandboxStdioServer } from './sandbox/mcpServerSandbox.ts';
+export type { SandboxHost } from './sandbox/preflight.ts';
+export {
+  checkSandboxHost,
+  SANDBOX_INSTALL_HINT,
+  SandboxUnavailableError,
+} from './sandbox/preflight.ts';
+export type { SandboxSettings } from './sandbox/sandboxConfig.ts';
+export {
+  loadSandboxConfig,
+  SandboxConfigError,
+  validateSandboxSettings,
+} from './sandbox/sandboxConfig.ts';
 export { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
 export { type ServeIpyboxOptions, serveIpybox } from './server/serve.ts';
 export { type IpyboxSettings, parseSettings, type WrittenSettings } from './server/settings.ts';

@@ -64,7 +64,7 @@ export async function loadSandboxConfig(path: string): Promise<SandboxSettings> 
 }
 
 /** Fills the lists sandbox-runtime requires, so a file may say only what it changes. */
-function withRequiredLists(settings: SandboxSettings): SandboxSettings {
+export function withRequiredLists(settings: SandboxSettings): SandboxSettings {
   return {
     ...settings,
     network: { allowedDomains: [], deniedDomains: [], ...settings.network },
