@@ -1,5 +1,13 @@
 /** @mcpbox/proxy — public API. Named exports only. */
 export {
+  describeNewPlugin,
+  NewPluginError,
+  type NewPluginErrorCode,
+  type NewPluginOptions,
+  type NewPluginResult,
+  newPlugin,
+} from './commands/newPlugin.ts';
+export {
   ManagementClient,
   type ManagementClientOptions,
   ManagementRequestError,
