@@ -67,6 +67,11 @@ export {
   type TransportKind,
   type WrittenConfig,
 } from './config/index.ts';
+export {
+  type ConfigPath,
+  type InterpolationIssue,
+  interpolateTree,
+} from './config/interpolate.ts';
 export { errorMessage, McpboxError, type McpboxErrorCode } from './errors.ts';
 export {
   createGate,

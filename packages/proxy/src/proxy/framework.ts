@@ -1,8 +1,7 @@
 /**
- * The framework piece mcp-proxy needs that `@mcpbox/framework` does not export (yet):
- * `interpolateTree`, for `${VAR}` in per-plugin config files. Reached by relative path, in this
- * one file, until the framework's `src/index.ts` lists it (requested from its owners).
+ * The framework pieces mcp-proxy's plugin-config loading uses: `interpolateTree`, for `${VAR}`
+ * in per-plugin config files — from `@mcpbox/framework`'s public entry, never from its src.
  *
  * @module
  */
-export { interpolateTree } from '../../../framework/src/config/interpolate.ts';
+export { interpolateTree } from '@mcpbox/framework';
