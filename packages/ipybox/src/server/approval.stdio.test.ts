@@ -93,9 +93,9 @@ describe('ipybox approvals over stdio', () => {
     assert.equal(asked.length, 3);
   });
 
-  test('--approval elicit: time the user takes to decide is not counted against the timeout', async (t) => {
+  test('--approval elicit: deciding does not count against the cell timeout; --approval-timeout bounds it', async (t) => {
     const box = await startStdioIpybox(ws.dir, {
-      args: ['--approval', 'elicit'],
+      args: ['--approval', 'elicit', '--approval-timeout', '5'],
       clientOptions: { capabilities: { elicitation: {} } },
     });
     t.after(() => box.close());
@@ -112,6 +112,11 @@ describe('ipybox approvals over stdio', () => {
     const result = await runCell(box.client, callEcho('slow decision'), { timeout: 1 });
     assert.equal(result.isError, undefined, textOf(result));
     assert.equal(textOf(result), 'Echo: slow decision');
+
+    // --approval-timeout 5: a user who takes longer gets ApprovalTimeout in the cell.
+    decisionMs = 8000;
+    const late = await runCell(box.client, callEcho('too late'));
+    assert.match(textOf(late), /^ApprovalTimeout \| .*within 5 s/);
   });
 
   test('--approval elicit with a client that cannot elicit: a refusal that says why', async (t) => {

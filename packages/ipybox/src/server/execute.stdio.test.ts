@@ -166,6 +166,22 @@ describe('ipybox over stdio: execute_ipython_cell', () => {
     assert.equal(textOf(await runCell(box.client, 'y * 6')), '42');
   });
 
+  test('a client cancelling the call interrupts the cell; the kernel keeps its state', async () => {
+    const abort = new AbortController();
+    const running = box.client.callTool(
+      {
+        name: 'execute_ipython_cell',
+        arguments: { code: "z = 5\nprint('started', flush=True)\nimport time\ntime.sleep(60)" },
+      },
+      undefined,
+      // Cancel once the cell is known to run (its first output arrived).
+      { signal: abort.signal, onprogress: () => abort.abort() },
+    );
+    await assert.rejects(running, /abort/i);
+    // The interrupted cell ran `z = 5` before sleeping; the next call is not stuck behind it.
+    assert.equal(textOf(await runCell(box.client, 'z * 2')), '10');
+  });
+
   test('a cell that kills its kernel gets a clear error; the next call gets a fresh kernel', async () => {
     const result = await runCell(
       box.client,

@@ -51,6 +51,8 @@ export class KernelSession {
   #executor: CodeExecutor;
   #python: string;
   #running = 0;
+  /** Resolves when the cell before the next one has finished. */
+  #turn: Promise<void> = Promise.resolve();
   #lastUsed = Date.now();
   #closed = false;
 
@@ -104,6 +106,24 @@ export class KernelSession {
   /** Runs one cell. Rejects with the kernel layer's errors (see `cellResult.ts`). */
   async runCell(code: string, options: RunCellOptions): Promise<ExecutionResult> {
     this.#running += 1;
+    // One cell at a time (the kernel runs them in turn anyway): the approval queue below must
+    // belong to the cell that is running, not to one waiting behind it.
+    const previous = this.#turn;
+    let release!: () => void;
+    this.#turn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      await previous;
+      return await this.#runCell(code, options);
+    } finally {
+      release();
+      this.#running -= 1;
+      this.#lastUsed = Date.now();
+    }
+  }
+
+  async #runCell(code: string, options: RunCellOptions): Promise<ExecutionResult> {
     const budget = new TimeoutBudget(options.timeoutMs);
     // Approvals are decided here, in the loop of the call that runs the cell: an elicitation
     // goes to the client that sent this cell, and the clock stops while the user decides.
@@ -128,8 +148,6 @@ export class KernelSession {
     } finally {
       approvals.close();
       await deciding;
-      this.#running -= 1;
-      this.#lastUsed = Date.now();
     }
   }
 
