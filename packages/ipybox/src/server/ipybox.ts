@@ -12,6 +12,7 @@ import {
   type UpstreamParams,
 } from '@mcpbox/framework';
 import { generateMcpSources } from '../mcptools/generate.ts';
+import { checkSandboxSetup } from '../sandbox/kernelSandbox.ts';
 import { type EnvMap, loadEnvironment } from './environment.ts';
 import type { KernelSession } from './kernelSession.ts';
 import { SessionKernels } from './sessionKernels.ts';
@@ -62,6 +63,10 @@ export class Ipybox {
   /** Creates the workspace if missing and reads its `.env`. */
   static async create(settings: IpyboxSettings, options: IpyboxOptions = {}): Promise<Ipybox> {
     await mkdir(settings.workspace, { recursive: true });
+    // Missing bwrap/socat/rg or a bad --sandbox-config fail here, at start, not at the first cell.
+    if (settings.sandbox || settings.sandboxConfig !== undefined) {
+      await checkSandboxSetup({ settingsFile: settings.sandboxConfig });
+    }
     const env = await loadEnvironment(settings.workspace, options.env ?? process.env);
     return new Ipybox(settings, env, options.logger ?? createLogger('ipybox'));
   }

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { createLogger, type Logger, type UpstreamParams, UpstreamPool } from '@mcpbox/framework';
 import { ApprovalGate } from '../approval/approvalGate.ts';
 import { ApprovalQueue } from '../approval/approvalQueue.ts';
@@ -81,10 +83,19 @@ export class KernelSession {
       timeoutMs: settings.approvalTimeoutMs,
       logger: context.logger,
     });
+    // A sandboxed kernel has no network namespace: only a Unix socket in the workspace reaches it.
+    const sandboxed = settings.sandbox || settings.sandboxConfig !== undefined;
     const toolServer = await ToolServer.start({
       connections: pool,
       approval,
       logger: context.logger,
+      ...(sandboxed && {
+        tcp: false,
+        socketPath: join(
+          settings.workspace,
+          `.ipybox-tools-${randomBytes(6).toString('hex')}.sock`,
+        ),
+      }),
     });
     return new KernelSession(id, context, toolServer, pool);
   }
@@ -205,8 +216,7 @@ export class KernelSession {
 
   #newExecutor(): CodeExecutor {
     const { settings } = this.#context;
-    // `sandbox`/`sandboxConfig` are read by the executor once the sandbox is wired in.
-    const options: CodeExecutorOptions & { sandbox?: boolean; sandboxConfig?: string } = {
+    const options: CodeExecutorOptions = {
       python: this.#python,
       workingDir: settings.workspace,
       imagesDir: settings.imagesDir,

@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
+  EVERYTHING_BIN,
   type HttpIpybox,
   runCell,
   startHttpIpybox,
@@ -60,5 +62,55 @@ describe('ipybox over HTTP: a kernel per session', () => {
     const pid = Number(textOf(await runCell(d, 'import os; os.getpid()')));
     await box.close();
     assert.ok(await waitForExit(pid), 'kernel exited with the server');
+  });
+});
+
+describe('ipybox over HTTP: approvals go to the session whose cell made the call', () => {
+  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+  let box: HttpIpybox;
+
+  before(async () => {
+    ws = await tempWorkspace();
+    box = await startHttpIpybox(ws.dir, { args: ['--approval', 'elicit'] });
+  });
+  after(async () => {
+    await box?.close();
+    await ws?.remove();
+  });
+
+  test('each session is asked through its own client; a server registered in one serves all', async () => {
+    const asked = { a: 0, b: 0 };
+    const a = await box.connect({ capabilities: { elicitation: {} } });
+    const b = await box.connect({ capabilities: { elicitation: {} } });
+    a.setRequestHandler(ElicitRequestSchema, async () => {
+      asked.a += 1;
+      return { action: 'accept', content: { approve: true } };
+    });
+    b.setRequestHandler(ElicitRequestSchema, async () => {
+      asked.b += 1;
+      return { action: 'decline' };
+    });
+    await runCell(b, 'pass'); // b's kernel exists before the registration
+    const registered = (await a.callTool({
+      name: 'register_mcp_server',
+      arguments: {
+        server_name: 'everything',
+        server_params: { command: EVERYTHING_BIN, args: ['stdio'] },
+      },
+    })) as CallToolResult;
+    assert.equal(registered.isError, undefined, textOf(registered));
+
+    const code = [
+      'from mcptools._runtime import ToolRejected',
+      'from mcptools.everything import echo',
+      'try:',
+      "    print(echo.run({'message': 'hi'}))",
+      'except ToolRejected:',
+      "    print('rejected')",
+    ].join('\n');
+    const [fromA, fromB] = await Promise.all([runCell(a, code), runCell(b, code)]);
+    assert.equal(textOf(fromA), 'Echo: hi');
+    assert.equal(textOf(fromB), 'rejected');
+    assert.deepEqual(asked, { a: 1, b: 1 });
   });
 });
