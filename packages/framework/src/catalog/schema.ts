@@ -15,8 +15,7 @@ import {
   type ZodRawShapeCompat,
 } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { McpboxError } from '../errors.ts';
@@ -67,30 +66,71 @@ function compileZod(schema: AnySchema, pipe: 'input' | 'output'): CompiledSchema
   };
 }
 
-// One validator per JSON Schema dialect, created on first use. Draft-07 is ajv's default and
-// what most MCP servers emit; a schema that declares 2020-12 gets the 2020 dialect
-// (prefixItems, $defs, unevaluatedProperties…).
-let draft07: AjvJsonSchemaValidator | undefined;
-let draft2020: AjvJsonSchemaValidator | undefined;
+/**
+ * One ajv instance per JSON Schema dialect. Draft-07 is ajv's default and what most MCP servers
+ * emit (same options as the SDK's default validator); a schema that declares 2020-12 gets the
+ * 2020 dialect (prefixItems, $defs, unevaluatedProperties…).
+ *
+ * ajv never forgets what an instance compiled: besides its schema cache, every validator and its
+ * schema go into the instance's code scope for good (~3.5 KiB a schema). Reloads register the
+ * same schemas again and again, so validators are shared by schema content — a reload whose
+ * schemas did not change compiles nothing — and after `ROTATE_AFTER` distinct schemas the
+ * dialect starts a fresh instance, so the old one is freed once its tools are gone.
+ */
+const ROTATE_AFTER = 500;
 
-function validatorFor(schema: Record<string, unknown>): AjvJsonSchemaValidator {
-  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (dialect.includes('2020-12') || dialect.includes('2019-09')) {
-    if (!draft2020) {
-      const ajv = new Ajv2020({ strict: false, validateFormats: true, allErrors: true });
-      (addFormats as unknown as (ajv: unknown) => void)(ajv);
-      draft2020 = new AjvJsonSchemaValidator(ajv as never);
-    }
-    return draft2020;
+interface Dialect {
+  ajv: Ajv | Ajv2020;
+  validators: Map<string, ValidateFunction>;
+}
+
+const dialects = new Map<'draft07' | 'draft2020', Dialect>();
+
+function newAjv(name: 'draft07' | 'draft2020'): Ajv | Ajv2020 {
+  const ajv =
+    name === 'draft2020'
+      ? new Ajv2020({ strict: false, validateFormats: true, allErrors: true })
+      : new Ajv({ strict: false, validateFormats: true, validateSchema: false, allErrors: true });
+  (addFormats as unknown as (ajv: unknown) => void)(ajv);
+  return ajv;
+}
+
+function dialectOf(schema: Record<string, unknown>): Dialect {
+  const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
+  const name =
+    declared.includes('2020-12') || declared.includes('2019-09') ? 'draft2020' : 'draft07';
+  let dialect = dialects.get(name);
+  if (!dialect || dialect.validators.size >= ROTATE_AFTER) {
+    dialect = { ajv: newAjv(name), validators: new Map() };
+    dialects.set(name, dialect);
   }
-  draft07 ??= new AjvJsonSchemaValidator();
-  return draft07;
+  return dialect;
+}
+
+function validatorFor(schema: Record<string, unknown>): {
+  ajv: Ajv | Ajv2020;
+  check: ValidateFunction;
+} {
+  const dialect = dialectOf(schema);
+  const key = JSON.stringify(schema);
+  let check = dialect.validators.get(key);
+  if (!check) {
+    try {
+      check = dialect.ajv.compile(schema);
+    } finally {
+      // Out of ajv's schema cache (keyed by the object): the key above finds it again.
+      dialect.ajv.removeSchema(schema);
+    }
+    dialect.validators.set(key, check);
+  }
+  return { ajv: dialect.ajv, check };
 }
 
 function compileJsonSchema(schema: Record<string, unknown>): CompiledSchema {
-  let check: ReturnType<AjvJsonSchemaValidator['getValidator']>;
+  let ajv: Ajv | Ajv2020;
+  let check: ValidateFunction;
   try {
-    check = validatorFor(schema).getValidator(schema as JsonSchemaType);
+    ({ ajv, check } = validatorFor(schema));
   } catch (error) {
     throw new McpboxError(
       'INVALID_SCHEMA',
@@ -100,10 +140,9 @@ function compileJsonSchema(schema: Record<string, unknown>): CompiledSchema {
   return {
     json: schema,
     validate(value) {
-      const result = check(value);
-      return result.valid
+      return check(value)
         ? { ok: true, value }
-        : { ok: false, message: result.errorMessage ?? 'invalid value' };
+        : { ok: false, message: ajv.errorsText(check.errors) || 'invalid value' };
     },
   };
 }
