@@ -2,7 +2,8 @@
  * `mcp-proxy serve` (the default command): load configuration, refuse to start if a proxy
  * already answers on the management port, load the autoload plugins, then serve MCP (stdio or
  * HTTP) with the management REST API beside it — under stdio too, writing only to stderr — and
- * the health server for HTTP.
+ * the health server (with `/metrics` when `metrics: true`) for HTTP. The framework's security
+ * layer (OAuth, gate, pre-call validator, metrics, tool-call log) wraps every tool call.
  *
  * @module
  */
@@ -11,8 +12,10 @@ import {
   type Config,
   configureLogging,
   createLogger,
+  createSecurity,
   createServer,
   type HealthServer,
+  JsonlToolLogger,
   type LogLevel,
   loadConfig,
   startHealthServer,
@@ -24,7 +27,6 @@ import { CommandRegistry } from '../../proxy/commands.ts';
 import { InnerClient } from '../../proxy/innerClient.ts';
 import { MANAGEMENT_PLUGIN, managementTools } from '../../proxy/managementTools.ts';
 import { PluginManager } from '../../proxy/manager.ts';
-import { createToolCallLog } from '../../proxy/toolLog.ts';
 import { PluginWatcher } from '../../proxy/watch.ts';
 import { fail } from '../exit.ts';
 import { BUILTIN_PLUGIN_DIR } from '../factory/serve.ts';
@@ -96,7 +98,19 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   }
 
   const commands = new CommandRegistry();
-  const server = createServer(config, { proxy: commands.slot, name: config.server_name });
+  // OAuth in front of HTTP, the TOTP gate, the pre-call validator, metrics and the JSONL
+  // tool-call log (`{tool_log_dir}/tool_calls.jsonl`), all from the config. Installed first, so
+  // the log and the metrics also see calls the gate blocks or the validator rejects — plugin
+  // tools, mirrored upstream tools and `proxy__*` tools alike.
+  const security = createSecurity(config, {
+    toolLogger: new JsonlToolLogger({ dir: config.tool_log_dir }),
+  });
+  const server = createServer(config, {
+    proxy: commands.slot,
+    name: config.server_name,
+    ...security.httpOptions,
+  });
+  security.install(server);
   // The user's plugin folder (default ~/mcp_plugins, where per-plugin config files live too) is
   // searched after the explicit directories and before the repository's own plugins.
   server.registry.pluginDirs.push(
@@ -106,8 +120,6 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
     BUILTIN_PLUGIN_DIR,
   );
   const manager = new PluginManager({ registry: server.registry, config, commands, env });
-  const toolLog = createToolCallLog(config.tool_log_dir);
-  server.addToolCallInterceptor(toolLog.interceptor);
   const inner = new InnerClient(server);
 
   const http = config.transport !== 'stdio';
@@ -123,7 +135,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
     await server.close();
     await manager.closeAll();
     await health?.close();
-    await toolLog.close();
+    await security.close();
   }, log);
 
   try {
@@ -164,6 +176,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
             : { ready: true };
         },
         plugins: () => statusJson(manager.registry.getSummary()),
+        routes: security.metrics ? { '/metrics': security.metrics.handler } : {},
       });
     }
 
