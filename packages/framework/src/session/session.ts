@@ -32,6 +32,8 @@ import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
 import type { Completer } from '../catalog/types.ts';
 import type { PromptReturn, RequestExtra, ResourceReturn } from '../plugins/types.ts';
 import { type LogThreshold, toToolContext } from './context.ts';
+// For its effect: cheap failing message-type checks in the SDK's Protocol (see the module).
+import './messageChecks.ts';
 import type { ServerCounters } from './stats.ts';
 
 export interface SessionOptions {
