@@ -24,10 +24,12 @@ describe('ipybox over stdio: install_package', () => {
   let ws: Awaited<ReturnType<typeof tempWorkspace>>;
   let box: StdioIpybox;
   const install = async (package_name: string) =>
-    (await box.client.callTool({
-      name: 'install_package',
-      arguments: { package_name },
-    })) as CallToolResult;
+    (await box.client.callTool(
+      { name: 'install_package', arguments: { package_name } },
+      undefined,
+      // Creating the venv and running pip take tens of seconds on a busy machine.
+      { timeout: 600_000 },
+    )) as CallToolResult;
 
   before(async () => {
     ws = await tempWorkspace();

@@ -33,8 +33,10 @@ describe('ipybox over HTTP: a kernel per session', () => {
   test('two sessions have separate kernel state and share the workspace; a third is refused', async () => {
     const a = await box.connect();
     const b = await box.connect();
-    await runCell(a, "owner = 'a'\nopen('shared.txt', 'w').write('from a')");
-    await runCell(b, "owner = 'b'");
+    const setA = await runCell(a, "owner = 'a'\nopen('shared.txt', 'w').write('from a')");
+    assert.equal(setA.isError, undefined, textOf(setA));
+    const setB = await runCell(b, "owner = 'b'");
+    assert.equal(setB.isError, undefined, textOf(setB));
     assert.equal(textOf(await runCell(a, 'owner')), "'a'");
     assert.equal(textOf(await runCell(b, "print(owner, open('shared.txt').read())")), 'b from a');
     const pidA = Number(textOf(await runCell(a, 'import os; os.getpid()')));

@@ -131,10 +131,12 @@ export async function runCell(
   code: string,
   extra: { timeout?: number; max_output_chars?: number } = {},
 ): Promise<CallToolResult> {
-  return (await client.callTool({
-    name: 'execute_ipython_cell',
-    arguments: { code, ...extra },
-  })) as CallToolResult;
+  return (await client.callTool(
+    { name: 'execute_ipython_cell', arguments: { code, ...extra } },
+    undefined,
+    // The first cell includes the kernel's start, slow on a loaded machine.
+    { timeout: 300_000 },
+  )) as CallToolResult;
 }
 
 /** True while a process with that id exists. */
