@@ -15,7 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { UpstreamPool } from '@mcpbox/framework';
 import { CodeExecutor } from '../executor.ts';
-import { CodeExecutionError } from '../kernel/errors.ts';
+import { CodeExecutionError, type KernelError } from '../kernel/errors.ts';
 import type { ExecutionResult } from '../kernel/execution.ts';
 import { generateMcpSources } from '../mcptools/generate.ts';
 import { ToolServer } from '../toolserver/toolServer.ts';
@@ -195,6 +195,29 @@ export function confinementContract(mode: 'sandboxed' | 'unsandboxed'): void {
         assert.doesNotMatch(output, /do-not-leak/);
       } else assert.equal(output.trim(), SECRET);
       await assertStillUsable();
+    });
+
+    test('a cell past its timeout is interrupted inside the sandbox; state is kept', async () => {
+      await executor.execute('kept = 41');
+      await assert.rejects(
+        executor.execute("import subprocess\nsubprocess.run(['sleep', '60'])", { timeout: 1500 }),
+        (error: unknown) => (error as KernelError).code === 'EXECUTION_TIMEOUT',
+      );
+      await assert.rejects(
+        executor.execute('import time\ntime.sleep(60)', { timeout: 1500 }),
+        (error: unknown) => (error as KernelError).code === 'EXECUTION_TIMEOUT',
+      );
+      assert.equal((await executor.execute('print(kept + 1)')).text.trim(), '42');
+    });
+
+    test('reset gives a fresh kernel, still confined', async () => {
+      await executor.reset();
+      const output = await attempt(executor, 'print(kept)');
+      assert.match(output, /NameError/);
+      await executor.execute('cells_survived = 0');
+      const env = await attempt(executor, "print(open('.env').read())");
+      if (sandboxed) assert.match(env, /PermissionError/);
+      else assert.equal(env.trim(), SECRET);
     });
 
     test('an MCP tool call through the generated module', async () => {
