@@ -7,12 +7,27 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { z } from 'zod';
+import type { StreamableHTTPServerTransport as HttpTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
-function echoServer(): McpServer {
+// The SDK and zod come from the workspace's node_modules, the copies mcp-factory runs on. A bare
+// `import` here would resolve bench/node_modules first (fastmcp's install, with another zod),
+// and the baseline would measure different dependencies, not a different server: zod 4.x builds
+// a failed safeParse's error lazily, zod 3.25's `zod/v4` at once, and the SDK fails two
+// safeParses on every incoming request.
+const WORKSPACE = new URL('../../node_modules/', import.meta.url);
+const fromWorkspace = (file: string) => import(new URL(file, WORKSPACE).href);
+const { McpServer } = (await fromWorkspace(
+  '@modelcontextprotocol/sdk/dist/esm/server/mcp.js',
+)) as typeof import('@modelcontextprotocol/sdk/server/mcp.js');
+const { StdioServerTransport } = (await fromWorkspace(
+  '@modelcontextprotocol/sdk/dist/esm/server/stdio.js',
+)) as typeof import('@modelcontextprotocol/sdk/server/stdio.js');
+const { StreamableHTTPServerTransport } = (await fromWorkspace(
+  '@modelcontextprotocol/sdk/dist/esm/server/streamableHttp.js',
+)) as typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+const { z } = (await fromWorkspace('zod/index.js')) as typeof import('zod');
+
+function echoServer() {
   const server = new McpServer({ name: 'sdk-echo', version: '1.0.0' });
   server.registerTool(
     'echo',
@@ -23,7 +38,7 @@ function echoServer(): McpServer {
 }
 
 if (process.argv[2] === 'http') {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, HttpTransport>();
   const http = createServer(async (req, res) => {
     if (!req.url?.startsWith('/mcp')) {
       res.writeHead(404).end();
@@ -36,7 +51,7 @@ if (process.argv[2] === 'http') {
         res.writeHead(404).end();
         return;
       }
-      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const created: HttpTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sessionId): void => {
           sessions.set(sessionId, created);
