@@ -6,6 +6,10 @@
  * a request naming an ended or unknown session gets 404, telling the client to start over
  * (MCP spec, basic/transports "Session Management").
  *
+ * Each stateful session keeps its recent SSE events ({@link BoundedEventStore}): a client whose
+ * stream broke, or that a tool switched to polling with `ctx.closeSSEStream()`, reconnects with
+ * `Last-Event-ID` and gets what it missed; 2025-11-25 clients get priming events with `retry:`.
+ *
  * Stateless (`stateless: true`): each POST gets a fresh server and transport that live for that
  * request only; no session ids.
  *
@@ -17,7 +21,11 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Express, Request, Response } from 'express';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
+import { BoundedEventStore } from './eventStore.ts';
 import { sendJsonRpcError } from './httpApp.ts';
+
+/** How long a client waits before reconnecting after the server closed its SSE stream (ms). */
+const SSE_RETRY_MS = 1000;
 
 export interface StreamableHttpOptions {
   hub: SessionHub;
@@ -65,6 +73,8 @@ function statefulHandler({ hub, counters }: StreamableHttpOptions) {
     const session = hub.open();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
+      eventStore: new BoundedEventStore(),
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
         transports.set(id, transport);
       },

@@ -1,0 +1,89 @@
+/**
+ * A bounded, in-memory SSE event store for one Streamable HTTP session, so a client whose stream
+ * broke (or that the server told to poll, `closeSSEStream`) can reconnect with `Last-Event-ID`
+ * and receive what it missed (MCP spec, basic/transports "Resumability and Redelivery").
+ *
+ * With an event store the SDK transport also sends each SSE stream a priming event (an id and
+ * empty data, plus `retry:`) to clients on protocol 2025-11-25 or later.
+ *
+ * The store lives and dies with its session and keeps only the most recent events — at most
+ * `maxEvents` of them and about `maxBytes` of JSON — so a long session cannot grow it without
+ * bound. A client that comes back for an event already dropped gets a 400 and starts over.
+ *
+ * @module
+ */
+import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export interface EventStoreLimits {
+  /** Default 1000. */
+  maxEvents?: number;
+  /** Approximate, by the length of each message's JSON. Default 16 MiB. */
+  maxBytes?: number;
+}
+
+interface StoredEvent {
+  streamId: string;
+  message: JSONRPCMessage;
+  size: number;
+}
+
+export class BoundedEventStore implements EventStore {
+  readonly #events = new Map<string, StoredEvent>();
+  readonly #maxEvents: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
+  #next = 0;
+
+  constructor(limits: EventStoreLimits = {}) {
+    this.#maxEvents = limits.maxEvents ?? 1000;
+    this.#maxBytes = limits.maxBytes ?? 16 * 1024 * 1024;
+  }
+
+  /** How many events are kept (for tests and diagnostics). */
+  get size(): number {
+    return this.#events.size;
+  }
+
+  async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    // Ids only need to be unique within the session and ordered; the counter gives both.
+    const eventId = String(++this.#next);
+    const size = JSON.stringify(message).length;
+    this.#events.set(eventId, { streamId, message, size });
+    this.#bytes += size;
+    this.#evict();
+    return eventId;
+  }
+
+  async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
+    return this.#events.get(eventId)?.streamId;
+  }
+
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
+    const last = this.#events.get(lastEventId);
+    if (!last) throw new Error(`event ${lastEventId} is unknown or no longer kept`);
+    const after = Number(lastEventId);
+    // Map iteration follows insertion, which is id order.
+    const missed = [...this.#events].filter(
+      ([id, event]) => Number(id) > after && event.streamId === last.streamId,
+    );
+    for (const [id, event] of missed) {
+      // The priming event (empty object) only marks a position; there is nothing to resend.
+      if (Object.keys(event.message).length > 0) await send(id, event.message);
+    }
+    return last.streamId;
+  }
+
+  #evict(): void {
+    for (const [id, event] of this.#events) {
+      if (this.#events.size <= this.#maxEvents && this.#bytes <= this.#maxBytes) return;
+      // Keep the newest event even if it alone is over the byte budget: it is still in flight.
+      if (this.#events.size === 1) return;
+      this.#events.delete(id);
+      this.#bytes -= event.size;
+    }
+  }
+}
