@@ -113,7 +113,11 @@ export function sandboxKernelBackend(options: SandboxKernelBackendOptions = {}):
         channels: kernel.channels,
         pid: kernel.pid,
         exited: kernel.exited,
-        interrupt: () => kernel.interrupt(),
+        // The launcher's fallback signals the process group, which here is bwrap alone: SIGINT
+        // would kill the whole sandbox, and no signal from outside reaches the kernel in its
+        // PID namespace. So there is no fallback; the client's interrupt_request (control
+        // channel) is the way in, and a kernel that ignores it is restarted after the grace.
+        interrupt: async () => {},
         stop() {
           stopping ??= (async () => {
             try {
