@@ -6,6 +6,7 @@
  * @module
  */
 import {
+  type ClientCapabilities,
   CreateMessageResultSchema,
   ElicitResultSchema,
   type LoggingLevel,
@@ -36,8 +37,16 @@ export function isLogIgnored(session: LogThreshold, level: LoggingLevel): boolea
 /**
  * Adds the helpers to the SDK's `extra` object in place: it is created fresh for each request,
  * and handlers written for `McpServer` keep finding everything where they expect it.
+ *
+ * `clientCapabilities` is what the client declared at `initialize`: sampling and elicitation are
+ * refused with a clear message when it did not declare them (as the SDK's own `createMessage` and
+ * `elicitInput` do), instead of a request the client cannot answer.
  */
-export function toToolContext(extra: RequestExtra, session: LogThreshold): ToolContext {
+export function toToolContext(
+  extra: RequestExtra,
+  session: LogThreshold,
+  clientCapabilities: () => ClientCapabilities | undefined,
+): ToolContext {
   const ctx = extra as ToolContext;
   ctx.reportProgress = async (progress, total, message) => {
     const progressToken = extra._meta?.progressToken;
@@ -54,9 +63,29 @@ export function toToolContext(extra: RequestExtra, session: LogThreshold): ToolC
       params: { level, data, logger },
     });
   };
-  ctx.sample = (params) =>
-    extra.sendRequest({ method: 'sampling/createMessage', params }, CreateMessageResultSchema);
-  ctx.elicit = (params) =>
-    extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema);
+  ctx.sample = async (params) => {
+    if (!clientCapabilities()?.sampling) {
+      throw new Error('The client does not support sampling (it declared no sampling capability)');
+    }
+    return extra.sendRequest(
+      { method: 'sampling/createMessage', params },
+      CreateMessageResultSchema,
+    );
+  };
+  ctx.elicit = async (params) => {
+    const elicitation = clientCapabilities()?.elicitation;
+    if (!elicitation) {
+      throw new Error(
+        'The client does not support elicitation (it declared no elicitation capability)',
+      );
+    }
+    // An empty capability object means form mode (the only mode before 2025-11-25).
+    const mode = params.mode ?? 'form';
+    const modes = elicitation as { form?: object; url?: object };
+    if ((modes.form || modes.url) && !modes[mode]) {
+      throw new Error(`The client does not support ${mode} elicitation`);
+    }
+    return extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema);
+  };
   return ctx;
 }

@@ -153,7 +153,10 @@ describe('session: tools', () => {
     const client = await inMemoryClient(server);
     const result = await client.callTool({ name: 'ask_model', arguments: { question: 'q' } });
     assert.equal(result.isError, true);
-    assert.match(firstText(result), /Method not found/);
+    assert.equal(
+      firstText(result),
+      'The client does not support sampling (it declared no sampling capability)',
+    );
   });
 
   test('a cancelled call aborts the handler signal', async (t) => {

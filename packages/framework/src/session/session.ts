@@ -121,7 +121,11 @@ export class McpSession implements LogThreshold {
       CallToolRequestSchema,
       counted(async (request, extra) => {
         const { name, arguments: args } = request.params;
-        const result = await dispatcher.call(name, args, toToolContext(extra, this));
+        const result = await dispatcher.call(
+          name,
+          args,
+          toToolContext(extra, this, () => server.getClientCapabilities()),
+        );
         if (result.isError) counters.errors += 1;
         return result;
       }),
