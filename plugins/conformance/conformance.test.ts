@@ -176,3 +176,9 @@ test('a subscribed client hears about changes to the watched resource', async (t
   );
   assert.deepEqual(await client.unsubscribeResource({ uri: WATCHED_URI }), {});
 });
+
+test('test_reconnection closes its stream mid-call; the client resumes and gets the result', async (t) => {
+  const { client } = await connect(t);
+  const result = await client.callTool({ name: 'test_reconnection', arguments: {} });
+  assert.equal(textOf(result), 'Reconnection test completed successfully');
+});
