@@ -7,7 +7,10 @@
  * sends the guard shell SIGTERM when its parent (our process) dies, however it dies. The guard
  * starts the real command under `setsid`, i.e. in a fresh process group, and owns that group:
  * on SIGTERM (parent death, or the SDK's close() escalation) and after the command exits, it sends
- * the group SIGTERM, waits up to `graceSteps` × 0.1 s, then SIGKILL. A fresh group also keeps
+ * the group SIGTERM, waits up to `graceSteps` × 0.1 s, then SIGKILL. That ending runs in a
+ * background subshell the guard waits for: the SDK's close() SIGKILLs the guard 2 s after its
+ * SIGTERM, and a guard killed in the middle of its grace period would leave an upstream that
+ * ignores SIGTERM running forever (orphaned, outliving us); the subshell finishes the job. A fresh group also keeps
  * terminal signals meant for us (Ctrl-C) away from the upstream; we end it deliberately instead.
  * The SDK's StdioClientTransport cannot do this itself: it spawns the command directly, in our
  * process group, and signals only that one pid.
@@ -39,11 +42,11 @@ stop() {
   while [ "$i" -lt "$steps" ] && kill -0 "-$pg" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
   kill -KILL "-$pg" "$pg" 2>/dev/null
 }
-trap 'stop; exit 143' TERM
+trap 'stop & wait $!; exit 143' TERM
 trap '' INT HUP QUIT
 wait "$pg"
 code=$?
-stop
+stop & wait $!
 exit "$code"`;
 
 interface GuardTools {

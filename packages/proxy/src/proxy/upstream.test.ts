@@ -16,6 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 // The upstream engineer's /proc helpers, shared rather than copied.
 import {
   descendants,
+  killAll,
   waitUntilGone,
 } from '../../../framework/src/__fixtures__/upstream-processes.ts';
 import { freePort, REPO_ROOT, startProxy } from './__fixtures__/proxyProcess.ts';
@@ -114,15 +115,13 @@ test('server-everything mirrored over stdio and HTTP; bad upstreams fail clearly
     },
   );
   t.after(() => proxy.stop());
-  // The framework's UpstreamConnection does not yet kill a server that hangs in `initialize`
-  // (reported); end the fixture ourselves by the pid it logs, so no process outlives the test.
-  t.after(() => {
-    for (const [, pid] of proxy.stderr().matchAll(/upstream-hangs waiting \(pid (\d+)\)/g)) {
-      try {
-        process.kill(Number(pid), 'SIGKILL');
-      } catch {}
-    }
-  });
+  // The hung upstream must be ended by the proxy (asserted below); should that fail, end it here
+  // by the pid it logs, so no process outlives the test.
+  const hungPids = () =>
+    [...proxy.stderr().matchAll(/upstream-hangs waiting \(pid (\d+)\)/g)].map(([, pid]) =>
+      Number(pid),
+    );
+  t.after(() => killAll(hungPids()));
   const client = new Client({ name: 'upstream-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(proxy.mcpUrl!)));
   t.after(() => client.close());
@@ -161,6 +160,14 @@ test('server-everything mirrored over stdio and HTTP; bad upstreams fail clearly
   const hangs = await rest(proxy.mgmtPort, '/proxy/load', 'hangs');
   assert.equal(hangs.status, 400);
   assert.match(hangs.body.error ?? '', /upstream 'hangs' did not finish initialize within 3000 ms/);
+  // It ignores SIGTERM: the process-group guard's SIGKILL, after the 2 s grace, ends it.
+  const hung = hungPids();
+  assert.equal(hung.length, 1, proxy.stderr());
+  assert.equal(
+    await signalZeroUntilGone(hung[0]!, 15_000),
+    'ESRCH',
+    'the hung upstream is still running',
+  );
 
   // A reload of a mirror reconnects and keeps it serving.
   assert.equal((await rest(proxy.mgmtPort, '/proxy/reload', 'everything')).status, 200);
@@ -213,3 +220,17 @@ test('server-everything mirrored over stdio and HTTP; bad upstreams fail clearly
   assert.match((viaHttp.content as Array<{ text: string }>)[0].text, /via http/);
   assert.equal((await rest(proxy.mgmtPort, '/proxy/unload', 'remote')).status, 200);
 });
+
+/** `kill(pid, 0)` until it fails (a zombie still answers, so this waits for the reaping too). */
+async function signalZeroUntilGone(pid: number, limitMs: number): Promise<string | undefined> {
+  const until = Date.now() + limitMs;
+  while (Date.now() < until) {
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return undefined;
+}
