@@ -72,6 +72,12 @@ test('SIGKILL of the owner leaves no kernel, bwrap or socat of its sandbox', asy
       }
     }
     await rm(workspace, { recursive: true, force: true });
+    // A SIGKILLed owner cannot remove its kernel's private directory; bwrap's command line names it.
+    for (const dir of new Set(
+      tree.flatMap((p) => p.command.match(/\/\S*\/mcpbox-sandbox-\w+/g) ?? []),
+    )) {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
   const [line] = await Promise.race([
     createInterface({ input: owner.stdout })
