@@ -58,8 +58,10 @@ test('a busy port is a clear error', async (t) => {
   const url = new URL((await first.start()) ?? '');
   const second = createServer({ transport: 'http', port: Number(url.port) });
   t.after(() => second.close());
-  await assert.rejects(
-    second.start(),
-    new RegExp(`MCP port ${url.port} on 127.0.0.1 is already in use`),
-  );
+  // Its own code, not ALREADY_STARTED: a caller can tell "pick another port" from misuse.
+  await assert.rejects(second.start(), {
+    name: 'PortInUseError',
+    code: 'PORT_IN_USE',
+    message: new RegExp(`MCP port ${url.port} on 127.0.0.1 is already in use`),
+  });
 });
