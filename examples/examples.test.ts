@@ -241,11 +241,8 @@ test('run_proxy_full.sh serves proxy.example.yaml: echo + greet, tool-call log',
   assert.match(readFileSync(join(logs, 'tool_calls.jsonl'), 'utf8'), /"greet"/);
 });
 
-// mcp-proxy does not yet apply the security settings (OAuth, gate, metrics) that mcp-factory
-// applies through createSecurity: these run, and report as todo until it does.
-test('run_proxy_full.sh serves /metrics with metrics: true', {
-  todo: 'mcp-proxy does not wire createSecurity (metrics) yet',
-}, async (t) => {
+// mcp-proxy applies the same security settings (OAuth, gate, metrics) as mcp-factory.
+test('run_proxy_full.sh serves /metrics with metrics: true', async (t) => {
   const [port, healthPort, mgmtPort] = [await freePort(), await freePort(), await freePort()];
   const started = launch(t, 'run_proxy_full.sh', {
     HOME: scratchHome(t),
@@ -261,9 +258,7 @@ test('run_proxy_full.sh serves /metrics with metrics: true', {
   assert.match(metrics, /mcpbox_tool_calls_total\{[^}]*tool="greet"/);
 });
 
-test('run_proxy_full.sh with OAuth URLs set refuses requests without a token', {
-  todo: 'mcp-proxy does not wire createSecurity (OAuth) yet',
-}, async (t) => {
+test('run_proxy_full.sh with OAuth URLs set refuses requests without a token', async (t) => {
   const [port, healthPort, mgmtPort, authPort] = [
     await freePort(),
     await freePort(),

@@ -13,8 +13,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PluginConfig, PluginEntry } from '@mcpbox/framework';
+import { interpolateTree } from '@mcpbox/framework';
 import { parseDocument } from 'yaml';
-import { interpolateTree } from './framework.ts';
 
 export interface PluginConfigSources {
   /** The `plugins.{name}` entry of the proxy config, if any. */
