@@ -7,18 +7,10 @@
  *
  * @module
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { runCommand } from '../commands/exit.ts';
 import type { RemoteAction } from '../commands/proxy/remote.ts';
-
-function portNumber(value: string): number {
-  const port = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!(port >= 0 && port <= 65535))
-    throw new InvalidArgumentError('expected a port number (0-65535).');
-  return port;
-}
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+import { collect, portNumber } from './options.ts';
 
 const program = new Command('mcp-proxy')
   .description(

@@ -1,14 +1,14 @@
 /**
  * Orderly shutdown for the serving commands: closes everything once — on SIGINT/SIGTERM, or when
  * the command asks (stdin closed, start-up failed) — and lets the process end by itself so stderr
- * drains. After a stop request, anything still holding the event loop (a stuck client socket, an
- * upstream that ignores SIGTERM) gets 3 s; a second signal exits at once.
+ * drains. Anything still holding the event loop afterwards (a stuck client socket, an upstream
+ * that ignores SIGTERM) gets 3 s; a second signal exits at once.
  *
  * @module
  */
 import type { Logger } from '@mcpbox/framework';
 
-/** Returns `shutdown(reason)`; a `reason` is logged and arms the 3 s exit guard. */
+/** Returns `shutdown(reason)`; a `reason` is logged. */
 export function createShutdown(close: () => Promise<void>, log: Logger) {
   let closing: Promise<void> | undefined;
   const shutdown = (reason: string | undefined): Promise<void> => {
@@ -17,7 +17,8 @@ export function createShutdown(close: () => Promise<void>, log: Logger) {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     closing = close().catch((error) => log.error('error while closing', { error }));
-    if (reason) setTimeout(() => process.exit(process.exitCode ?? 0), 3000).unref();
+    // Unref'd: it fires only if something still holds the event loop 3 s later.
+    setTimeout(() => process.exit(process.exitCode ?? 0), 3000).unref();
     return closing;
   };
   const onSignal = (signal: NodeJS.Signals) => {

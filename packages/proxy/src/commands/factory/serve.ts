@@ -19,6 +19,7 @@ import {
   startHealthServer,
 } from '@mcpbox/framework';
 import { fail } from '../exit.ts';
+import { createShutdown } from '../shutdown.ts';
 import { httpClientConfig, stdioClientConfig } from './clientConfig.ts';
 import { loadPlugins } from './loadPlugins.ts';
 import { selectPlugins } from './selectPlugins.ts';
@@ -113,7 +114,7 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
     await server.close();
     await health?.close();
     await security.close();
-  });
+  }, log);
 
   try {
     const outcome = await loadPlugins(server.registry, selection.names, config);
@@ -163,25 +164,3 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
 }
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
-
-/** Closes everything once, on SIGINT/SIGTERM or when asked; a second signal exits at once. */
-function createShutdown(close: () => Promise<void>) {
-  let closing: Promise<void> | undefined;
-  const shutdown = (reason: string | undefined): Promise<void> => {
-    if (closing) return closing;
-    if (reason) log.info(`shutting down (${reason})`);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    closing = close().catch((error) => log.error('error while closing', { error }));
-    // Whatever still holds the event loop open (a stuck client socket) must not keep us alive.
-    setTimeout(() => process.exit(process.exitCode ?? 0), 3000).unref();
-    return closing;
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (closing) process.exit(130);
-    void shutdown(signal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return shutdown;
-}

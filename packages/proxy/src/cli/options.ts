@@ -1,0 +1,17 @@
+/**
+ * Option parsers shared by the `mcp-factory` and `mcp-proxy` command lines.
+ *
+ * @module
+ */
+import { InvalidArgumentError } from 'commander';
+
+/** Parses a TCP port (0 = any free port); commander prints the message on a bad value. */
+export function portNumber(value: string): number {
+  const port = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port >= 0 && port <= 65535))
+    throw new InvalidArgumentError('expected a port number (0-65535).');
+  return port;
+}
+
+/** Collects a repeatable option (`-d a -d b`) into a list. */
+export const collect = (value: string, previous: string[] = []) => [...previous, value];
