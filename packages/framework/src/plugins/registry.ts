@@ -104,6 +104,11 @@ function failed(plugin: string, error: string): LoadResult {
   return { ok: false, plugin, error, tools: [], resources: [], prompts: [] };
 }
 
+function succeeded(plugin: LoadedPlugin): LoadResult {
+  const { name, tools, resources, prompts } = plugin;
+  return { ok: true, plugin: name, tools, resources, prompts };
+}
+
 export class PluginRegistry {
   readonly catalog: Catalog;
   /** Searched in order; callers may push more directories. */
@@ -155,13 +160,7 @@ export class PluginRegistry {
       resources: plugin.resources.length,
       prompts: plugin.prompts.length,
     });
-    return {
-      ok: true,
-      plugin: name,
-      tools: plugin.tools,
-      resources: plugin.resources,
-      prompts: plugin.prompts,
-    };
+    return succeeded(plugin);
   }
 
   /**
@@ -197,13 +196,7 @@ export class PluginRegistry {
       const plugin = this.#record(name, module, config, old.internal, prefix, source);
       this.#plugins.set(name, plugin);
       this.#logger.info(`reloaded plugin ${name}`, { tools: plugin.tools.length });
-      return {
-        ok: true,
-        plugin: name,
-        tools: plugin.tools,
-        resources: plugin.resources,
-        prompts: plugin.prompts,
-      };
+      return succeeded(plugin);
     });
   }
 
