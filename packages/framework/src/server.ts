@@ -14,7 +14,7 @@
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/server';
 import type { Express, RequestHandler } from 'express';
 import { Catalog } from './catalog/catalog.ts';
 import { ToolCallDispatcher, type ToolCallInterceptor } from './catalog/toolCalls.ts';
@@ -222,7 +222,9 @@ export function createServer(
       started = true;
       const kind = options.transport ?? 'stdio';
       if (kind === 'stdio') {
-        mounted.push(await serveStdio({ hub: sessions, onClientGone: () => void server.close() }));
+        mounted.push(
+          await serveStdio({ hub: sessions, logger, onClientGone: () => void server.close() }),
+        );
         logger.info('serving MCP over stdio');
         return undefined;
       }

@@ -7,8 +7,13 @@
  * @module
  */
 
-import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  Prompt,
+  Resource,
+  ResourceTemplateType,
+  Tool,
+  Variables,
+} from '@modelcontextprotocol/server';
 import type {
   CatalogBatch,
   CatalogChangeListener,
@@ -38,7 +43,7 @@ export class Catalog {
   // Listing caches, dropped on any change of their kind.
   #toolList: Tool[] | undefined;
   #resourceList: Resource[] | undefined;
-  #templateList: ResourceTemplate[] | undefined;
+  #templateList: ResourceTemplateType[] | undefined;
   #promptList: Prompt[] | undefined;
 
   // ---- lookups (the call path) ----
@@ -81,7 +86,7 @@ export class Catalog {
     return this.#resourceList;
   }
 
-  listTemplates(): ResourceTemplate[] {
+  listTemplates(): ResourceTemplateType[] {
     this.#templateList ??= enabledDefinitions(this.#templates);
     return this.#templateList;
   }
@@ -266,9 +271,17 @@ function kindsOf(tools: unknown[], resources: unknown[], prompts: unknown[]): Se
   return kinds;
 }
 
+/**
+ * Enabled definitions sorted by key: the same catalog lists in the same order whatever order
+ * plugins loaded or reloaded in (2026-07-28 asks for a deterministic `tools/list` so clients
+ * and prompt caches see a stable list).
+ */
 function enabledDefinitions<D>(map: Map<string, { enabled: boolean; definition: D }>): D[] {
   const out: D[] = [];
-  for (const entry of map.values()) if (entry.enabled) out.push(entry.definition);
+  for (const key of [...map.keys()].sort()) {
+    const entry = map.get(key);
+    if (entry?.enabled) out.push(entry.definition);
+  }
   return out;
 }
 

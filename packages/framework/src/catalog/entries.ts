@@ -4,15 +4,11 @@
  *
  * @module
  */
-import { getCompleter, isCompletable } from '@modelcontextprotocol/sdk/server/completable.js';
-import type { ResourceTemplate as SdkResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  type AnySchema,
-  getSchemaDescription,
-  isSchemaOptional,
-  objectFromShape,
-} from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  Prompt,
+  ResourceTemplate as SdkResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/server';
 import type {
   PromptArgsShape,
   PromptConfig,
@@ -30,6 +26,7 @@ import type {
   ResourceTemplateEntry,
   ToolEntry,
 } from './types.ts';
+import { completerOf, describeField, isOptionalField, objectFromShape } from './zodCompat.ts';
 
 /** The listing of a tool: only the keys that were given, so JSON output stays minimal. */
 export function toolDefinition(
@@ -109,17 +106,6 @@ export function createTemplateEntry(
   };
 }
 
-/** `completable()` may be wrapped in `.optional()`: look inside (zod v3 and v4). */
-function unwrapOptional(field: AnySchema): AnySchema {
-  const f = field as {
-    _def?: { typeName?: string; innerType?: AnySchema };
-    _zod?: { def?: { type?: string; innerType?: AnySchema } };
-  };
-  if (f._def?.typeName === 'ZodOptional' && f._def.innerType) return f._def.innerType;
-  if (f._zod?.def?.type === 'optional' && f._zod.def.innerType) return f._zod.def.innerType;
-  return field;
-}
-
 export function promptDefinition(
   name: string,
   config: Omit<PromptConfig<PromptArgsShape | undefined>, 'argsSchema'>,
@@ -131,10 +117,9 @@ export function promptDefinition(
   if (shape) {
     def.arguments = Object.entries(shape).map(([arg, field]) => {
       const out: Record<string, unknown> = { name: arg };
-      const description =
-        getSchemaDescription(field) ?? getSchemaDescription(unwrapOptional(field));
+      const description = describeField(field);
       if (description !== undefined) out.description = description;
-      out.required = !isSchemaOptional(field);
+      out.required = !isOptionalField(field);
       return out;
     });
   }
@@ -151,11 +136,8 @@ export function createPromptEntry(
   const completers = new Map<string, Completer>();
   if (shape) {
     for (const [arg, field] of Object.entries(shape)) {
-      const inner = unwrapOptional(field);
-      if (isCompletable(inner)) {
-        const complete = getCompleter(inner);
-        if (complete) completers.set(arg, complete as Completer);
-      }
+      const complete = completerOf(field);
+      if (complete) completers.set(arg, complete as Completer);
     }
   }
   return {

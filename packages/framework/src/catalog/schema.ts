@@ -6,22 +6,23 @@
  * @module
  */
 
-import {
-  type AnySchema,
-  getParseErrorMessage,
-  normalizeObjectSchema,
-  objectFromShape,
-  safeParseAsync,
-  type ZodRawShapeCompat,
-} from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { McpboxError } from '../errors.ts';
 import type { SchemaLike } from '../plugins/types.ts';
+import {
+  type AnySchema,
+  isZodRawShape,
+  isZodSchema,
+  objectFromShape,
+  type ValidationResult,
+  validateStandard,
+  zodToJson,
+} from './zodCompat.ts';
 
-export type ValidationResult = { ok: true; value: unknown } | { ok: false; message: string };
+export type { ValidationResult };
+export { isZodRawShape, isZodSchema };
 
 /** A schema ready for use: its JSON form for listings and a validator for values. */
 export interface CompiledSchema {
@@ -33,36 +34,11 @@ export interface CompiledSchema {
 
 const EMPTY_OBJECT_SCHEMA: Record<string, unknown> = { type: 'object', properties: {} };
 
-/** A zod schema (v3 or v4) has `_def` or `_zod`, or at least `parse` and `safeParse`. */
-export function isZodSchema(value: unknown): value is AnySchema {
-  if (value === null || typeof value !== 'object') return false;
-  if ('_def' in value || '_zod' in value) return true;
-  const v = value as { parse?: unknown; safeParse?: unknown };
-  return typeof v.parse === 'function' && typeof v.safeParse === 'function';
-}
-
-/** A raw shape is a plain object whose values are zod schemas (`{}` counts: no parameters). */
-export function isZodRawShape(value: unknown): value is ZodRawShapeCompat {
-  if (value === null || typeof value !== 'object' || isZodSchema(value)) return false;
-  const values = Object.values(value);
-  return values.length === 0 || values.some(isZodSchema);
-}
-
 function compileZod(schema: AnySchema, pipe: 'input' | 'output'): CompiledSchema {
-  const object = normalizeObjectSchema(schema);
-  const json = object
-    ? toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy: pipe })
-    : EMPTY_OBJECT_SCHEMA;
-  const target = object ?? schema;
   return {
-    json,
-    zod: target,
-    async validate(value) {
-      const result = await safeParseAsync(target, value);
-      return result.success
-        ? { ok: true, value: result.data }
-        : { ok: false, message: getParseErrorMessage(result.error) };
-    },
+    json: zodToJson(schema, pipe) ?? EMPTY_OBJECT_SCHEMA,
+    zod: schema,
+    validate: (value) => validateStandard(schema, value),
   };
 }
 

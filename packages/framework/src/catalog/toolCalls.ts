@@ -9,7 +9,9 @@
  *
  * @module
  */
-import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { errorMessage } from '../errors.ts';
 import type { ToolContext, ToolReturn } from '../plugins/types.ts';
 import type { Catalog } from './catalog.ts';
@@ -68,7 +70,8 @@ export async function runTool(
     }
   } catch (error) {
     // The SDK answers URL elicitation with a protocol error the client acts on; keep that.
-    if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
+    if (error instanceof ProtocolError && error.code === ProtocolErrorCode.UrlElicitationRequired)
+      throw error;
     return toolError(errorMessage(error));
   }
   if (entry.output && !result.isError) {
@@ -110,8 +113,9 @@ export class ToolCallDispatcher {
     ctx: ToolContext,
   ): Promise<CallToolResult> {
     const entry = this.#catalog.getTool(name);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
-    if (!entry.enabled) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} disabled`);
+    if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+    if (!entry.enabled)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} disabled`);
     const interceptors = this.#interceptors;
     if (interceptors.length === 0) return runTool(entry, args, ctx);
 
@@ -123,7 +127,7 @@ export class ToolCallDispatcher {
     try {
       return await dispatch(0);
     } catch (error) {
-      if (error instanceof McpError) throw error;
+      if (error instanceof ProtocolError) throw error;
       return toolError(errorMessage(error));
     }
   }

@@ -4,14 +4,14 @@
  *
  * @module
  */
-import type { ResourceTemplate as SdkResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type {
   Prompt,
   Resource,
-  ResourceTemplate as ResourceTemplateDefinition,
+  ResourceTemplateType as ResourceTemplateDefinition,
+  ResourceTemplate as SdkResourceTemplate,
   Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+  UriTemplate,
+} from '@modelcontextprotocol/server';
 import type {
   PromptReturn,
   ReadResourceHandler,

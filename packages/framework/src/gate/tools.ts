@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Gate } from './gate.ts';
 import type { GateCallContext } from './session.ts';

@@ -8,16 +8,8 @@
  *
  * @module
  */
-import type { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type {
-  AnySchema,
-  SchemaOutput,
-  ShapeOutput,
-  ZodRawShapeCompat,
-} from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import type {
+  AuthInfo,
   CallToolResult,
   CreateMessageRequestParams,
   CreateMessageResult,
@@ -26,13 +18,29 @@ import type {
   GetPromptResult,
   LoggingLevel,
   ReadResourceResult,
+  RequestId,
+  RequestMeta,
   Resource,
-  ServerNotification,
-  ServerRequest,
+  ResourceTemplate,
+  ServerContext,
   ToolAnnotations,
-} from '@modelcontextprotocol/sdk/types.js';
-
+  Variables,
+} from '@modelcontextprotocol/server';
+import type { z } from 'zod';
+import type { AnySchema, ZodRawShapeCompat } from '../catalog/zodCompat.ts';
 import type { Logger } from '../logging/index.ts';
+
+export type { AnySchema, ZodRawShapeCompat };
+
+/** What a validated schema yields: zod's own inference where it can see it. */
+type SchemaOutput<S> = S extends z.ZodType
+  ? z.output<S>
+  : S extends { '~standard': { types?: { output: infer O } } }
+    ? O
+    : unknown;
+type ShapeOutput<S> = S extends z.ZodRawShape
+  ? z.output<z.ZodObject<S>>
+  : { [K in keyof S]: SchemaOutput<S[K]> };
 
 export type { Logger };
 
@@ -59,8 +67,21 @@ export type ArgsOf<S> = S extends ZodRawShapeCompat
     ? SchemaOutput<S>
     : Record<string, unknown>;
 
-/** The SDK's per-request context: abort signal, session id, request id, `_meta`, and senders. */
-export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/**
+ * The SDK's per-request context (`ctx.mcpReq`, `ctx.http`, `ctx.sessionId`) plus the SDK v1
+ * names plugins were written against, kept as aliases: `signal`, `requestId`, `_meta`,
+ * `authInfo`, `sendNotification`, `sendRequest`, `closeSSEStream`.
+ */
+export type RequestExtra = ServerContext & {
+  signal: AbortSignal;
+  requestId: RequestId;
+  _meta?: RequestMeta;
+  authInfo?: AuthInfo;
+  sendNotification: ServerContext['mcpReq']['notify'];
+  sendRequest: ServerContext['mcpReq']['send'];
+  /** Closes this request's SSE stream (2025 sessions with an event store): the client polls. */
+  closeSSEStream?: () => void;
+};
 
 /**
  * What a handler receives besides its arguments: the SDK's request context plus helpers.

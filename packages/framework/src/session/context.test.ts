@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { firstText, inMemoryClient } from '../__fixtures__/testServer.ts';
 import { createServer, type McpboxServer } from '../server.ts';
 
@@ -63,12 +59,12 @@ test('a client that declared them is asked; form-only elicitation refuses URL mo
     capabilities: { sampling: {}, elicitation: { form: {} } },
   });
   t.after(() => client.close());
-  client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+  client.setRequestHandler('sampling/createMessage', async () => ({
     role: 'assistant',
     model: 'm',
     content: { type: 'text', text: 'model says hi' },
   }));
-  client.setRequestHandler(ElicitRequestSchema, async () => ({
+  client.setRequestHandler('elicitation/create', async () => ({
     action: 'accept',
     content: { name: 'Ada' },
   }));

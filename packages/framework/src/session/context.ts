@@ -1,91 +1,118 @@
 /**
- * The context a tool handler receives: the SDK's per-request `extra` plus helpers for progress,
- * logging, sampling and elicitation. Everything is sent with the request's own senders, so over
- * Streamable HTTP it travels on that request's response stream.
+ * The context a tool handler receives: the SDK's per-request context plus helpers for progress,
+ * logging, sampling and elicitation, the same in both protocol eras.
+ *
+ * The era is read once, from the request itself: a 2026-07-28 request carries the `_meta`
+ * envelope (`ctx.mcpReq.envelope`), a 2025 one does not. Sampling and elicitation then go the
+ * era's way — a real server→client request on a 2025 session, an `input_required` round trip
+ * ({@link InputRounds}) for a 2026 request — and a plugin author writes `await ctx.elicit(…)`
+ * once for both.
  *
  * @module
  */
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  type LoggingLevel,
-} from '@modelcontextprotocol/sdk/types.js';
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type ElicitRequestParams,
+  PROTOCOL_VERSION_META_KEY,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { RequestExtra, ToolContext } from '../plugins/types.ts';
+import type { InputRounds } from './inputRounds.ts';
 
-/** Severity order of MCP log levels (RFC 5424), lowest first. */
-const SEVERITY: Record<LoggingLevel, number> = {
-  debug: 0,
-  info: 1,
-  notice: 2,
-  warning: 3,
-  error: 4,
-  critical: 5,
-  alert: 6,
-  emergency: 7,
-};
-
-/** Per-session logging threshold, set by the client with `logging/setLevel`. */
-export interface LogThreshold {
-  logLevel: LoggingLevel | undefined;
+/** Which protocol era a request belongs to, decided by the presence of the 2026 envelope. */
+export function eraOf(ctx: ServerContext): 'modern' | 'legacy' {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return envelope?.[PROTOCOL_VERSION_META_KEY] ? 'modern' : 'legacy';
 }
 
-export function isLogIgnored(session: LogThreshold, level: LoggingLevel): boolean {
-  return session.logLevel !== undefined && SEVERITY[level] < SEVERITY[session.logLevel];
+/** What the client declared: per request in 2026, at `initialize` in 2025. */
+function clientCapabilitiesOf(
+  ctx: ServerContext,
+  legacyCapabilities: () => ClientCapabilities | undefined,
+): ClientCapabilities | undefined {
+  if (eraOf(ctx) === 'legacy') return legacyCapabilities();
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown>;
+  return envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+}
+
+function checkSampling(capabilities: ClientCapabilities | undefined): void {
+  if (!capabilities?.sampling) {
+    throw new Error('The client does not support sampling (it declared no sampling capability)');
+  }
+}
+
+function checkElicitation(
+  capabilities: ClientCapabilities | undefined,
+  params: ElicitRequestParams,
+): void {
+  const elicitation = capabilities?.elicitation;
+  if (!elicitation) {
+    throw new Error(
+      'The client does not support elicitation (it declared no elicitation capability)',
+    );
+  }
+  // An empty capability object means form mode (the only mode before 2025-11-25).
+  const mode = params.mode ?? 'form';
+  const modes = elicitation as { form?: object; url?: object };
+  if ((modes.form || modes.url) && !modes[mode]) {
+    throw new Error(`The client does not support ${mode} elicitation`);
+  }
 }
 
 /**
- * Adds the helpers to the SDK's `extra` object in place: it is created fresh for each request,
- * and handlers written for `McpServer` keep finding everything where they expect it.
- *
- * `clientCapabilities` is what the client declared at `initialize`: sampling and elicitation are
- * refused with a clear message when it did not declare them (as the SDK's own `createMessage` and
- * `elicitInput` do), instead of a request the client cannot answer.
+ * The SDK v1 names plugins were written against (`signal`, `sessionId`, `requestId`, `_meta`,
+ * `authInfo`, `sendNotification`, `sendRequest`), kept on the v2 context so their code still runs.
  */
-export function toToolContext(
-  extra: RequestExtra,
-  session: LogThreshold,
-  clientCapabilities: () => ClientCapabilities | undefined,
-): ToolContext {
-  const ctx = extra as ToolContext;
-  ctx.reportProgress = async (progress, total, message) => {
-    const progressToken = extra._meta?.progressToken;
+export function withV1Aliases(ctx: ServerContext): RequestExtra {
+  const extra = ctx as RequestExtra;
+  extra.signal = ctx.mcpReq.signal;
+  extra.requestId = ctx.mcpReq.id;
+  extra._meta = ctx.mcpReq._meta;
+  extra.authInfo = ctx.http?.authInfo;
+  extra.sendNotification = ctx.mcpReq.notify;
+  extra.sendRequest = ctx.mcpReq.send;
+  extra.closeSSEStream = ctx.http?.closeSSE;
+  return extra;
+}
+
+export interface ToolContextOptions {
+  /** The client's capabilities from `initialize`, for 2025 sessions. */
+  legacyCapabilities: () => ClientCapabilities | undefined;
+  /** Replays answers and collects new questions for a 2026 request. */
+  rounds: InputRounds;
+}
+
+/**
+ * Adds the helpers to the SDK's context in place: it is created fresh for each request, and
+ * handlers written for `McpServer` keep finding everything where they expect it.
+ */
+export function toToolContext(ctx: ServerContext, options: ToolContextOptions): ToolContext {
+  const tool = withV1Aliases(ctx) as ToolContext;
+  const modern = eraOf(ctx) === 'modern';
+  const capabilities = () => clientCapabilitiesOf(ctx, options.legacyCapabilities);
+  tool.reportProgress = async (progress, total, message) => {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
     if (progressToken === undefined) return;
-    await extra.sendNotification({
+    await ctx.mcpReq.notify({
       method: 'notifications/progress',
       params: { progressToken, progress, total, message },
     });
   };
-  ctx.log = async (level, data, logger) => {
-    if (isLogIgnored(session, level)) return;
-    await extra.sendNotification({
-      method: 'notifications/message',
-      params: { level, data, logger },
-    });
+  // The SDK filters by era: `logging/setLevel` for a 2025 session, the request's own
+  // `_meta` log level for 2026 (absent means no log notifications at all).
+  tool.log = (level, data, logger) => ctx.mcpReq.log(level, data, logger);
+  tool.sample = async (params: CreateMessageRequestParams) => {
+    checkSampling(capabilities());
+    if (modern) return options.rounds.ask('sample', params);
+    return (await ctx.mcpReq.requestSampling(params)) as CreateMessageResult;
   };
-  ctx.sample = async (params) => {
-    if (!clientCapabilities()?.sampling) {
-      throw new Error('The client does not support sampling (it declared no sampling capability)');
-    }
-    return extra.sendRequest(
-      { method: 'sampling/createMessage', params },
-      CreateMessageResultSchema,
-    );
+  tool.elicit = async (params: ElicitRequestParams) => {
+    checkElicitation(capabilities(), params);
+    if (modern) return options.rounds.ask('elicit', params);
+    return ctx.mcpReq.elicitInput(params);
   };
-  ctx.elicit = async (params) => {
-    const elicitation = clientCapabilities()?.elicitation;
-    if (!elicitation) {
-      throw new Error(
-        'The client does not support elicitation (it declared no elicitation capability)',
-      );
-    }
-    // An empty capability object means form mode (the only mode before 2025-11-25).
-    const mode = params.mode ?? 'form';
-    const modes = elicitation as { form?: object; url?: object };
-    if ((modes.form || modes.url) && !modes[mode]) {
-      throw new Error(`The client does not support ${mode} elicitation`);
-    }
-    return extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema);
-  };
-  return ctx;
+  return tool;
 }

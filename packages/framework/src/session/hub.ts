@@ -6,10 +6,11 @@
  * @module
  */
 
-import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation } from '@modelcontextprotocol/server';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
-import { McpSession } from './session.ts';
+import { createRoundsCodec, type RoundsCodec } from './inputRounds.ts';
+import { type CacheHints, McpSession } from './session.ts';
 import type { ServerCounters } from './stats.ts';
 
 export interface SessionHubOptions {
@@ -18,21 +19,39 @@ export interface SessionHubOptions {
   catalog: Catalog;
   dispatcher: ToolCallDispatcher;
   counters: ServerCounters;
+  /** Key sealing 2026 `requestState`; default a random key per process. */
+  requestStateKey?: string;
+  cacheHints?: CacheHints;
+}
+
+/** Where 2026 HTTP clients' `subscriptions/listen` streams get catalog changes (the SDK's notifier). */
+export interface ModernNotifier {
+  toolsChanged(): void;
+  promptsChanged(): void;
+  resourcesChanged(): void;
+  resourceUpdated(uri: string): void;
 }
 
 export class SessionHub {
-  readonly #options: SessionHubOptions;
+  readonly #options: SessionHubOptions & { rounds: RoundsCodec };
   readonly #sessions = new Set<McpSession>();
+  readonly #notifiers = new Set<ModernNotifier>();
   readonly #unsubscribe: (() => void)[];
 
   constructor(options: SessionHubOptions) {
-    this.#options = options;
+    this.#options = { ...options, rounds: createRoundsCodec(options.requestStateKey) };
     this.#unsubscribe = [
       options.catalog.onChange((kinds) => {
         for (const session of this.#sessions) session.notifyListChanged(kinds);
+        for (const notifier of this.#notifiers) {
+          if (kinds.has('tools')) notifier.toolsChanged();
+          if (kinds.has('prompts')) notifier.promptsChanged();
+          if (kinds.has('resources')) notifier.resourcesChanged();
+        }
       }),
       options.catalog.onResourceUpdated((uri) => {
         for (const session of this.#sessions) session.notifyResourceUpdated(uri);
+        for (const notifier of this.#notifiers) notifier.resourceUpdated(uri);
       }),
     ];
   }
@@ -58,6 +77,12 @@ export class SessionHub {
     return session;
   }
 
+  /** Feeds catalog changes to a 2026 endpoint's subscription streams. Returns a remover. */
+  addModernNotifier(notifier: ModernNotifier): () => void {
+    this.#notifiers.add(notifier);
+    return () => this.#notifiers.delete(notifier);
+  }
+
   get size(): number {
     return this.#sessions.size;
   }
@@ -65,6 +90,7 @@ export class SessionHub {
   /** Closes every open session and stops following the catalog. */
   async close(): Promise<void> {
     for (const stop of this.#unsubscribe) stop();
+    this.#notifiers.clear();
     await Promise.allSettled([...this.#sessions].map((s) => s.close()));
     this.#sessions.clear();
     this.#options.counters.sessions = 0;

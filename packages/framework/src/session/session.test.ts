@@ -1,16 +1,7 @@
 // MCP behaviour of a session, through a real SDK Client on linked in-memory transports.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  EmptyResultSchema,
-  ErrorCode,
-  LoggingMessageNotificationSchema,
-  McpError,
-  ResourceUpdatedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { observed } from '../__fixtures__/plugins/kitchen.ts';
 import { firstText, inMemoryClient, kitchenServer } from '../__fixtures__/testServer.ts';
@@ -61,8 +52,8 @@ describe('session: tools', () => {
     t.after(() => server.close());
     const client = await inMemoryClient(server);
     await assert.rejects(client.callTool({ name: 'nope', arguments: {} }), (error) => {
-      assert.ok(error instanceof McpError);
-      assert.equal(error.code, ErrorCode.InvalidParams);
+      assert.ok(error instanceof ProtocolError);
+      assert.equal(error.code, ProtocolErrorCode.InvalidParams);
       assert.match(error.message, /Tool nope not found/);
       return true;
     });
@@ -95,9 +86,12 @@ describe('session: tools', () => {
     t.after(() => server.close());
     const client = await inMemoryClient(server);
     const seen: { progress: number; total?: number; message?: string }[] = [];
-    const result = await client.callTool({ name: 'count', arguments: { to: 3 } }, undefined, {
-      onprogress: (p) => seen.push(p),
-    });
+    const result = await client.callTool(
+      { name: 'count', arguments: { to: 3 } },
+      {
+        onprogress: (p) => seen.push(p),
+      },
+    );
     assert.equal(firstText(result), 'counted to 3');
     assert.deepEqual(
       seen.map((p) => [p.progress, p.total, p.message]),
@@ -114,7 +108,7 @@ describe('session: tools', () => {
     t.after(() => server.close());
     const client = await inMemoryClient(server);
     const messages: unknown[] = [];
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    client.setNotificationHandler('notifications/message', (n) => {
       messages.push([n.params.level, n.params.data]);
     });
     await client.setLoggingLevel('warning');
@@ -128,7 +122,7 @@ describe('session: tools', () => {
     const client = await inMemoryClient(server, {
       capabilities: { sampling: {}, elicitation: {} },
     });
-    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    client.setRequestHandler('sampling/createMessage', async (request) => {
       const content = request.params.messages[0].content;
       const first = Array.isArray(content) ? content[0] : content;
       return {
@@ -137,7 +131,7 @@ describe('session: tools', () => {
         content: { type: 'text', text: `echo of ${first.type === 'text' ? first.text : ''}` },
       };
     });
-    client.setRequestHandler(ElicitRequestSchema, async () => ({
+    client.setRequestHandler('elicitation/create', async () => ({
       action: 'accept',
       content: { name: 'Ada' },
     }));
@@ -165,9 +159,12 @@ describe('session: tools', () => {
     const client = await inMemoryClient(server);
     const before = observed.aborted;
     const controller = new AbortController();
-    const call = client.callTool({ name: 'wait_for_abort', arguments: {} }, undefined, {
-      signal: controller.signal,
-    });
+    const call = client.callTool(
+      { name: 'wait_for_abort', arguments: {} },
+      {
+        signal: controller.signal,
+      },
+    );
     await client.ping(); // the call has reached the server
     controller.abort('user gave up');
     await assert.rejects(call);
@@ -181,7 +178,7 @@ describe('session: tools', () => {
     const client = await inMemoryClient(server);
     await assert.rejects(
       client.request({ method: 'tools/frobnicate', params: {} }, EmptyResultSchema),
-      (error) => error instanceof McpError && error.code === ErrorCode.MethodNotFound,
+      (error) => error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound,
     );
   });
 
@@ -192,7 +189,8 @@ describe('session: tools', () => {
     const seen: string[] = [];
     const remove = server.addToolCallInterceptor(async (call, next) => {
       seen.push(`${call.plugin}/${call.tool}:${JSON.stringify(call.args)}`);
-      if (call.tool === 'add') throw new McpError(ErrorCode.InvalidRequest, 'blocked by policy');
+      if (call.tool === 'add')
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'blocked by policy');
       const result = await next();
       return { ...result, _meta: { intercepted: true } };
     });
@@ -228,8 +226,8 @@ describe('session: resources, prompts, completions', () => {
     const blue = await client.readResource({ uri: 'kitchen://colours/blue' });
     assert.deepEqual(blue.contents, [{ uri: 'kitchen://colours/blue', text: 'colour blue' }]);
     await assert.rejects(client.readResource({ uri: 'kitchen://nothing' }), (error) => {
-      assert.ok(error instanceof McpError);
-      assert.equal(error.code, ErrorCode.InvalidParams);
+      assert.ok(error instanceof ProtocolError);
+      assert.equal(error.code, ProtocolErrorCode.InvalidParams);
       assert.match(error.message, /Resource kitchen:\/\/nothing not found/);
       return true;
     });
@@ -296,7 +294,7 @@ describe('session: resources, prompts, completions', () => {
     });
     const client = await inMemoryClient(server);
     const updates: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+    client.setNotificationHandler('notifications/resources/updated', (n) => {
       updates.push(n.params.uri);
     });
     await client.subscribeResource({ uri: 'clock://now' });
@@ -314,7 +312,7 @@ describe('session: one catalog, many sessions', () => {
     const clients = [await inMemoryClient(server), await inMemoryClient(server)];
     const heard = [0, 0];
     clients.forEach((client, i) => {
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
         heard[i] += 1;
       });
     });
@@ -345,7 +343,7 @@ describe('session: one catalog, many sessions', () => {
     t.after(() => server.close());
     server.registerTool(
       'hello',
-      { inputSchema: { name: z.string() } },
+      { inputSchema: z.object({ name: z.string() }) },
       ({ name }) => `Hello, ${name}!`,
     );
     assert.throws(() => server.registerTool('hello', {}, () => 'again'), /already registered/);

@@ -1,39 +1,30 @@
 /**
- * One MCP session: its own low-level SDK `Server` (an SDK server serves exactly one transport),
- * whose handlers read the shared catalog. Sessions are cheap — a handful of closures — so
- * Streamable HTTP can open one per client and stateless mode one per request.
+ * One MCP session: its own low-level SDK `Server` (an SDK server serves exactly one connection,
+ * and SDK v2 builds one per 2026 request), whose handlers read the shared catalog. Sessions are
+ * cheap — a handful of closures — so Streamable HTTP can open one per 2025 client and one per
+ * 2026 request.
  *
  * @module
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
+  type CacheHint,
+  type CallToolResult,
   type CompleteResult,
-  ErrorCode,
-  GetPromptRequestSchema,
   type GetPromptResult,
   type Implementation,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  type LoggingLevel,
-  McpError,
-  ReadResourceRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
   type ReadResourceResult,
   type Resource,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
 import type { Completer } from '../catalog/types.ts';
 import type { PromptReturn, RequestExtra, ResourceReturn } from '../plugins/types.ts';
-import { type LogThreshold, toToolContext } from './context.ts';
-// For its effect: cheap failing message-type checks in the SDK's Protocol (see the module).
-import './messageChecks.ts';
+import { eraOf, toToolContext, withV1Aliases } from './context.ts';
+import { InputNeeded, InputRounds, type RoundsCodec } from './inputRounds.ts';
 import type { ServerCounters } from './stats.ts';
 
 export interface SessionOptions {
@@ -43,7 +34,23 @@ export interface SessionOptions {
   catalog: Catalog;
   dispatcher: ToolCallDispatcher;
   counters: ServerCounters;
+  /** Seals `requestState` for 2026 `input_required` rounds. */
+  rounds: RoundsCodec;
+  /** Cache hints for 2026 list/read results; default the SDK's (`ttlMs: 0`, `private`). */
+  cacheHints?: CacheHints;
 }
+
+export type CacheHints = Partial<
+  Record<
+    | 'tools/list'
+    | 'prompts/list'
+    | 'resources/list'
+    | 'resources/templates/list'
+    | 'resources/read'
+    | 'server/discover',
+    CacheHint
+  >
+>;
 
 const CAPABILITIES = {
   tools: { listChanged: true },
@@ -79,15 +86,13 @@ function parseUri(uri: string): URL {
   try {
     return new URL(uri);
   } catch {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid resource URI: ${uri}`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid resource URI: ${uri}`);
   }
 }
 
-export class McpSession implements LogThreshold {
+export class McpSession {
   readonly server: Server;
-  /** Set by the client with `logging/setLevel`; handlers' `ctx.log` honours it. */
-  logLevel: LoggingLevel | undefined;
-  /** Resource URIs this client subscribed to. */
+  /** Resource URIs this client subscribed to (2025 `resources/subscribe`). */
   readonly subscriptions = new Set<string>();
 
   constructor(options: SessionOptions) {
@@ -95,17 +100,19 @@ export class McpSession implements LogThreshold {
     const server = new Server(options.info, {
       capabilities: CAPABILITIES,
       instructions: options.instructions || undefined,
+      cacheHints: options.cacheHints,
+      requestState: { verify: options.rounds.verify },
     });
     this.server = server;
 
     // Counts every request and every failure for the health endpoints, one wrapper per handler.
     const counted =
       <Q, R>(handler: (request: Q, extra: RequestExtra) => Promise<R>) =>
-      async (request: Q, extra: RequestExtra): Promise<R> => {
+      async (request: Q, ctx: ServerContext): Promise<R> => {
         counters.requests += 1;
         counters.last_request = Date.now();
         try {
-          return await handler(request, extra);
+          return await handler(request, withV1Aliases(ctx));
         } catch (error) {
           counters.errors += 1;
           throw error;
@@ -113,26 +120,38 @@ export class McpSession implements LogThreshold {
       };
 
     server.setRequestHandler(
-      ListToolsRequestSchema,
+      'tools/list',
       counted(async () => ({ tools: catalog.listTools() })),
     );
 
     server.setRequestHandler(
-      CallToolRequestSchema,
+      'tools/call',
       counted(async (request, extra) => {
         const { name, arguments: args } = request.params;
-        const result = await dispatcher.call(
-          name,
-          args,
-          toToolContext(extra, this, () => server.getClientCapabilities()),
-        );
+        const rounds =
+          eraOf(extra) === 'modern'
+            ? InputRounds.fromRequest(extra, options.rounds, name, args)
+            : InputRounds.none();
+        const ctx = toToolContext(extra, {
+          legacyCapabilities: () => server.getClientCapabilities(),
+          rounds,
+        });
+        let result: CallToolResult;
+        try {
+          result = await dispatcher.call(name, args, ctx);
+        } catch (error) {
+          if (!(error instanceof InputNeeded)) throw error;
+          return rounds.toResult(extra) as unknown as CallToolResult;
+        }
+        // A handler that caught InputNeeded itself still asked: the question wins.
+        if (rounds.pending) return rounds.toResult(extra) as unknown as CallToolResult;
         if (result.isError) counters.errors += 1;
         return result;
       }),
     );
 
     server.setRequestHandler(
-      ListResourcesRequestSchema,
+      'resources/list',
       counted(async (_request, extra) => {
         const listed: Resource[] = [...catalog.listResources()];
         // Templates with a `list` callback contribute their concrete resources, as in McpServer.
@@ -148,37 +167,37 @@ export class McpSession implements LogThreshold {
     );
 
     server.setRequestHandler(
-      ListResourceTemplatesRequestSchema,
+      'resources/templates/list',
       counted(async () => ({ resourceTemplates: catalog.listTemplates() })),
     );
 
     server.setRequestHandler(
-      ReadResourceRequestSchema,
+      'resources/read',
       counted(async (request, extra) => {
         const raw = request.params.uri;
         const url = parseUri(raw);
         const resource = catalog.getResource(raw) ?? catalog.getResource(url.href);
         if (resource) {
           if (!resource.enabled) {
-            throw new McpError(ErrorCode.InvalidParams, `Resource ${raw} disabled`);
+            throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource ${raw} disabled`);
           }
           return toReadResult(raw, await resource.read(url, extra));
         }
         const match = catalog.matchTemplate(raw);
         if (match) return toReadResult(raw, await match.entry.read(url, match.variables, extra));
-        throw new McpError(ErrorCode.InvalidParams, `Resource ${raw} not found`);
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource ${raw} not found`);
       }),
     );
 
     server.setRequestHandler(
-      SubscribeRequestSchema,
+      'resources/subscribe',
       counted(async (request) => {
         this.subscriptions.add(request.params.uri);
         return {};
       }),
     );
     server.setRequestHandler(
-      UnsubscribeRequestSchema,
+      'resources/unsubscribe',
       counted(async (request) => {
         this.subscriptions.delete(request.params.uri);
         return {};
@@ -186,22 +205,24 @@ export class McpSession implements LogThreshold {
     );
 
     server.setRequestHandler(
-      ListPromptsRequestSchema,
+      'prompts/list',
       counted(async () => ({ prompts: catalog.listPrompts() })),
     );
 
     server.setRequestHandler(
-      GetPromptRequestSchema,
+      'prompts/get',
       counted(async (request, extra) => {
         const { name } = request.params;
         const prompt = catalog.getPrompt(name);
-        if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
-        if (!prompt.enabled) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} disabled`);
+        if (!prompt)
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
+        if (!prompt.enabled)
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} disabled`);
         if (!prompt.args) return toPromptResult(await prompt.handler(extra));
         const checked = await prompt.args.validate(request.params.arguments ?? {});
         if (!checked.ok) {
-          throw new McpError(
-            ErrorCode.InvalidParams,
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
             `Invalid arguments for prompt ${name}: ${checked.message}`,
           );
         }
@@ -210,34 +231,32 @@ export class McpSession implements LogThreshold {
     );
 
     server.setRequestHandler(
-      CompleteRequestSchema,
+      'completion/complete',
       counted(async (request) => {
         const { ref, argument, context } = request.params;
         let complete: Completer | undefined;
         if (ref.type === 'ref/prompt') {
           const prompt = catalog.getPrompt(ref.name);
-          if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
+          if (!prompt)
+            throw new ProtocolError(
+              ProtocolErrorCode.InvalidParams,
+              `Prompt ${ref.name} not found`,
+            );
           complete = prompt.completers.get(argument.name);
         } else {
           const template = catalog.getTemplate(ref.uri);
           if (!template) {
             // Completing a fixed URI is not an error in the spec; there is just nothing to offer.
             if (catalog.getResource(ref.uri)) return EMPTY_COMPLETION;
-            throw new McpError(ErrorCode.InvalidParams, `Resource template ${ref.uri} not found`);
+            throw new ProtocolError(
+              ProtocolErrorCode.InvalidParams,
+              `Resource template ${ref.uri} not found`,
+            );
           }
           complete = template.template.completeCallback(argument.name);
         }
         if (!complete) return EMPTY_COMPLETION;
         return completionOf((await complete(argument.value, context)).map(String));
-      }),
-    );
-
-    // Replaces the SDK's own handler so the level lives here, next to `ctx.log` that reads it.
-    server.setRequestHandler(
-      SetLevelRequestSchema,
-      counted(async (request) => {
-        this.logLevel = request.params.level;
-        return {};
       }),
     );
   }

@@ -2,10 +2,11 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { firstText, kitchenServer } from '../__fixtures__/testServer.ts';
 import type { McpboxServer, ServerOptions } from '../server.ts';
 
@@ -159,7 +160,7 @@ describe('Streamable HTTP', () => {
     t.after(() => Promise.all([a.client.close(), b.client.close()]));
     const heard = (client: Client) =>
       new Promise<void>((resolve) =>
-        client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+        client.setNotificationHandler('notifications/tools/list_changed', () => resolve()),
       );
     const both = Promise.all([heard(a.client), heard(b.client)]);
     await waitFor(() => openGetStreams === 2);

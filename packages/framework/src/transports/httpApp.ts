@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import { hostHeaderValidation } from '@modelcontextprotocol/node';
 import express, {
   type ErrorRequestHandler,
   type Express,
@@ -56,11 +56,7 @@ export function allowedHostNames(host: string, allowedHosts?: string[]): string[
 function dnsRebindingProtection(allowed: string[], counters: ServerCounters): RequestHandler {
   const checkHost = hostHeaderValidation(allowed);
   return function dnsRebindingProtection(req, res, next) {
-    let hostOk = false;
-    checkHost(req, res, () => {
-      hostOk = true;
-    });
-    if (!hostOk) {
+    if (!checkHost(req, res)) {
       counters.errors += 1;
       return;
     }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { Express, Request, Response } from 'express';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';

@@ -1,13 +1,22 @@
 /**
- * MCP over the process's stdin/stdout: one session for the life of the process. stdout carries
- * only protocol messages; logs go to stderr. When the client closes stdin the session closes,
- * so a server that has nothing else to do can exit.
+ * MCP over the process's stdin/stdout, both eras: the SDK's `serveStdio` pins the connection's
+ * era from its first message (`initialize` → 2025 session; `server/discover` or an enveloped
+ * request → 2026) and builds one session server for it, which follows the catalog either way
+ * (2026 clients get changes on their `subscriptions/listen` stream).
+ *
+ * stdout carries only protocol messages: while serving the process's own stdout, anything else
+ * written to it — a plugin's `console.log`, a stray `process.stdout.write` — goes to stderr.
+ * When the client closes stdin the session closes, so a server that has nothing else to do can
+ * exit.
  *
  * @module
  */
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
+import type { Logger } from '../plugins/types.ts';
 import type { SessionHub } from '../session/hub.ts';
+import type { McpSession } from '../session/session.ts';
+import { StdioServerTransport } from './stdioTransport.ts';
 import type { MountedTransport } from './streamableHttp.ts';
 
 export interface StdioOptions {
@@ -16,28 +25,66 @@ export interface StdioOptions {
   stdin?: Readable;
   /** Default `process.stdout`. */
   stdout?: Writable;
+  /** Largest message in bytes; default 64 MiB. */
+  maxMessageBytes?: number;
+  logger?: Logger;
   /** Called once when the client has gone (stdin ended) and the session is closed. */
   onClientGone?: () => void;
 }
 
+/**
+ * Sends everything else written to the process's stdout to stderr, and returns a stream that
+ * still writes to the real stdout, for the protocol. Undone by the returned `restore`.
+ */
+function reserveProcessStdout(): { protocol: Writable; restore: () => void } {
+  const stdout = process.stdout;
+  const realWrite = stdout.write;
+  const protocol = Object.create(stdout) as Writable;
+  protocol.write = realWrite.bind(stdout) as Writable['write'];
+  stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
+  return {
+    protocol,
+    restore: () => {
+      stdout.write = realWrite;
+    },
+  };
+}
+
 export async function serveStdio(options: StdioOptions): Promise<MountedTransport> {
   const stdin = options.stdin ?? process.stdin;
-  const session = options.hub.open();
-  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  const reserved = options.stdout ? undefined : reserveProcessStdout();
+  const stdout = options.stdout ?? (reserved as { protocol: Writable }).protocol;
+  let session: McpSession | undefined;
   let gone = false;
-  const onEnd = () => {
-    if (gone) return;
-    gone = true;
-    void session.close().finally(() => options.onClientGone?.());
-  };
-  stdin.once('end', onEnd);
-  stdin.once('close', onEnd);
-  await session.server.connect(transport);
+  const transport = new StdioServerTransport({
+    stdin,
+    stdout,
+    maxMessageBytes: options.maxMessageBytes,
+    onrejected: (reason) => options.logger?.warn(`stdio: refused a message: ${reason}`),
+    onclosed: (reason) => {
+      options.logger?.info(`stdio: connection closed: ${reason}`);
+      if (gone) return;
+      gone = true;
+      void Promise.resolve(session?.close()).finally(() => options.onClientGone?.());
+    },
+  });
+  const handle = sdkServeStdio(
+    () => {
+      session = options.hub.open();
+      return session.server;
+    },
+    {
+      legacy: 'serve',
+      transport,
+      onerror: (error) => options.logger?.debug(`stdio: ${error.message}`),
+    },
+  );
   return {
     async close() {
-      stdin.off('end', onEnd);
-      stdin.off('close', onEnd);
-      await session.close();
+      gone = true;
+      await handle.close();
+      await session?.close();
+      reserved?.restore();
     },
   };
 }

@@ -1,23 +1,29 @@
 /**
- * Streamable HTTP at one path (default `/mcp`), on the SDK's `StreamableHTTPServerTransport`.
+ * Streamable HTTP at one path (default `/mcp`), serving both protocol eras on one endpoint.
  *
- * Stateful (default): an `initialize` POST without a session id opens a session (its own SDK
- * server) and the response carries `Mcp-Session-Id`; later requests name it; DELETE ends it, and
- * a request naming an ended or unknown session gets 404, telling the client to start over
- * (MCP spec, basic/transports "Session Management").
+ * Each POST is classified where it enters, with the SDK's own classifier
+ * (`classifyInboundRequest`, the step `createMcpHandler` runs):
  *
- * Each stateful session keeps its recent SSE events ({@link BoundedEventStore}): a client whose
- * stream broke, or that a tool switched to polling with `ctx.closeSSEStream()`, reconnects with
- * `Last-Event-ID` and gets what it missed; 2025-11-25 clients get priming events with `retry:`.
- *
- * Stateless (`stateless: true`): each POST gets a fresh server and transport that live for that
- * request only; no session ids.
+ * - **2026-07-28** (the request carries the `_meta` envelope): served statelessly by the SDK's
+ *   `createMcpHandler` (`legacy: 'reject'`) — a fresh session server per request reading the
+ *   shared catalog, `server/discover`, header checks (-32020/-32021/-32022), `input_required`,
+ *   and `subscriptions/listen` streams fed with catalog changes.
+ * - **2025-era** (`initialize`, or no envelope): sessions as before. An `initialize` POST opens a
+ *   session (its own SDK server), the response carries `Mcp-Session-Id`, later requests name it,
+ *   DELETE ends it, an unknown id gets 404 (spec 2025-11-25, basic/transports "Session
+ *   Management"). Each session keeps its recent SSE events ({@link BoundedEventStore}) so a
+ *   client resumes with `Last-Event-ID`; server→client requests (sampling, elicitation) ride the
+ *   session. With `stateless: true` each 2025 POST gets a fresh server instead.
  *
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  isInitializeRequest,
+} from '@modelcontextprotocol/server';
 import type { Express, Request, Response } from 'express';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
@@ -46,15 +52,61 @@ export function mountStreamableHttp(
   options: StreamableHttpOptions,
 ): MountedTransport {
   const path = options.path ?? '/mcp';
-  const handler = options.stateless ? statelessHandler(options) : statefulHandler(options);
-  app.post(path, handler.handle);
-  app.get(path, handler.handle);
-  app.delete(path, handler.handle);
-  return handler;
+  const legacy = options.stateless ? statelessHandler(options) : statefulHandler(options);
+  const modern = modernHandler(options);
+  app.post(path, (req, res) => {
+    if (isLegacy(req)) return legacy.handle(req, res);
+    return modern.handle(req, res);
+  });
+  app.get(path, legacy.handle);
+  app.delete(path, legacy.handle);
+  return {
+    async close() {
+      await Promise.allSettled([legacy.close(), modern.close()]);
+    },
+  };
+}
+
+/** The SDK's era classification, on the body Express already parsed (no second parse). */
+function isLegacy(req: Request): boolean {
+  const header = (name: string) => {
+    const value = req.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: header('mcp-protocol-version'),
+    mcpMethodHeader: header('mcp-method'),
+    mcpNameHeader: header('mcp-name'),
+    body: req.body,
+  });
+  return outcome.kind === 'legacy';
+}
+
+/**
+ * 2026-07-28 requests: the SDK's per-request entry, strict (2025 traffic never reaches it).
+ * Every request builds a session server from the hub — a handful of closures over the catalog.
+ */
+function modernHandler({ hub, counters }: StreamableHttpOptions) {
+  const handler = createMcpHandler(() => hub.open({ track: false }).server, {
+    legacy: 'reject',
+    onerror: () => {
+      counters.errors += 1;
+    },
+  });
+  const stopNotifying = hub.addModernNotifier(handler.notify);
+  const serve = toNodeHandler(handler);
+  return {
+    handle: (req: Request, res: Response) => serve(req, res, req.body),
+    async close() {
+      stopNotifying();
+      await handler.close();
+    },
+  };
 }
 
 function statefulHandler({ hub, counters }: StreamableHttpOptions) {
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const transports = new Map<string, NodeStreamableHTTPServerTransport>();
 
   async function handle(req: Request, res: Response): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
@@ -66,12 +118,18 @@ function statefulHandler({ hub, counters }: StreamableHttpOptions) {
       }
       return transport.handleRequest(req, res, req.body);
     }
-    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+    if (req.method !== 'POST') {
+      // No session to stream or end: 2026 clients never GET or DELETE (spec: 405).
+      counters.errors += 1;
+      res.setHeader('Allow', 'POST');
+      return sendJsonRpcError(res, 405, -32000, 'Method not allowed: no session ID provided');
+    }
+    if (!isInitializeRequest(req.body)) {
       counters.errors += 1;
       return sendJsonRpcError(res, 400, -32000, 'Bad Request: No valid session ID provided');
     }
     const session = hub.open();
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       eventStore: new BoundedEventStore(),
       retryInterval: SSE_RETRY_MS,
@@ -98,7 +156,7 @@ function statefulHandler({ hub, counters }: StreamableHttpOptions) {
 }
 
 function statelessHandler({ hub, counters }: StreamableHttpOptions) {
-  const open = new Set<StreamableHTTPServerTransport>();
+  const open = new Set<NodeStreamableHTTPServerTransport>();
 
   async function handle(req: Request, res: Response): Promise<void> {
     if (req.method !== 'POST') {
@@ -108,7 +166,7 @@ function statelessHandler({ hub, counters }: StreamableHttpOptions) {
       return sendJsonRpcError(res, 405, -32000, 'Method not allowed: this server is stateless');
     }
     const session = hub.open({ track: false });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     open.add(transport);
     res.on('close', () => {
       open.delete(transport);

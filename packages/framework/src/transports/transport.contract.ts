@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { firstText } from '../__fixtures__/testServer.ts';
 
 /** Connects a fresh client; the suite closes it. Set up and tear down the server around it. */
@@ -47,7 +47,7 @@ export function runTransportContract(
     assert.equal(firstText(failed), 'the disk is on fire');
     await assert.rejects(
       client.callTool({ name: 'missing', arguments: {} }),
-      (error) => error instanceof McpError && error.code === ErrorCode.InvalidParams,
+      (error) => error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams,
     );
     const invalid = await client.callTool({ name: 'echo', arguments: {} });
     assert.equal(invalid.isError, true);
@@ -75,7 +75,6 @@ export function runTransportContract(
     const seen: number[] = [];
     const result = await client.callTool(
       { name: 'count', arguments: { to: 3, roundTrip: serverRequests } },
-      undefined,
       { onprogress: (p) => seen.push(p.progress) },
     );
     assert.equal(firstText(result), 'counted to 3');

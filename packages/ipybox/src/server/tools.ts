@@ -5,7 +5,7 @@
  * @module
  */
 import { errorMessage, type PluginServer, type ToolContext } from '@mcpbox/framework';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ExecutionChunk } from '../kernel/output.ts';
 import { cellError, cellResult } from './cellResult.ts';

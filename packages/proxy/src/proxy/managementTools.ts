@@ -20,7 +20,7 @@ import {
   type StatusInfo,
   toolList,
 } from '@mcpbox/framework';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { InnerClient } from './innerClient.ts';
 import type { PluginManager } from './manager.ts';

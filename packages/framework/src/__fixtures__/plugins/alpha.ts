@@ -1,5 +1,5 @@
 // Test plugin: one of each kind (tool, resource, resource template, prompt).
-import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ResourceTemplate } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { PluginServer } from '../../plugins/types.ts';
 

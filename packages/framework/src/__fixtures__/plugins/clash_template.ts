@@ -1,5 +1,5 @@
 // Test plugin: a fresh tool plus a resource template that `alpha` already owns.
-import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ResourceTemplate } from '@modelcontextprotocol/server';
 import type { PluginServer } from '../../plugins/types.ts';
 
 export function register(server: PluginServer): void {

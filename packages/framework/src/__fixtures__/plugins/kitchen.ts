@@ -1,7 +1,5 @@
 // Test plugin that uses every part of the plugin API, for session and transport tests.
-import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { completable, ResourceTemplate } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { PluginServer } from '../../plugins/types.ts';
 
@@ -66,7 +64,7 @@ export function register(server: PluginServer): void {
         // stdio and SSE when nothing happens between steps) reaches a request already settled
         // and is dropped. Real work between steps spaces them out the same way.
         // (Stateless HTTP cannot carry server-to-client requests: `roundTrip: false` there.)
-        if (roundTrip) await ctx.sendRequest({ method: 'ping' }, EmptyResultSchema);
+        if (roundTrip) await ctx.sendRequest({ method: 'ping' });
       }
       return `counted to ${to}`;
     },

@@ -1,0 +1,219 @@
+/**
+ * Newline-delimited JSON-RPC over a readable and a writable stream, for servers, that never goes
+ * silent: the SDK's own stdio transport drops what it cannot parse (and v2 drops frames of the
+ * wrong shape), so a client waits forever for an answer. Here
+ *
+ * - a line that is not JSON gets a `-32700` parse error;
+ * - a message of the wrong shape that carries an `id` gets a `-32600` for that id;
+ * - a message over `maxMessageBytes` is skipped, answered with a `-32600` when its `id` can be
+ *   read from its first bytes, and reading goes on with the next line;
+ * - a UTF-8 byte order mark before a message is ignored;
+ * - whenever the transport closes, `onclosed` hears why.
+ *
+ * @module
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+
+/** Default largest message: 64 MiB (kernel outputs and file contents travel in messages). */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+const NEWLINE = 0x0a;
+const BOM = '\uFEFF';
+/** How much of an oversized message is kept to find its `id`. */
+const ID_PREFIX_BYTES = 4096;
+
+export interface StdioTransportOptions {
+  stdin: Readable;
+  stdout: Writable;
+  /** Largest accepted message in bytes. Default {@link DEFAULT_MAX_MESSAGE_BYTES}. */
+  maxMessageBytes?: number;
+  /** Told once why the transport closed (client gone, stdout broken, closed by the server). */
+  onclosed?: (reason: string) => void;
+  /** Told about a message that was refused (not JSON, wrong shape, too large). */
+  onrejected?: (reason: string) => void;
+}
+
+type Id = string | number;
+
+function isId(value: unknown): value is Id {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** Why a parsed value is not a JSON-RPC 2.0 message, or `undefined` when it is one. */
+function shapeProblem(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return 'a JSON-RPC message must be a JSON object';
+  }
+  const m = value as Record<string, unknown>;
+  if (m.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
+  if ('method' in m) {
+    if (typeof m.method !== 'string') return 'method must be a string';
+    if ('params' in m && (m.params === null || typeof m.params !== 'object')) {
+      return 'params must be an object or an array';
+    }
+    if ('id' in m && !isId(m.id)) return 'id must be a string or a number';
+    return undefined;
+  }
+  if ('result' in m || 'error' in m) return isId(m.id) ? undefined : 'a response needs an id';
+  return 'a JSON-RPC message needs a method, a result or an error';
+}
+
+/** The `id` of a message that is too large to parse, read from its first bytes. */
+function idFromPrefix(prefix: string): Id | undefined {
+  const match = /"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})/.exec(prefix);
+  if (!match) return undefined;
+  try {
+    const id: unknown = JSON.parse(match[1]);
+    return isId(id) ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class StdioServerTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #stdin: Readable;
+  readonly #stdout: Writable;
+  readonly #max: number;
+  readonly #options: StdioTransportOptions;
+  #chunks: Buffer[] = [];
+  #buffered = 0;
+  /** Set while skipping the rest of an oversized line: its first bytes, for the id. */
+  #skipping: string | undefined;
+  #closed = false;
+
+  constructor(options: StdioTransportOptions) {
+    this.#options = options;
+    this.#stdin = options.stdin;
+    this.#stdout = options.stdout;
+    this.#max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  }
+
+  async start(): Promise<void> {
+    this.#stdin.on('data', this.#onData);
+    this.#stdin.once('end', this.#onEnd);
+    this.#stdin.once('close', this.#onEnd);
+    this.#stdin.on('error', this.#onInputError);
+    this.#stdout.on('error', this.#onOutputError);
+  }
+
+  readonly #onData = (chunk: Buffer): void => {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const end = newline === -1 ? chunk.length : newline;
+      this.#take(chunk.subarray(start, end));
+      if (newline === -1) return;
+      this.#endOfLine();
+      start = newline + 1;
+    }
+  };
+
+  /** Adds part of a line, switching to skip mode once the line is over the limit. */
+  #take(part: Buffer): void {
+    if (part.length === 0) return;
+    if (this.#skipping !== undefined) return;
+    if (this.#buffered + part.length > this.#max) {
+      const prefix = Buffer.concat([...this.#chunks, part]).subarray(0, ID_PREFIX_BYTES);
+      this.#skipping = prefix.toString('utf8');
+      this.#chunks = [];
+      this.#buffered = 0;
+      return;
+    }
+    this.#chunks.push(Buffer.from(part));
+    this.#buffered += part.length;
+  }
+
+  #endOfLine(): void {
+    if (this.#skipping !== undefined) {
+      const prefix = this.#skipping;
+      this.#skipping = undefined;
+      this.#reject(
+        idFromPrefix(prefix),
+        -32600,
+        `Message too large: over ${this.#max} bytes (the server's max message size); ` +
+          'send smaller messages or raise the limit',
+      );
+      return;
+    }
+    const line = Buffer.concat(this.#chunks).toString('utf8');
+    this.#chunks = [];
+    this.#buffered = 0;
+    this.#handleLine(line.startsWith(BOM) ? line.slice(1) : line);
+  }
+
+  #handleLine(line: string): void {
+    if (line.trim().length === 0) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      this.#reject(null, -32700, `Parse error: ${(error as Error).message}`);
+      return;
+    }
+    const problem = shapeProblem(value);
+    if (problem) {
+      // Only what carries an id is answered: a malformed notification has nobody waiting.
+      const id = (value as { id?: unknown } | null)?.id;
+      this.#reject(isId(id) ? id : undefined, -32600, `Invalid Request: ${problem}`);
+      return;
+    }
+    this.onmessage?.(value as JSONRPCMessage);
+  }
+
+  /**
+   * Reports a refused message and answers it when someone may be waiting: `id: null` for a
+   * parse error (JSON-RPC 2.0 §5), the message's own id otherwise, nothing without an id.
+   */
+  #reject(id: Id | null | undefined, code: number, message: string): void {
+    this.#options.onrejected?.(message);
+    if (id === undefined) return;
+    this.#write({ jsonrpc: '2.0', id, error: { code, message } });
+  }
+
+  readonly #onEnd = (): void => this.#finish('the client closed stdin');
+  readonly #onInputError = (error: Error): void => {
+    this.onerror?.(error);
+    this.#finish(`stdin failed: ${error.message}`);
+  };
+  readonly #onOutputError = (error: Error): void => {
+    this.onerror?.(error);
+    this.#finish(`stdout failed: ${error.message}`);
+  };
+
+  #write(message: unknown): void {
+    if (this.#closed) return;
+    this.#stdout.write(`${JSON.stringify(message)}\n`);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.#closed) return resolve();
+      const json = `${JSON.stringify(message)}\n`;
+      if (this.#stdout.write(json)) resolve();
+      else this.#stdout.once('drain', resolve);
+    });
+  }
+
+  #finish(reason: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stdin.off('data', this.#onData);
+    this.#stdin.off('end', this.#onEnd);
+    this.#stdin.off('close', this.#onEnd);
+    this.#stdin.off('error', this.#onInputError);
+    this.#stdout.off('error', this.#onOutputError);
+    this.#options.onclosed?.(reason);
+    this.onclose?.();
+  }
+
+  async close(): Promise<void> {
+    // Stop reading so the process can exit; stdin itself belongs to the process.
+    this.#stdin.pause();
+    this.#finish('the server closed the connection');
+  }
+}
