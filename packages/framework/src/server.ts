@@ -14,17 +14,18 @@
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Transport } from '@modelcontextprotocol/server';
+import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
 import type { Express, RequestHandler } from 'express';
 import { Catalog } from './catalog/catalog.ts';
 import { ToolCallDispatcher, type ToolCallInterceptor } from './catalog/toolCalls.ts';
 import type { Config, TransportKind } from './config/types.ts';
 import { McpboxError } from './errors.ts';
+import { processGateStore } from './gate/store.ts';
 import { PortInUseError } from './health/index.ts';
 import { createLogger } from './logging/index.ts';
 import { PluginRegistry } from './plugins/registry.ts';
 import { StagingServer } from './plugins/staging.ts';
-import type { Logger, PluginServer, ProxyCommands } from './plugins/types.ts';
+import type { Logger, PluginServer, ProxyCommands, ToolContext } from './plugins/types.ts';
 import { SessionHub } from './session/hub.ts';
 import type { McpSession } from './session/session.ts';
 import { createCounters, type ServerCounters } from './session/stats.ts';
@@ -106,6 +107,16 @@ export interface McpboxServer extends Registrations {
   readonly url: string | undefined;
   /** Wraps every tool call (plugins, mirrored servers, built-ins). Returns a remover. */
   addToolCallInterceptor(interceptor: ToolCallInterceptor): () => void;
+  /**
+   * Calls a catalog tool on behalf of the caller whose context this is — argument validation,
+   * every interceptor (logs, pre-call validator, TOTP gate) with the caller's own identity, its
+   * progress and cancellation. For tools that call tools (`proxy__run`).
+   */
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    ctx: ToolContext,
+  ): Promise<CallToolResult>;
   /** Serves one session over a transport you made (e.g. `InMemoryTransport`). */
   connect(transport: Transport): Promise<McpSession>;
   /** Starts the configured transport; for HTTP resolves with the bound MCP URL. */
@@ -132,12 +143,18 @@ export function createServer(
     pluginDirs: options.pluginDirs ? [...options.pluginDirs] : [],
     proxy: options.proxy,
   });
-  const sessions = new SessionHub({
+  const sessions: SessionHub = new SessionHub({
     info: { name: options.name ?? 'mcpbox', version: options.version ?? '0.1.0' },
     instructions: options.instructions,
     catalog,
     dispatcher,
     counters: stats,
+  });
+
+  // Gate unlocks belong to a session or connection: they go when it goes.
+  sessions.onSessionClosed(({ connectionId, sessionId }) => {
+    processGateStore.forgetCaller(`connection:${connectionId}`);
+    if (sessionId) processGateStore.forgetCaller(`session:${sessionId}`);
   });
 
   // Each direct registration is a one-entry batch, committed at once (collisions throw).
@@ -210,6 +227,7 @@ export function createServer(
     registerPrompt: direct('registerPrompt'),
     prompt: direct('prompt'),
     addToolCallInterceptor: (interceptor) => dispatcher.addInterceptor(interceptor),
+    callTool: (name, args, ctx) => dispatcher.call(name, args, ctx),
 
     async connect(transport) {
       const session = sessions.open();

@@ -11,9 +11,9 @@
  */
 import { createHash } from 'node:crypto';
 import { channel } from 'node:diagnostics_channel';
-import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { OAuthTokenVerifier } from '@modelcontextprotocol/server-legacy/auth';
+import { InvalidTokenError } from '@modelcontextprotocol/server-legacy/auth';
 import type { Logger } from '../logging/index.ts';
 
 /** Milliseconds since the epoch. */

@@ -3,7 +3,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
+import express from 'express';
 import { ConfigError } from '../config/errors.ts';
 import { recordingLogger } from '../gate/testing.ts';
 import { OAUTH_CHANNEL } from './introspection.ts';
@@ -24,7 +24,7 @@ const base: OAuthConfig = {
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
- * A real introspection server, and an Express app (the SDK's `createMcpExpressApp`) whose `/mcp`
+ * A real introspection server, and an Express app whose `/mcp`
  * route sits behind the OAuth middleware and answers with the verified client id.
  */
 async function setup(t: After, overrides: Partial<OAuthConfig> = {}, timeoutMs = 10_000) {
@@ -37,7 +37,8 @@ async function setup(t: After, overrides: Partial<OAuthConfig> = {}, timeoutMs =
     timeoutMs,
   });
   assert.ok(oauth);
-  const app = createMcpExpressApp();
+  const app = express();
+  app.use(express.json());
   oauth.configureApp(app);
   app.post(
     '/mcp',

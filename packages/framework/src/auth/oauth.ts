@@ -17,10 +17,12 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
-import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
-import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
-import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
+import {
+  getOAuthProtectedResourceMetadataUrl,
+  metadataHandler,
+  requireBearerAuth,
+} from '@modelcontextprotocol/server-legacy/auth';
 import { ConfigError } from '../config/errors.ts';
 import type { Logger } from '../logging/index.ts';
 import { checkCredentialEndpoint, trimTrailingSlash } from './endpoint.ts';

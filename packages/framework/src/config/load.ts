@@ -14,7 +14,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import type { ZodIssue } from 'zod';
+import type { z } from 'zod';
+
+type ZodIssue = z.core.$ZodIssue;
+
 import { createLogger } from '../logging/index.ts';
 import { environmentLayers } from './environment.ts';
 import { ConfigError } from './errors.ts';
@@ -53,7 +56,7 @@ export function formatPath(path: ConfigPath): string {
 
 function issueLines(source: string, issues: readonly ZodIssue[], rename?: string): string[] {
   return issues.map((issue) => {
-    const key = formatPath(issue.path);
+    const key = formatPath(issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)));
     const prefix = key ? `${source}: ${rename ?? key}` : source;
     return `${prefix}: ${issue.message}`;
   });

@@ -102,7 +102,7 @@ const stringList = leaf('a list of strings', (v) => (Array.isArray(v) ? v : unde
   z.array(str),
 );
 const stringMap = leaf('a mapping of strings', (v) => (isMapping(v) ? v : undefined)).pipe(
-  z.record(str),
+  z.record(z.string(), str),
 );
 const logLevel = leaf<LogLevel>(
   `one of ${LOG_LEVELS.join(', ')}`,
@@ -134,9 +134,9 @@ const pluginEntry = z
       url: optionalUrl.optional(),
       headers: stringMap.optional(),
     },
-    { invalid_type_error: 'expected a mapping of plugin settings' },
+    { error: 'expected a mapping of plugin settings' },
   )
-  .passthrough();
+  .loose();
 
 /** The known top-level keys and how each is read. Unknown keys are reported, not rejected. */
 export const writtenConfigShape = {
@@ -164,17 +164,16 @@ export const writtenConfigShape = {
   // `echo:` with nothing under it is an entry with all defaults.
   plugins: z
     .record(
+      z.string(),
       z.preprocess((v) => (v === null ? {} : v), pluginEntry),
-      {
-        invalid_type_error: 'expected a mapping of plugin names to settings',
-      },
+      { error: 'expected a mapping of plugin names to settings' },
     )
     .optional(),
   plugin_dirs: stringList.optional(),
   plugin_config_dir: nonEmpty.optional(),
   tool_log_dir: nonEmpty.optional(),
   gate: z
-    .record(z.unknown(), { invalid_type_error: 'expected a mapping of gate settings' })
+    .record(z.string(), z.unknown(), { error: 'expected a mapping of gate settings' })
     .optional(),
   metrics: bool.optional(),
 };

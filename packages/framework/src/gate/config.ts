@@ -21,11 +21,11 @@ const bool = z.union([
     .transform((s) => ['true', '1', 'yes', 'on'].includes(s)),
 ]);
 const seconds = z.coerce
-  .number({ invalid_type_error: 'expected a number of seconds' })
+  .number({ error: 'expected a number of seconds' })
   .finite()
   .nonnegative('expected a number of seconds (0 or more)');
 const positiveSeconds = z.coerce
-  .number({ invalid_type_error: 'expected a number of seconds' })
+  .number({ error: 'expected a number of seconds' })
   .finite()
   .positive('expected a number of seconds greater than 0');
 
@@ -51,7 +51,7 @@ const gateSchema = z
     /** Per-session state of a session silent this long is dropped. */
     session_idle_timeout: positiveSeconds.default(10_800),
     /** Accepted for compatibility with the Python original; blocked calls are always logged. */
-    audit: z.record(z.unknown()).optional(),
+    audit: z.record(z.string(), z.unknown()).optional(),
     groups: z.record(z.string().min(1), groupSchema.nullable()).default({}),
   })
   .strict();

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ConfigError } from '../config/errors.ts';
 import { createGate, GATE_CHANNEL, type GateEvent } from './gate.ts';
@@ -199,7 +198,7 @@ describe('protect() through a real SDK client', () => {
     let counter = 0;
     server.registerTool(
       'sync_action',
-      { inputSchema: { n: z.number() } },
+      { inputSchema: z.object({ n: z.number() }) },
       gate.protect('shell', ({ n }: { n: number }) => ({
         content: [{ type: 'text' as const, text: `sync ${n + ++counter}` }],
       })),

@@ -3,19 +3,23 @@
  * the group's authenticator with `gate_unlock(group, code)`.
  *
  * - Every group starts locked at every start; nothing is persisted.
- * - Unlocks are per session (see `session.ts`); an unlocked group locks again after `timeout`
- *   seconds without a protected call, and each protected call restarts that clock.
- * - Locks are global: `gate_lock(group)` and the kill switch `gate_lock()` revoke the unlock in
- *   every session, because locking is always safe and an operator pulling the switch means all.
- * - Failures and replays are counted per group across sessions: 5 consecutive wrong codes lock
+ * - Unlocks belong to the caller that presented the code (principal, session or connection; see
+ *   `session.ts`); a caller with no lasting identity gets an unlock handle instead
+ *   (`handles.ts`). An unlocked group locks again after `timeout` seconds without a protected
+ *   call, and each protected call restarts that clock.
+ * - Locks are global: `gate_lock(group)` and the kill switch `gate_lock()` revoke every unlock
+ *   and handle, because locking is always safe and an operator pulling the switch means all.
+ * - Failures and replays are counted per group across callers: 5 consecutive wrong codes lock
  *   the group out until restart, and a code (time step) once accepted is refused afterwards —
  *   opening a new session must not buy an attacker fresh attempts or a second use of a code.
+ * - All of that lives in a {@link GateStateStore} keyed by the group's secret, not in this
+ *   object: reloading or re-creating a plugin's gate resets nothing.
  * - Neither a secret nor a code ever reaches a log line, an error text or a metric.
  *
  * @module
  */
 import { channel } from 'node:diagnostics_channel';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { createLogger, type Logger } from '../logging/index.ts';
 import {
   type Clock,
@@ -24,7 +28,9 @@ import {
   secretBackendFor,
 } from './backends.ts';
 import { type GateGroupSettings, type GateSettings, parseGateConfig } from './config.ts';
-import { findCallContext, type GateCallContext, sessionKeyOf } from './session.ts';
+import { GATE_HANDLE_ARGUMENT, handleUnlocks, mintHandle } from './handles.ts';
+import { callerKeyOf, findCallContext, type GateCallContext } from './session.ts';
+import { type GateStateStore, type GroupRecord, processGateStore } from './store.ts';
 import { registerGateTools, type ToolRegistrar } from './tools.ts';
 import { checkTotp, stepAt, TOTP_PERIOD_SECONDS } from './totp.ts';
 
@@ -45,6 +51,8 @@ export interface GateOptions {
   clock?: Clock;
   /** Environment for the `env` backend; default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /** Where unlocks, failures and lockouts live; default the process-wide store. */
+  store?: GateStateStore;
 }
 
 /** An answer of the gate tools: the text and whether it is an error. */
@@ -53,26 +61,12 @@ export interface GateAnswer {
   message: string;
 }
 
-interface GroupState {
-  consecutiveFailures: number;
-  lockedOut: boolean;
-  /** The newest TOTP step accepted; codes of this step or older are refused (RFC 6238 §5.2). */
-  lastUsedStep: number;
-}
-
-interface SessionState {
-  lastSeen: number;
-  /** Unlocked groups → time of the last protected call (or of the unlock). */
-  unlocked: Map<string, number>;
-}
-
 export class Gate {
   readonly settings: GateSettings;
   readonly #backend: SecretBackend | undefined;
   readonly #logger: Logger;
   readonly #clock: Clock;
-  readonly #groups = new Map<string, GroupState>();
-  readonly #sessions = new Map<string, SessionState>();
+  readonly #store: GateStateStore;
 
   constructor(settings: GateSettings, options: GateOptions = {}) {
     this.settings = settings;
@@ -81,9 +75,15 @@ export class Gate {
     this.#backend = settings.enabled
       ? secretBackendFor(settings, { logger: this.#logger, clock: this.#clock, env: options.env })
       : undefined;
-    for (const name of settings.groups.keys()) {
-      this.#groups.set(name, { consecutiveFailures: 0, lockedOut: false, lastUsedStep: -1 });
-    }
+    this.#store = options.store ?? processGateStore;
+  }
+
+  /** The shared record of a configured group, keyed by where its secret comes from. */
+  #record(settings: GateGroupSettings): GroupRecord {
+    const s = this.settings;
+    const source =
+      s.backend === 'file' ? s.secretFile : s.backend === 'vaultwarden' ? s.vaultwardenUrl : '';
+    return this.#store.group(`${s.backend}\u0000${source}\u0000${settings.secretRef}`);
   }
 
   get enabled(): boolean {
@@ -106,9 +106,8 @@ export class Gate {
   async unlock(group: string, code: string, ctx?: GateCallContext): Promise<GateAnswer> {
     if (!this.enabled) return { ok: true, message: 'The gate is disabled; nothing to unlock.' };
     const settings = this.settings.groups.get(group);
-    const state = this.#groups.get(group);
-    if (settings === undefined || state === undefined)
-      return { ok: false, message: this.#unknown(group) };
+    if (settings === undefined) return { ok: false, message: this.#unknown(group) };
+    const state = this.#record(settings);
     if (state.lockedOut) return { ok: false, message: lockedOutMessage(group) };
 
     let secret: string;
@@ -152,24 +151,38 @@ export class Gate {
     }
     state.lastUsedStep = check.step;
     state.consecutiveFailures = 0;
-    this.#session(ctx, now).unlocked.set(group, now);
     this.#publish('unlock', group);
-    this.#logger.info(`gate: group '${group}' unlocked`, { session: shortKey(sessionKeyOf(ctx)) });
+    const caller = callerKeyOf(ctx);
+    const timeout = formatDuration(settings.timeoutSeconds);
+    if (caller === undefined) {
+      const handle = mintHandle(group, state.lockEpoch, now + settings.timeoutSeconds * 1000);
+      this.#logger.info(`gate: group '${group}' unlocked with a handle (caller without a session)`);
+      return {
+        ok: true,
+        message:
+          `Group '${group}' unlocked for ${timeout}. This connection has no session, so pass ` +
+          `${GATE_HANDLE_ARGUMENT}='${handle}' as an extra argument of every call to a tool in ` +
+          `this group. Keep it private: it works for whoever presents it until the group locks.`,
+      };
+    }
+    this.#touch(state, caller, now).unlocked.set(caller, now);
+    this.#logger.info(`gate: group '${group}' unlocked`, { caller: shortKey(caller) });
     return {
       ok: true,
-      message: `Group '${group}' unlocked. Auto-lock after ${formatDuration(settings.timeoutSeconds)} of inactivity.`,
+      message: `Group '${group}' unlocked. Auto-lock after ${timeout} of inactivity.`,
     };
   }
 
-  /** Locks `group` — or, with `''`, every group — in every session. */
+  /** Locks `group` — or, with `''`, every group — for every caller, voiding every handle. */
   lock(group = ''): GateAnswer {
     if (group === '') {
-      for (const session of this.#sessions.values()) session.unlocked.clear();
+      for (const settings of this.settings.groups.values()) revoke(this.#record(settings));
       this.#logger.info('gate: all groups locked');
       return { ok: true, message: 'All groups locked.' };
     }
-    if (!this.settings.groups.has(group)) return { ok: false, message: this.#unknown(group) };
-    for (const session of this.#sessions.values()) session.unlocked.delete(group);
+    const settings = this.settings.groups.get(group);
+    if (!settings) return { ok: false, message: this.#unknown(group) };
+    revoke(this.#record(settings));
     this.#logger.info(`gate: group '${group}' locked`);
     return { ok: true, message: `Group '${group}' locked.` };
   }
@@ -179,12 +192,13 @@ export class Gate {
     if (!this.enabled) return 'The gate is disabled: protected tools run without unlocking.';
     if (this.settings.groups.size === 0) return 'No groups configured.';
     const now = this.#clock();
-    const session = this.#session(ctx, now);
+    const caller = callerKeyOf(ctx);
     return this.groupNames
       .map((name) => {
         const settings = this.settings.groups.get(name)!;
-        if (this.#groups.get(name)!.lockedOut) return `⛔ ${name}: LOCKED OUT (restart to reset)`;
-        const left = this.#remaining(settings, session, now);
+        const state = this.#record(settings);
+        if (state.lockedOut) return `⛔ ${name}: LOCKED OUT (restart to reset)`;
+        const left = this.#remaining(settings, state, caller, ctx, now);
         return left === undefined
           ? `✗ ${name}: LOCKED`
           : `✓ ${name}: UNLOCKED — auto-lock in ${formatDuration(Math.ceil(left / 1000))}`;
@@ -200,17 +214,20 @@ export class Gate {
     if (!this.enabled) return undefined;
     const settings = this.settings.groups.get(group);
     if (settings === undefined) return this.#unknown(group);
-    if (this.#groups.get(group)!.lockedOut) return this.#blocked(group, lockedOutMessage(group));
+    const state = this.#record(settings);
+    if (state.lockedOut) return this.#blocked(group, lockedOutMessage(group));
     const now = this.#clock();
-    const session = this.#session(ctx, now);
-    if (this.#remaining(settings, session, now) === undefined) {
-      const expired = session.unlocked.delete(group);
+    const caller = callerKeyOf(ctx);
+    if (this.#remaining(settings, state, caller, ctx, now) === undefined) {
+      const expired = caller !== undefined && state.unlocked.delete(caller);
       const why = expired
         ? `Group '${group}' locked again after ${formatDuration(settings.timeoutSeconds)} of inactivity.`
         : `Group '${group}' is locked.`;
-      return this.#blocked(group, `${why} ${unlockHint(group)}`);
+      return this.#blocked(group, `${why} ${unlockHint(group, caller === undefined)}`);
     }
-    session.unlocked.set(group, now);
+    if (caller !== undefined && state.unlocked.has(caller)) {
+      this.#touch(state, caller, now).unlocked.set(caller, now);
+    }
     return undefined;
   }
 
@@ -241,17 +258,17 @@ export class Gate {
     registerGateTools(this, server);
   }
 
-  /** Drops the state of a closed session. */
+  /** Drops the unlocks of a closed session. */
   forgetSession(sessionId: string): void {
-    this.#sessions.delete(sessionKeyOf({ sessionId }));
+    this.#store.forgetCaller(`session:${sessionId}`);
   }
 
-  #failure(group: string, state: GroupState): GateAnswer {
+  #failure(group: string, state: GroupRecord): GateAnswer {
     state.consecutiveFailures++;
     this.#publish('failure', group);
     if (state.consecutiveFailures >= MAX_FAILURES) {
       state.lockedOut = true;
-      for (const session of this.#sessions.values()) session.unlocked.delete(group);
+      revoke(state);
       this.#publish('lockout', group);
       this.#logger.warn(
         `gate: group '${group}' locked out after ${MAX_FAILURES} failed attempts; restart to reset`,
@@ -263,27 +280,37 @@ export class Gate {
     return { ok: false, message: `Invalid code. ${left} attempt(s) left.` };
   }
 
-  /** Milliseconds until `settings`' group locks again in `session`; undefined when locked. */
-  #remaining(settings: GateGroupSettings, session: SessionState, now: number): number | undefined {
-    const last = session.unlocked.get(settings.name);
+  /**
+   * Milliseconds until the group locks again for this caller (by its stored unlock, or by the
+   * handle it presented); undefined when locked.
+   */
+  #remaining(
+    settings: GateGroupSettings,
+    state: GroupRecord,
+    caller: string | undefined,
+    ctx: GateCallContext | undefined,
+    now: number,
+  ): number | undefined {
+    if (ctx?.gateHandle && handleUnlocks(ctx.gateHandle, settings.name, state.lockEpoch, now)) {
+      return settings.timeoutSeconds * 1000;
+    }
+    const last = caller === undefined ? undefined : state.unlocked.get(caller);
     if (last === undefined) return undefined;
     const left = last + settings.timeoutSeconds * 1000 - now;
     return left > 0 ? left : undefined;
   }
 
-  #session(ctx: GateCallContext | undefined, now: number): SessionState {
-    // Forget sessions that went silent (their transport may have vanished without a close).
+  /** Marks the caller seen and forgets callers silent for longer than the idle timeout. */
+  #touch(state: GroupRecord, caller: string, now: number): GroupRecord {
     const idleMs = this.settings.sessionIdleTimeoutSeconds * 1000;
-    for (const [key, s] of this.#sessions)
-      if (now - s.lastSeen > idleMs) this.#sessions.delete(key);
-    const key = sessionKeyOf(ctx);
-    let session = this.#sessions.get(key);
-    if (session === undefined) {
-      session = { lastSeen: now, unlocked: new Map() };
-      this.#sessions.set(key, session);
+    for (const [key, seen] of state.lastSeen) {
+      if (now - seen > idleMs) {
+        state.lastSeen.delete(key);
+        state.unlocked.delete(key);
+      }
     }
-    session.lastSeen = now;
-    return session;
+    state.lastSeen.set(caller, now);
+    return state;
   }
 
   #blocked(group: string, message: string): string {
@@ -311,8 +338,17 @@ export function gateErrorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-function unlockHint(group: string): string {
-  return `Call gate_unlock(group='${group}', code='<6-digit code from your authenticator>') first.`;
+function unlockHint(group: string, withHandle: boolean): string {
+  const unlock = `Call gate_unlock(group='${group}', code='<6-digit code from your authenticator>') first`;
+  return withHandle
+    ? `${unlock}, then pass the ${GATE_HANDLE_ARGUMENT} it returns as an extra argument of this call.`
+    : `${unlock}.`;
+}
+
+/** Voids every unlock and handle of a group. */
+function revoke(state: GroupRecord): void {
+  state.unlocked.clear();
+  state.lockEpoch++;
 }
 
 function lockedOutMessage(group: string): string {

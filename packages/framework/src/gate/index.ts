@@ -38,5 +38,12 @@ export {
   gateErrorResult,
   MAX_FAILURES,
 } from './gate.ts';
-export { type GateCallContext, sessionKeyOf } from './session.ts';
+export { GATE_HANDLE_ARGUMENT } from './handles.ts';
+export { callerKeyOf, type GateCallContext } from './session.ts';
+export {
+  type GateStateStore,
+  type GroupRecord,
+  InMemoryGateStateStore,
+  processGateStore,
+} from './store.ts';
 export { registerGateTools, type ToolRegistrar } from './tools.ts';

@@ -1,32 +1,49 @@
 /**
- * Which gate state a call belongs to. Over Streamable HTTP each MCP session has its own; a
- * stateless HTTP request falls back to its bearer token (so two users never share an unlock);
- * stdio — one client per process — has one shared slot.
+ * Whose gate state a call belongs to. An unlock belongs to the caller who presented the code:
+ *
+ * - an authenticated caller: the OAuth principal (subject, else client id, else the token);
+ * - a 2025 HTTP or SSE client: its MCP session;
+ * - a stdio client (either era): its connection;
+ * - a 2026 HTTP request without authentication has no lasting identity: `undefined`. It can use
+ *   gated tools only with an unlock handle that `gate_unlock` mints for it (see `handles.ts`).
  *
  * @module
  */
 import { createHash } from 'node:crypto';
 
-/** The parts of the SDK's `RequestHandlerExtra` the gate reads. */
+/** The parts of a tool handler's context the gate reads. */
 export interface GateCallContext {
   sessionId?: string;
-  authInfo?: { token?: string };
+  /** Set by the server for sessions that outlive one request (stdio, 2025 HTTP, SSE). */
+  connectionId?: string;
+  authInfo?: { token?: string; clientId?: string; extra?: Record<string, unknown> };
+  /** An unlock handle the caller passed as the reserved `gate_handle` argument. */
+  gateHandle?: string;
 }
 
-export const SHARED_SESSION = 'shared';
+function hash(value: string): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, 32);
+}
 
-export function sessionKeyOf(ctx: GateCallContext | undefined): string {
-  if (typeof ctx?.sessionId === 'string' && ctx.sessionId !== '') return `session:${ctx.sessionId}`;
-  const token = ctx?.authInfo?.token;
-  if (typeof token === 'string' && token !== '') {
-    return `token:${createHash('sha256').update(token).digest('hex')}`;
+/** The caller's key, or `undefined` for a caller with no identity beyond this request. */
+export function callerKeyOf(ctx: GateCallContext | undefined): string | undefined {
+  const auth = ctx?.authInfo;
+  if (auth) {
+    const sub = auth.extra?.sub;
+    if (typeof sub === 'string' && sub !== '') return `principal:${hash(`sub:${sub}`)}`;
+    if (typeof auth.clientId === 'string' && auth.clientId !== '')
+      return `principal:${hash(`client:${auth.clientId}`)}`;
+    if (typeof auth.token === 'string' && auth.token !== '') return `token:${hash(auth.token)}`;
   }
-  return SHARED_SESSION;
+  if (typeof ctx?.sessionId === 'string' && ctx.sessionId !== '') return `session:${ctx.sessionId}`;
+  if (typeof ctx?.connectionId === 'string' && ctx.connectionId !== '')
+    return `connection:${ctx.connectionId}`;
+  return undefined;
 }
 
 /**
- * The handler context among a tool handler's arguments: the SDK calls `(args, extra)` for tools
- * with an input schema and `(extra)` for tools without, so it is the last argument that looks
+ * The handler context among a tool handler's arguments: handlers get `(args, ctx)` for tools
+ * with an input schema and `(ctx)` for tools without, so it is the last argument that looks
  * like one (it always carries an abort `signal` and a `requestId`).
  */
 export function findCallContext(args: readonly unknown[]): GateCallContext | undefined {

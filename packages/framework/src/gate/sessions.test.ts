@@ -3,10 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { McpServer } from '@modelcontextprotocol/server';
 import { createGate } from './gate.ts';
 import { codeAt, newSecret, recordingLogger, testClock } from './testing.ts';
 
@@ -21,7 +20,7 @@ test('over Streamable HTTP each MCP session has its own unlock state', async (t)
   );
 
   // One McpServer per session (SDK ≥ 1.26: a server serves one transport), one shared gate.
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const transports = new Map<string, NodeStreamableHTTPServerTransport>();
   const http = createServer(async (req, res) => {
     const id = req.headers['mcp-session-id'];
     let transport = typeof id === 'string' ? transports.get(id) : undefined;
@@ -33,7 +32,7 @@ test('over Streamable HTTP each MCP session has its own unlock state', async (t)
         {},
         gate.protect('shell', () => ({ content: [{ type: 'text' as const, text: 'done' }] })),
       );
-      const created = new StreamableHTTPServerTransport({
+      const created = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         onsessioninitialized: (sid) => {
           transports.set(sid, created);

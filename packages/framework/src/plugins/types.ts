@@ -81,6 +81,10 @@ export type RequestExtra = ServerContext & {
   sendRequest: ServerContext['mcpReq']['send'];
   /** Closes this request's SSE stream (2025 sessions with an event store): the client polls. */
   closeSSEStream?: () => void;
+  /** The session this request came on, when it outlives the request (stdio, 2025 HTTP, SSE). */
+  connectionId?: string;
+  /** The unlock handle passed as the reserved `gate_handle` argument, for the TOTP gate. */
+  gateHandle?: string;
 };
 
 /**

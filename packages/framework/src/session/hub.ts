@@ -6,6 +6,7 @@
  * @module
  */
 
+import { randomUUID } from 'node:crypto';
 import type { Implementation } from '@modelcontextprotocol/server';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
@@ -32,10 +33,18 @@ export interface ModernNotifier {
   resourceUpdated(uri: string): void;
 }
 
+/** Who a closed session was, so state keyed by it (gate unlocks, kernels) can be freed. */
+export interface ClosedSession {
+  connectionId: string;
+  /** The 2025 `Mcp-Session-Id`, when it had one. */
+  sessionId?: string;
+}
+
 export class SessionHub {
   readonly #options: SessionHubOptions & { rounds: RoundsCodec };
   readonly #sessions = new Set<McpSession>();
   readonly #notifiers = new Set<ModernNotifier>();
+  readonly #closeListeners = new Set<(closed: ClosedSession) => void>();
   readonly #unsubscribe: (() => void)[];
 
   constructor(options: SessionHubOptions) {
@@ -61,7 +70,10 @@ export class SessionHub {
    * one-request sessions (stateless HTTP) that never outlive their request.
    */
   open({ track = true }: { track?: boolean } = {}): McpSession {
-    const session = new McpSession(this.#options);
+    const session = new McpSession({
+      ...this.#options,
+      connectionId: track ? randomUUID() : undefined,
+    });
     const counters = this.#options.counters;
     counters.connections += 1;
     if (!track) return session;
@@ -70,11 +82,20 @@ export class SessionHub {
     // The SDK calls onclose when the transport closes, whoever closed it.
     const previous = session.server.onclose;
     session.server.onclose = () => {
+      const sessionId = session.server.transport?.sessionId;
       previous?.();
       this.#sessions.delete(session);
       counters.sessions = this.#sessions.size;
+      const closed = { connectionId: session.connectionId as string, sessionId };
+      for (const listener of this.#closeListeners) listener(closed);
     };
     return session;
+  }
+
+  /** Hears every tracked session that closes. Returns a remover. */
+  onSessionClosed(listener: (closed: ClosedSession) => void): () => void {
+    this.#closeListeners.add(listener);
+    return () => this.#closeListeners.delete(listener);
   }
 
   /** Feeds catalog changes to a 2026 endpoint's subscription streams. Returns a remover. */

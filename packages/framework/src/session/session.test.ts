@@ -177,7 +177,7 @@ describe('session: tools', () => {
     t.after(() => server.close());
     const client = await inMemoryClient(server);
     await assert.rejects(
-      client.request({ method: 'tools/frobnicate', params: {} }, EmptyResultSchema),
+      client.request({ method: 'tools/frobnicate', params: {} }, z.object({})),
       (error) => error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound,
     );
   });

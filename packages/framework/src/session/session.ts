@@ -22,6 +22,7 @@ import {
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
 import type { Completer } from '../catalog/types.ts';
+import { GATE_HANDLE_ARGUMENT } from '../gate/handles.ts';
 import type { PromptReturn, RequestExtra, ResourceReturn } from '../plugins/types.ts';
 import { eraOf, toToolContext, withV1Aliases } from './context.ts';
 import { InputNeeded, InputRounds, type RoundsCodec } from './inputRounds.ts';
@@ -38,6 +39,11 @@ export interface SessionOptions {
   rounds: RoundsCodec;
   /** Cache hints for 2026 list/read results; default the SDK's (`ttlMs: 0`, `private`). */
   cacheHints?: CacheHints;
+  /**
+   * Identifies a session that outlives one request (stdio, 2025 HTTP, SSE); handlers see it as
+   * `ctx.connectionId`. Unset for a 2026 request, which has no connection beyond itself.
+   */
+  connectionId?: string;
 }
 
 export type CacheHints = Partial<
@@ -90,13 +96,36 @@ function parseUri(uri: string): URL {
   }
 }
 
+/**
+ * Takes the reserved `gate_handle` argument off a call (unless the tool itself declares a
+ * parameter of that name) and hands it to the gate through the context.
+ */
+function takeGateHandle(
+  catalog: Catalog,
+  tool: string,
+  args: Record<string, unknown> | undefined,
+  extra: RequestExtra,
+): Record<string, unknown> | undefined {
+  if (!args || !(GATE_HANDLE_ARGUMENT in args)) return args;
+  const declared = catalog.getTool(tool)?.definition.inputSchema.properties as
+    | Record<string, unknown>
+    | undefined;
+  if (declared && GATE_HANDLE_ARGUMENT in declared) return args;
+  const { [GATE_HANDLE_ARGUMENT]: handle, ...rest } = args;
+  if (typeof handle === 'string') extra.gateHandle = handle;
+  return rest;
+}
+
 export class McpSession {
+  /** See {@link SessionOptions.connectionId}. */
+  readonly connectionId: string | undefined;
   readonly server: Server;
   /** Resource URIs this client subscribed to (2025 `resources/subscribe`). */
   readonly subscriptions = new Set<string>();
 
   constructor(options: SessionOptions) {
     const { catalog, dispatcher, counters } = options;
+    this.connectionId = options.connectionId;
     const server = new Server(options.info, {
       capabilities: CAPABILITIES,
       instructions: options.instructions || undefined,
@@ -112,7 +141,9 @@ export class McpSession {
         counters.requests += 1;
         counters.last_request = Date.now();
         try {
-          return await handler(request, withV1Aliases(ctx));
+          const extra = withV1Aliases(ctx);
+          extra.connectionId = options.connectionId;
+          return await handler(request, extra);
         } catch (error) {
           counters.errors += 1;
           throw error;
@@ -127,7 +158,8 @@ export class McpSession {
     server.setRequestHandler(
       'tools/call',
       counted(async (request, extra) => {
-        const { name, arguments: args } = request.params;
+        const { name } = request.params;
+        const args = takeGateHandle(catalog, name, request.params.arguments, extra);
         const rounds =
           eraOf(extra) === 'modern'
             ? InputRounds.fromRequest(extra, options.rounds, name, args)

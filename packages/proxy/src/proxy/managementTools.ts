@@ -152,7 +152,10 @@ export function managementTools(options: ManagementToolsOptions): PluginModule {
           description: 'Run a management command a plugin registered; without a name, list them.',
           inputSchema: {
             command: z.string().optional().describe('Command name'),
-            args: z.record(z.unknown()).optional().describe('Arguments for the command'),
+            args: z
+              .record(z.string(), z.unknown())
+              .optional()
+              .describe('Arguments for the command'),
           },
         },
         async ({ command, args }) => {
@@ -177,7 +180,10 @@ export function managementTools(options: ManagementToolsOptions): PluginModule {
             'Call a tool that was loaded after start-up (for clients that do not refresh their tool list).',
           inputSchema: {
             tool: z.string().min(1).describe('Name of the dynamically loaded tool'),
-            arguments: z.record(z.unknown()).optional().describe('Arguments for the tool'),
+            arguments: z
+              .record(z.string(), z.unknown())
+              .optional()
+              .describe('Arguments for the tool'),
           },
         },
         async ({ tool, arguments: args }, ctx) => {
