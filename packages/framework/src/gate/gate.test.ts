@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ConfigError } from '../config/errors.ts';
+import { createServer } from '../server.ts';
 import { createGate, GATE_CHANNEL, type GateEvent } from './gate.ts';
+import { InMemoryGateStateStore } from './store.ts';
 import { codeAt, newSecret, recordingLogger, testClock } from './testing.ts';
 
 const SESSION_A = { sessionId: 'session-a' };
@@ -19,7 +21,12 @@ function setup(
   const logger = recordingLogger();
   const gate = createGate(
     { enabled: true, secret_backend: 'env', groups },
-    { clock: clock.now, logger, env: { SHELL: secret, OTHER: newSecret() } },
+    {
+      clock: clock.now,
+      logger,
+      env: { SHELL: secret, OTHER: newSecret() },
+      store: new InMemoryGateStateStore(),
+    },
   );
   return { gate, secret, clock, logger, code: (steps = 0) => codeAt(secret, clock.now(), steps) };
 }
@@ -193,12 +200,13 @@ describe('protect() through a real SDK client', () => {
     gate: ReturnType<typeof createGate>,
     t: { after: (fn: () => Promise<void>) => void },
   ) {
-    const server = new McpServer({ name: 'gated', version: '1.0.0' });
+    // The framework's server: each connection is a caller of its own (ctx.connectionId).
+    const server = createServer({ name: 'gated', version: '1.0.0' });
     gate.registerTools(server);
     let counter = 0;
     server.registerTool(
       'sync_action',
-      { inputSchema: z.object({ n: z.number() }) },
+      { inputSchema: { n: z.number() } },
       gate.protect('shell', ({ n }: { n: number }) => ({
         content: [{ type: 'text' as const, text: `sync ${n + ++counter}` }],
       })),

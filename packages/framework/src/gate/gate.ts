@@ -83,7 +83,9 @@ export class Gate {
     const s = this.settings;
     const source =
       s.backend === 'file' ? s.secretFile : s.backend === 'vaultwarden' ? s.vaultwardenUrl : '';
-    return this.#store.group(`${s.backend}\u0000${source}\u0000${settings.secretRef}`);
+    return this.#store.group(
+      `${settings.name}\u0000${s.backend}\u0000${source}\u0000${settings.secretRef}`,
+    );
   }
 
   get enabled(): boolean {

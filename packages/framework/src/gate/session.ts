@@ -19,6 +19,8 @@ export interface GateCallContext {
   authInfo?: { token?: string; clientId?: string; extra?: Record<string, unknown> };
   /** An unlock handle the caller passed as the reserved `gate_handle` argument. */
   gateHandle?: string;
+  /** SDK v2's place for the authentication (an `McpServer` handler's context). */
+  http?: { authInfo?: GateCallContext['authInfo'] };
 }
 
 function hash(value: string): string {
@@ -27,7 +29,7 @@ function hash(value: string): string {
 
 /** The caller's key, or `undefined` for a caller with no identity beyond this request. */
 export function callerKeyOf(ctx: GateCallContext | undefined): string | undefined {
-  const auth = ctx?.authInfo;
+  const auth = ctx?.authInfo ?? ctx?.http?.authInfo;
   if (auth) {
     const sub = auth.extra?.sub;
     if (typeof sub === 'string' && sub !== '') return `principal:${hash(`sub:${sub}`)}`;
@@ -44,12 +46,14 @@ export function callerKeyOf(ctx: GateCallContext | undefined): string | undefine
 /**
  * The handler context among a tool handler's arguments: handlers get `(args, ctx)` for tools
  * with an input schema and `(ctx)` for tools without, so it is the last argument that looks
- * like one (it always carries an abort `signal` and a `requestId`).
+ * like one: the framework's context carries an abort `signal` and a `requestId`, a bare SDK v2
+ * `McpServer` context its `mcpReq`.
  */
 export function findCallContext(args: readonly unknown[]): GateCallContext | undefined {
   for (let i = args.length - 1; i >= 0; i--) {
     const a = args[i];
-    if (a !== null && typeof a === 'object' && 'signal' in a && 'requestId' in a) {
+    if (a === null || typeof a !== 'object') continue;
+    if (('signal' in a && 'requestId' in a) || 'mcpReq' in a) {
       return a as GateCallContext;
     }
   }

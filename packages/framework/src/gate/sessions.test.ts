@@ -7,6 +7,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { McpServer } from '@modelcontextprotocol/server';
 import { createGate } from './gate.ts';
+import { InMemoryGateStateStore } from './store.ts';
 import { codeAt, newSecret, recordingLogger, testClock } from './testing.ts';
 
 const textOf = (r: unknown) => (r as { content: { text: string }[] }).content[0].text;
@@ -16,7 +17,12 @@ test('over Streamable HTTP each MCP session has its own unlock state', async (t)
   const clock = testClock();
   const gate = createGate(
     { groups: { shell: { secret_ref: 'S' } } },
-    { env: { S: secret }, clock: clock.now, logger: recordingLogger() },
+    {
+      env: { S: secret },
+      clock: clock.now,
+      logger: recordingLogger(),
+      store: new InMemoryGateStateStore(),
+    },
   );
 
   // One McpServer per session (SDK ≥ 1.26: a server serves one transport), one shared gate.

@@ -1,0 +1,99 @@
+// The gate's caller rule in both protocol eras, through real SDK v2 clients over real HTTP:
+// an unlock reaches only the caller that presented the code.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { z } from 'zod';
+import { firstText } from '../__fixtures__/testServer.ts';
+import { createServer } from '../server.ts';
+import { createGate } from './gate.ts';
+import { InMemoryGateStateStore } from './store.ts';
+import { codeAt, newSecret, recordingLogger } from './testing.ts';
+
+type Era = 'legacy' | '2026-07-28';
+
+async function gatedServer(t: { after: (fn: () => Promise<void>) => void }) {
+  const secret = newSecret();
+  const gate = createGate(
+    { groups: { shell: { secret_ref: 'S', timeout: 600 } } },
+    { env: { S: secret }, logger: recordingLogger(), store: new InMemoryGateStateStore() },
+  );
+  const server = createServer({ name: 'gated', transport: 'http', port: 0 });
+  gate.registerTools(server);
+  server.registerTool(
+    'secret_action',
+    { inputSchema: { what: z.string() } },
+    gate.protect('shell', ({ what }: { what: string }) => `done: ${what}`),
+  );
+  const url = (await server.start()) as string;
+  t.after(() => server.close());
+  return { gate, url, secret };
+}
+
+async function client(url: string, era: Era, t: { after: (fn: () => Promise<void>) => void }) {
+  const c = new Client(
+    { name: `client-${era}`, version: '1.0.0' },
+    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } } },
+  );
+  await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+  t.after(() => c.close());
+  return c;
+}
+
+const call = (c: Client, name: string, args: Record<string, unknown>) =>
+  c.callTool({ name, arguments: args });
+
+test('2026 clients without a session: the unlock comes back as a handle only the unlocker holds', async (t) => {
+  const { url, secret, gate } = await gatedServer(t);
+  const a = await client(url, '2026-07-28', t);
+  const b = await client(url, '2026-07-28', t);
+  assert.equal(a.getProtocolEra(), 'modern');
+
+  const unlocked = await call(a, 'gate_unlock', {
+    group: 'shell',
+    code: codeAt(secret, Date.now()),
+  });
+  assert.equal(unlocked.isError, undefined, firstText(unlocked));
+  const handle = /gate_handle='([^']+)'/.exec(firstText(unlocked))?.[1];
+  assert.ok(handle, `a handle in: ${firstText(unlocked)}`);
+
+  // Neither caller is unlocked without the handle: there is no session to remember it by.
+  for (const c of [a, b]) {
+    const refused = await call(c, 'secret_action', { what: 'x' });
+    assert.equal(refused.isError, true);
+    assert.match(firstText(refused), /gate_handle/);
+  }
+  assert.equal(
+    firstText(await call(a, 'secret_action', { what: 'x', gate_handle: handle })),
+    'done: x',
+  );
+
+  // A forged or edited handle does nothing.
+  const [payload, mac] = handle.split('.');
+  const edited = `${Buffer.from(Buffer.from(payload, 'base64url').toString().replace('"shell"', '"shell"  ')).toString('base64url')}.${mac}`;
+  for (const bad of [`${payload}.${'A'.repeat(mac.length)}`, edited, 'nonsense']) {
+    assert.equal((await call(b, 'secret_action', { what: 'x', gate_handle: bad })).isError, true);
+  }
+
+  // A lock voids every handle.
+  gate.lock('shell');
+  assert.equal((await call(a, 'secret_action', { what: 'x', gate_handle: handle })).isError, true);
+});
+
+test('2025 sessions: an unlock stays with its session, and is gone when the session ends', async (t) => {
+  const { url, secret } = await gatedServer(t);
+  const a = await client(url, 'legacy', t);
+  const b = await client(url, 'legacy', t);
+  const modern = await client(url, '2026-07-28', t);
+  assert.equal(a.getProtocolEra(), 'legacy');
+
+  const unlocked = await call(a, 'gate_unlock', {
+    group: 'shell',
+    code: codeAt(secret, Date.now()),
+  });
+  assert.equal(unlocked.isError, undefined, firstText(unlocked));
+  assert.doesNotMatch(firstText(unlocked), /gate_handle/);
+  assert.equal(firstText(await call(a, 'secret_action', { what: 'a' })), 'done: a');
+  assert.equal((await call(b, 'secret_action', { what: 'b' })).isError, true);
+  assert.equal((await call(modern, 'secret_action', { what: 'm' })).isError, true);
+});
