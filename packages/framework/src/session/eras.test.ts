@@ -162,7 +162,7 @@ test('modern: a forged, edited or foreign requestState is refused; the server st
     inputResponses: { q0: { role: 'assistant', model: 'm', content: { type: 'text', text: 'x' } } },
     requestState: state,
   });
-  assert.match(JSON.stringify(wrongShape), /different questions|expected an elicitation/);
+  assert.match(JSON.stringify(wrongShape), /not an elicitation result|different questions|expected an elicitation/);
 
   // And the genuine continuation still works.
   const next = await rawModernCall(url, {
