@@ -116,7 +116,7 @@ async function rawModernCall(url: string, params: Record<string, unknown>) {
         ...params,
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} }, sampling: {} },
           'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
         },
       },
@@ -162,7 +162,10 @@ test('modern: a forged, edited or foreign requestState is refused; the server st
     inputResponses: { q0: { role: 'assistant', model: 'm', content: { type: 'text', text: 'x' } } },
     requestState: state,
   });
-  assert.match(JSON.stringify(wrongShape), /not an elicitation result|different questions|expected an elicitation/);
+  assert.match(
+    JSON.stringify(wrongShape),
+    /not an elicitation result|different questions|expected an elicitation/,
+  );
 
   // And the genuine continuation still works.
   const next = await rawModernCall(url, {
