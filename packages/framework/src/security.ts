@@ -19,7 +19,7 @@
  * @module
  */
 import { performance } from 'node:perf_hooks';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import {
   type AppLike,
   createOAuth,
@@ -70,6 +70,7 @@ export interface SecurityTarget extends ToolRegistrar {
     ) => Promise<CallToolResult>,
   ): () => void;
   readonly sessions?: { readonly size: number };
+  readonly stats?: { readonly sessions_reaped: number; readonly sessions_refused: number };
 }
 
 export interface SecurityOptions {
@@ -186,6 +187,13 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
       if (metrics && server.sessions) {
         const sessions = server.sessions;
         metrics.trackSessions(() => sessions.size);
+      }
+      const stats = server.stats;
+      if (metrics && stats) {
+        metrics.trackSessionLifecycle(() => ({
+          reaped: stats.sessions_reaped,
+          refused: stats.sessions_refused,
+        }));
       }
       return server.addToolCallInterceptor(intercept);
     },

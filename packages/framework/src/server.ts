@@ -59,6 +59,10 @@ export interface ServerOptions {
    * work stateless: the client's answer arrives in another request, at another server.
    */
   stateless?: boolean;
+  /** Seconds a 2025 HTTP session may stay silent before it is closed; default 1800, 0 never. */
+  sessionIdleTimeout?: number;
+  /** Open 2025 HTTP sessions at most (503 past it); default 1000, 0 no cap. */
+  maxSessions?: number;
   /** Host names accepted in `Host`/`Origin`; default the loopback names for a loopback bind. */
   allowedHosts?: string[];
   /** Runs before the MCP routes (e.g. OAuth bearer checks). */
@@ -82,6 +86,8 @@ export function serverOptionsFromConfig(config: Config): ServerOptions {
     host: config.host,
     port: config.port,
     stateless: config.stateless,
+    sessionIdleTimeout: config.session_idle_timeout,
+    maxSessions: config.max_sessions,
     pluginDirs: config.plugin_dirs,
   };
 }
@@ -187,7 +193,15 @@ export function createServer(
     });
     if (kind === 'http') {
       mounted.push(
-        mountStreamableHttp(app, { hub: sessions, counters: stats, stateless: options.stateless }),
+        mountStreamableHttp(app, {
+          hub: sessions,
+          counters: stats,
+          stateless: options.stateless,
+          limits: {
+            idleTimeoutSeconds: options.sessionIdleTimeout,
+            maxSessions: options.maxSessions,
+          },
+        }),
       );
     }
     mounted.push(mountSse(app, { hub: sessions, counters: stats }));

@@ -150,6 +150,10 @@ export const writtenConfigShape = {
   health_port: port.optional(),
   transport: transport.optional(),
   stateless: bool.optional(),
+  session_idle_timeout: seconds.optional(),
+  max_sessions: leaf('a whole number (0 or more)', (v) =>
+    parseInteger(v, 0, Number.MAX_SAFE_INTEGER),
+  ).optional(),
   oauth_enabled: bool.optional(),
   oauth_server_url: optionalUrl.optional(),
   oauth_public_url: optionalUrl.optional(),

@@ -60,6 +60,10 @@ export interface WrittenConfig {
   transport?: TransportKind;
   /** Streamable HTTP without session ids. Default `false`. */
   stateless?: boolean;
+  /** Seconds a 2025 HTTP session may stay silent before it is closed. Default 1800; 0 never. */
+  session_idle_timeout?: number;
+  /** Open 2025 HTTP sessions at most; a new one past it gets 503. Default 1000; 0 no cap. */
+  max_sessions?: number;
   /** OAuth token introspection for HTTP transports. Default `true` (no-op without URLs). */
   oauth_enabled?: boolean;
   oauth_server_url?: string;
@@ -102,6 +106,8 @@ export interface Config {
   health_port: number;
   transport: TransportKind;
   stateless: boolean;
+  session_idle_timeout: number;
+  max_sessions: number;
   oauth_enabled: boolean;
   oauth_server_url: string | undefined;
   oauth_public_url: string | undefined;

@@ -25,6 +25,8 @@ export interface ServerStats {
   /** When the last MCP request arrived; `null` before the first one. */
   last_request: Date | string | number | null | undefined;
   sessions?: number;
+  sessions_reaped?: number;
+  sessions_refused?: number;
 }
 
 export type Readiness = { ready: true } | { ready: false; error: string };
@@ -117,6 +119,8 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
           uptime_seconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
           connections: current.connections,
           sessions: current.sessions ?? current.connections,
+          sessions_reaped: current.sessions_reaped ?? 0,
+          sessions_refused: current.sessions_refused ?? 0,
           requests: current.requests,
           errors: current.errors,
           last_request: isoOrNull(current.last_request),

@@ -35,6 +35,7 @@ export class ServerMetrics {
   readonly #gate: Record<GateEvent['event'], Counter<'group'>>;
   readonly #oauth: Counter<'reason'>;
   #sessionSource: (() => number) | undefined;
+  #lifecycleSource: (() => { reaped: number; refused: number }) | undefined;
   readonly #onGate = (message: unknown) => {
     const { event, group } = message as GateEvent;
     this.#gate[event]?.inc({ group });
@@ -68,6 +69,22 @@ export class ServerMetrics {
         if (metrics.#sessionSource !== undefined) this.set(metrics.#sessionSource());
       },
     });
+    for (const [name, help, key] of [
+      ['mcpbox_sessions_reaped_total', 'HTTP sessions closed for being idle.', 'reaped'],
+      ['mcpbox_sessions_refused_total', 'New HTTP sessions refused at max_sessions.', 'refused'],
+    ] as const) {
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          const now = metrics.#lifecycleSource?.()[key];
+          if (now === undefined) return;
+          this.reset();
+          this.inc(now);
+        },
+      });
+    }
     const gateCounter = (name: string, help: string) =>
       new Counter({ name, help, labelNames: ['group'], registers });
     this.#gate = {
@@ -102,6 +119,11 @@ export class ServerMetrics {
   }) {
     this.#calls.inc({ tool: call.tool, plugin: call.plugin, outcome: call.outcome });
     this.#duration.observe({ tool: call.tool, plugin: call.plugin }, call.seconds);
+  }
+
+  /** Reads how many sessions were reaped and refused at every scrape (the server's counters). */
+  trackSessionLifecycle(read: () => { reaped: number; refused: number }): void {
+    this.#lifecycleSource = read;
   }
 
   /** Reads the open-session count at every scrape (pass the server's live counter). */

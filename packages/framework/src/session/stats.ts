@@ -15,8 +15,20 @@ export interface ServerCounters {
   last_request: number | null;
   /** Sessions open right now. */
   sessions: number;
+  /** 2025 HTTP sessions closed for being idle too long. */
+  sessions_reaped: number;
+  /** New 2025 HTTP sessions refused because `max_sessions` were open. */
+  sessions_refused: number;
 }
 
 export function createCounters(): ServerCounters {
-  return { connections: 0, requests: 0, errors: 0, last_request: null, sessions: 0 };
+  return {
+    connections: 0,
+    requests: 0,
+    errors: 0,
+    last_request: null,
+    sessions: 0,
+    sessions_reaped: 0,
+    sessions_refused: 0,
+  };
 }

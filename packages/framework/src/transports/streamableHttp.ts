@@ -29,6 +29,10 @@ import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
 import { BoundedEventStore } from './eventStore.ts';
 import { sendJsonRpcError } from './httpApp.ts';
+import { type SessionLimits, SessionTable } from './sessionTable.ts';
+
+/** What a client refused for too many sessions is told to wait (seconds). */
+const RETRY_AFTER_SECONDS = 30;
 
 /** How long a client waits before reconnecting after the server closed its SSE stream (ms). */
 const SSE_RETRY_MS = 1000;
@@ -40,6 +44,8 @@ export interface StreamableHttpOptions {
   path?: string;
   /** No session ids: a fresh server per request. Default `false`. */
   stateless?: boolean;
+  /** Idle timeout and cap for 2025 sessions. */
+  limits?: SessionLimits;
 }
 
 export interface MountedTransport {
@@ -105,13 +111,13 @@ function modernHandler({ hub, counters }: StreamableHttpOptions) {
   };
 }
 
-function statefulHandler({ hub, counters }: StreamableHttpOptions) {
-  const transports = new Map<string, NodeStreamableHTTPServerTransport>();
+function statefulHandler({ hub, counters, limits }: StreamableHttpOptions) {
+  const sessions = new SessionTable<NodeStreamableHTTPServerTransport>(counters, limits);
 
   async function handle(req: Request, res: Response): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const transport = transports.get(sessionId);
+      const transport = sessions.use(sessionId, res);
       if (!transport) {
         counters.errors += 1;
         return sendJsonRpcError(res, 404, -32001, 'Session not found');
@@ -128,31 +134,34 @@ function statefulHandler({ hub, counters }: StreamableHttpOptions) {
       counters.errors += 1;
       return sendJsonRpcError(res, 400, -32000, 'Bad Request: No valid session ID provided');
     }
+    if (!sessions.admit()) {
+      counters.errors += 1;
+      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+      return sendJsonRpcError(
+        res,
+        503,
+        -32000,
+        `Too many open sessions (${sessions.size}); close unused sessions (DELETE) or retry later`,
+      );
+    }
     const session = hub.open();
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       eventStore: new BoundedEventStore(),
       retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
-        transports.set(id, transport);
+        sessions.add(id, transport);
       },
     });
     // Set before connect(): the SDK chains its own close handling after ours.
     transport.onclose = () => {
-      if (transport.sessionId) transports.delete(transport.sessionId);
+      if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     await session.server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   }
 
-  return {
-    handle,
-    async close() {
-      const open = [...transports.values()];
-      transports.clear();
-      await Promise.allSettled(open.map((t) => t.close()));
-    },
-  };
+  return { handle, close: () => sessions.close() };
 }
 
 function statelessHandler({ hub, counters }: StreamableHttpOptions) {
