@@ -5,8 +5,7 @@
  */
 
 // Plugin API, catalog and registry.
-export { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-export { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+export { completable, ResourceTemplate } from '@modelcontextprotocol/server';
 export {
   type AppLike,
   checkCredentialEndpoint,
@@ -172,3 +171,4 @@ export {
   TranscriptLogger,
   type TranscriptLoggerOptions,
 } from './toollog/index.ts';
+export { reserveStdoutForProtocol } from './transports/stdio.ts';

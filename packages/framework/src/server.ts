@@ -63,6 +63,8 @@ export interface ServerOptions {
   sessionIdleTimeout?: number;
   /** Open 2025 HTTP sessions at most (503 past it); default 1000, 0 no cap. */
   maxSessions?: number;
+  /** Largest stdio message in bytes; default 64 MiB. */
+  maxMessageBytes?: number;
   /** Host names accepted in `Host`/`Origin`; default the loopback names for a loopback bind. */
   allowedHosts?: string[];
   /** Runs before the MCP routes (e.g. OAuth bearer checks). */
@@ -88,6 +90,7 @@ export function serverOptionsFromConfig(config: Config): ServerOptions {
     stateless: config.stateless,
     sessionIdleTimeout: config.session_idle_timeout,
     maxSessions: config.max_sessions,
+    maxMessageBytes: config.max_message_size,
     pluginDirs: config.plugin_dirs,
   };
 }
@@ -255,7 +258,12 @@ export function createServer(
       const kind = options.transport ?? 'stdio';
       if (kind === 'stdio') {
         mounted.push(
-          await serveStdio({ hub: sessions, logger, onClientGone: () => void server.close() }),
+          await serveStdio({
+            hub: sessions,
+            logger,
+            maxMessageBytes: options.maxMessageBytes,
+            onClientGone: () => void server.close(),
+          }),
         );
         logger.info('serving MCP over stdio');
         return undefined;

@@ -19,6 +19,9 @@ export const ENVIRONMENT_KEYS: Readonly<Record<string, keyof WrittenConfig>> = {
   MCP_OAUTH_SERVER_URL: 'oauth_server_url',
   MCP_PUBLIC_URL: 'oauth_public_url',
   MCP_MGMT_TOKEN: 'management_token',
+  MCP_SESSION_IDLE_TIMEOUT: 'session_idle_timeout',
+  MCP_MAX_SESSIONS: 'max_sessions',
+  MCP_MAX_MESSAGE_SIZE: 'max_message_size',
 };
 
 /** The `MCP_*` variables that are set, one entry per variable with the key it sets. */

@@ -151,6 +151,9 @@ export const writtenConfigShape = {
   transport: transport.optional(),
   stateless: bool.optional(),
   session_idle_timeout: seconds.optional(),
+  max_message_size: leaf('a number of bytes (1024 or more)', (v) =>
+    parseInteger(v, 1024, Number.MAX_SAFE_INTEGER),
+  ).optional(),
   max_sessions: leaf('a whole number (0 or more)', (v) =>
     parseInteger(v, 0, Number.MAX_SAFE_INTEGER),
   ).optional(),

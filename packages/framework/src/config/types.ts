@@ -64,6 +64,8 @@ export interface WrittenConfig {
   session_idle_timeout?: number;
   /** Open 2025 HTTP sessions at most; a new one past it gets 503. Default 1000; 0 no cap. */
   max_sessions?: number;
+  /** Largest stdio message in bytes; a larger one is refused and skipped. Default 64 MiB. */
+  max_message_size?: number;
   /** OAuth token introspection for HTTP transports. Default `true` (no-op without URLs). */
   oauth_enabled?: boolean;
   oauth_server_url?: string;
@@ -108,6 +110,7 @@ export interface Config {
   stateless: boolean;
   session_idle_timeout: number;
   max_sessions: number;
+  max_message_size: number;
   oauth_enabled: boolean;
   oauth_server_url: string | undefined;
   oauth_public_url: string | undefined;

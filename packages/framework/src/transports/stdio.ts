@@ -32,28 +32,27 @@ export interface StdioOptions {
   onClientGone?: () => void;
 }
 
+let reservedStdout: Writable | undefined;
+
 /**
- * Sends everything else written to the process's stdout to stderr, and returns a stream that
- * still writes to the real stdout, for the protocol. Undone by the returned `restore`.
+ * Makes the process's stdout the protocol's alone: from now on anything else written to it — a
+ * plugin's `console.log`, a stray `process.stdout.write` — goes to stderr, and the returned
+ * stream still writes to the real stdout. Call it before loading plugins when serving stdio (a
+ * plugin may print while it registers); idempotent, and kept for the life of the process.
  */
-function reserveProcessStdout(): { protocol: Writable; restore: () => void } {
+export function reserveStdoutForProtocol(): Writable {
+  if (reservedStdout) return reservedStdout;
   const stdout = process.stdout;
-  const realWrite = stdout.write;
   const protocol = Object.create(stdout) as Writable;
-  protocol.write = realWrite.bind(stdout) as Writable['write'];
+  protocol.write = stdout.write.bind(stdout) as Writable['write'];
   stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
-  return {
-    protocol,
-    restore: () => {
-      stdout.write = realWrite;
-    },
-  };
+  reservedStdout = protocol;
+  return protocol;
 }
 
 export async function serveStdio(options: StdioOptions): Promise<MountedTransport> {
   const stdin = options.stdin ?? process.stdin;
-  const reserved = options.stdout ? undefined : reserveProcessStdout();
-  const stdout = options.stdout ?? (reserved as { protocol: Writable }).protocol;
+  const stdout = options.stdout ?? reserveStdoutForProtocol();
   let session: McpSession | undefined;
   let gone = false;
   const transport = new StdioServerTransport({
@@ -84,7 +83,6 @@ export async function serveStdio(options: StdioOptions): Promise<MountedTranspor
       gone = true;
       await handle.close();
       await session?.close();
-      reserved?.restore();
     },
   };
 }

@@ -16,6 +16,7 @@ import {
   type HealthServer,
   type LogLevel,
   loadConfig,
+  reserveStdoutForProtocol,
   startHealthServer,
 } from '@mcpbox/framework';
 import { fail } from '../exit.ts';
@@ -89,6 +90,8 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
   security.install(server);
 
   const http = config.transport !== 'stdio';
+  // Under stdio, stdout carries only protocol messages — also while plugins load and print.
+  if (!http) reserveStdoutForProtocol();
   let loading = true;
   let missing: string[] = [];
   let health: HealthServer | undefined;

@@ -18,6 +18,7 @@ import {
   JsonlToolLogger,
   type LogLevel,
   loadConfig,
+  reserveStdoutForProtocol,
   startHealthServer,
 } from '@mcpbox/framework';
 import { probeManagementPort } from '../../management/client.ts';
@@ -123,6 +124,8 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   const inner = new InnerClient(server);
 
   const http = config.transport !== 'stdio';
+  // Under stdio, stdout carries only protocol messages — also while plugins load and print.
+  if (!http) reserveStdoutForProtocol();
   let management: ManagementServer | undefined;
   let health: HealthServer | undefined;
   let watcher: PluginWatcher | undefined;
