@@ -1,18 +1,23 @@
 #!/usr/bin/env node
-// Runs the official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, on Node 22
-// through the npm package `node@22`) against mcp-factory and mcp-proxy, each serving the
-// `conformance` plugin over Streamable HTTP on free loopback ports.
+// Runs the official MCP conformance suite (@modelcontextprotocol/conformance 0.2.0-alpha.12, on
+// Node 22 through the npm package `node@22`) against mcp-factory and mcp-proxy, each serving the
+// `conformance` plugin over Streamable HTTP on free loopback ports, once per protocol revision:
+// `--requirements 2025-11-25` (2025 sessions: initialize, Mcp-Session-Id) and
+// `--requirements 2026-07-28` (stateless requests with the `_meta` envelope), both on /mcp.
 //
-// - The active suite must pass in full (no expected-failures baseline): any failure exits 1.
-// - Pending scenarios are run and reported: `json-schema-2020-12` passes reliably and is
-//   required; `server-sse-polling` is reported only (see PENDING below).
-// - Every server and suite process runs in its own process group and is killed on exit,
-//   on Ctrl-C, and when a run exceeds its timeout.
+// - Every scored check must pass (no expected-failures baseline): a scored FAILURE, a suite that
+//   exits non-zero, or a run that scored nothing exits 1. Scored warnings (SHOULD-level) are
+//   reported.
+// - Scenarios the requirement set runs but does not score (the tasks extension, pending ones,
+//   ones added after the revision shipped) are counted and reported, per reason; they never fail
+//   the run.
+// - Every server and suite process runs in its own process group and is killed on exit, on
+//   Ctrl-C, and when a run exceeds its timeout.
 //
-// Usage: node scripts/conformance.mjs [--target factory|proxy]...
+// Usage: node scripts/conformance.mjs [--target factory|proxy]... [--requirements REV]...
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,18 +25,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SUITE = ['-y', '-p', 'node@22', '-p', '@modelcontextprotocol/conformance@0.1.16'];
+const SUITE = ['-y', '-p', 'node@22', '-p', '@modelcontextprotocol/conformance@0.2.0-alpha.12'];
+const REVISIONS = ['2025-11-25', '2026-07-28'];
+const TARGETS = ['factory', 'proxy'];
 /** The first run may download Node 22 and the suite (about a minute here). */
 const RUN_TIMEOUT_MS = 300_000;
 const START_TIMEOUT_MS = 60_000;
-
-/** Pending scenarios: `required` ones fail CI like active ones; the others are only reported. */
-const PENDING = [
-  { scenario: 'json-schema-2020-12', required: true },
-  // The suite's raw POST announces protocol 2025-03-26, and the SDK transport sends SSE
-  // priming events only to 2025-11-25 clients, so this scenario yields warnings, not passes.
-  { scenario: 'server-sse-polling', required: false },
-];
+/** Check statuses that are neither a pass nor a failure. */
+const NEUTRAL = new Set(['SKIPPED', 'INFO']);
 
 const children = new Set();
 
@@ -82,7 +83,7 @@ async function waitUntilServing(name, child, healthPort, mcpUrl, output) {
     }
     try {
       const ready = await fetch(`http://127.0.0.1:${healthPort}/health/ready`);
-      // Any HTTP answer from the MCP path (400 without a session) means it is listening.
+      // Any HTTP answer from the MCP path (405 for a GET without a session) means it listens.
       if (ready.ok && (await fetch(mcpUrl, { method: 'GET' })).status > 0) return;
     } catch {
       // not listening yet
@@ -120,28 +121,83 @@ async function startServer(target) {
   return { child, url, log: () => log };
 }
 
-/** Counts check statuses from the `checks.json` files the suite writes with `-o`. */
-function countChecks(dir) {
-  const counts = { SUCCESS: 0, FAILURE: 0, WARNING: 0, scenarios: 0 };
-  for (const run of readdirSync(dir)) {
+/**
+ * The scenarios the suite ran, with where it saved each one's checks, read from its output
+ * (`=== Running scenario: NAME ===` … `Results saved to DIR`).
+ */
+function scenarioDirs(output) {
+  const dirs = new Map();
+  let current;
+  for (const line of output.split('\n')) {
+    const running = /^=== Running scenario: (.+) ===$/.exec(line.trim());
+    if (running) current = running[1];
+    const saved = /^Results saved to (.+)$/.exec(line.trim());
+    if (saved && current) dirs.set(current, saved[1]);
+  }
+  return dirs;
+}
+
+/** The scenarios the requirement set runs without scoring, with the reason the suite prints. */
+function unscoredScenarios(output) {
+  const unscored = new Map();
+  const at = output.indexOf('\nNot scored for ');
+  if (at < 0) return unscored;
+  for (const line of output.slice(at).split('\n').slice(2)) {
+    const entry = /^\s+[✓✗] (\S+) \(([^)]+)\)\s*$/.exec(line);
+    if (!entry) break;
+    unscored.set(entry[1], entry[2]);
+  }
+  return unscored;
+}
+
+function emptyCounts() {
+  return { scenarios: 0, failingScenarios: 0, SUCCESS: 0, FAILURE: 0, WARNING: 0 };
+}
+
+/** Counts the checks of each scenario into its bucket: `scored`, or its unscored reason. */
+function countChecks(output) {
+  const unscored = unscoredScenarios(output);
+  const buckets = { scored: emptyCounts() };
+  const failures = [];
+  for (const [scenario, dir] of scenarioDirs(output)) {
     let checks;
     try {
-      checks = JSON.parse(readFileSync(join(dir, run, 'checks.json'), 'utf8'));
+      checks = JSON.parse(readFileSync(join(dir, 'checks.json'), 'utf8'));
     } catch {
       continue;
     }
+    const bucket = unscored.get(scenario) ?? 'scored';
+    buckets[bucket] ??= emptyCounts();
+    const counts = buckets[bucket];
     counts.scenarios += 1;
+    let failing = false;
     for (const check of checks) {
+      if (NEUTRAL.has(check.status)) continue;
       if (check.status in counts) counts[check.status] += 1;
+      if (check.status === 'FAILURE') failing = true;
+      if (bucket === 'scored' && check.status !== 'SUCCESS') {
+        failures.push(`${scenario} / ${check.id}: ${check.status} ${check.errorMessage ?? ''}`);
+      }
     }
+    if (failing) counts.failingScenarios += 1;
   }
-  return counts;
+  return { buckets, failures };
 }
 
-/** Runs the suite once; resolves with its exit code, output and the checks' statuses. */
-async function runSuite(url, extraArgs) {
+/** Runs one requirement set; resolves with its exit code, output and counted checks. */
+async function runSuite(url, revision) {
   const resultsDir = mkdtempSync(join(tmpdir(), 'mcpbox-conformance-'));
-  const args = [...SUITE, 'conformance', 'server', '--url', url, '-o', resultsDir, ...extraArgs];
+  const args = [
+    ...SUITE,
+    'conformance',
+    'server',
+    '--url',
+    url,
+    '--requirements',
+    revision,
+    '-o',
+    resultsDir,
+  ];
   const child = start('npx', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => {
@@ -156,16 +212,30 @@ async function runSuite(url, extraArgs) {
   }, RUN_TIMEOUT_MS);
   const [code, signal] = await once(child, 'exit');
   clearTimeout(timer);
-  const counts = countChecks(resultsDir);
+  const counted = countChecks(output);
   rmSync(resultsDir, { recursive: true, force: true });
-  return { code: code ?? (signal ? 1 : 0), output, ...counts };
+  return { code: code ?? (signal ? 1 : 0), output, ...counted };
 }
 
-/** `X/Y checks passed, n warnings` — Y counts every scored check (passed, failed, warned). */
+function total(counts) {
+  return counts.SUCCESS + counts.FAILURE + counts.WARNING;
+}
+
+/** `scored 106/106 passed (37 scenarios)`, plus the unscored buckets. */
 function describe(run) {
-  const total = run.SUCCESS + run.FAILURE + run.WARNING;
-  const warnings = run.WARNING ? `, ${run.WARNING} warning(s)` : '';
-  return `${run.SUCCESS}/${total} checks passed, ${run.FAILURE} failed${warnings} (${run.scenarios} scenarios)`;
+  const scored = run.buckets.scored;
+  const warnings = scored.WARNING ? `, ${scored.WARNING} warning(s)` : '';
+  const parts = [
+    `scored ${scored.SUCCESS}/${total(scored)} passed${warnings} (${scored.scenarios} scenarios)`,
+  ];
+  for (const [reason, counts] of Object.entries(run.buckets)) {
+    if (reason === 'scored') continue;
+    parts.push(
+      `unscored ${reason}: ${counts.scenarios} scenario(s), ${counts.failingScenarios} failing, ` +
+        `${counts.SUCCESS}/${total(counts)} checks passed`,
+    );
+  }
+  return parts.join('; ');
 }
 
 function summaryOf(output) {
@@ -173,49 +243,59 @@ function summaryOf(output) {
   return at >= 0 ? output.slice(at).trim() : output.trim().split('\n').slice(-40).join('\n');
 }
 
-function parseTargets(argv) {
+function parseArgs(argv) {
   const targets = [];
+  const revisions = [];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--target' && argv[i + 1]) targets.push(argv[++i]);
+    else if (argv[i] === '--requirements' && argv[i + 1]) revisions.push(argv[++i]);
+    else {
+      console.error(`conformance: unknown argument ${argv[i]}`);
+      process.exit(2);
+    }
   }
-  const unknown = targets.filter((t) => t !== 'factory' && t !== 'proxy');
+  const unknown = [
+    ...targets.filter((t) => !TARGETS.includes(t)),
+    ...revisions.filter((r) => !REVISIONS.includes(r)),
+  ];
   if (unknown.length > 0) {
-    console.error(`conformance: unknown target ${unknown.join(', ')} (use factory or proxy)`);
+    console.error(
+      `conformance: unknown ${unknown.join(', ')} (targets: ${TARGETS.join(', ')}; revisions: ${REVISIONS.join(', ')})`,
+    );
     process.exit(2);
   }
-  return targets.length > 0 ? targets : ['factory', 'proxy'];
+  return {
+    targets: targets.length > 0 ? targets : TARGETS,
+    revisions: revisions.length > 0 ? revisions : REVISIONS,
+  };
 }
 
+const { targets, revisions } = parseArgs(process.argv.slice(2));
 const results = [];
 let failed = false;
-for (const target of parseTargets(process.argv.slice(2))) {
-  console.log(`\n=== mcp-${target}: starting with -p conformance ===`);
+for (const target of targets) {
+  console.log(`\n=== mcp-${target}: starting with the conformance plugin ===`);
   let server;
   try {
     server = await startServer(target);
   } catch (error) {
     console.error(String(error.message ?? error));
     failed = true;
-    results.push(`mcp-${target}: did not start`);
+    results.push(`mcp-${target}: did not start — FAILED`);
     continue;
   }
   try {
-    console.log(`=== mcp-${target}: active suite against ${server.url} ===`);
-    const active = await runSuite(server.url, []);
-    const ok = active.code === 0 && active.FAILURE === 0 && active.SUCCESS > 0;
-    console.log(ok ? summaryOf(active.output) : active.output);
-    results.push(`mcp-${target} active suite: ${describe(active)}${ok ? '' : ' — FAILED'}`);
-    if (!ok) failed = true;
-
-    for (const { scenario, required } of PENDING) {
-      const run = await runSuite(server.url, ['--scenario', scenario]);
-      const ok = run.code === 0 && run.FAILURE === 0 && run.scenarios === 1;
-      console.log(`--- pending ${scenario} ---\n${ok ? summaryOf(run.output) : run.output}`);
-      const note = required ? '' : ' (reported only)';
-      results.push(
-        `mcp-${target} pending ${scenario}: ${describe(run)}${ok ? '' : ' — FAILED'}${note}`,
-      );
-      if (!ok && required) failed = true;
+    for (const revision of revisions) {
+      console.log(`=== mcp-${target} × ${revision} against ${server.url} ===`);
+      const run = await runSuite(server.url, revision);
+      const scored = run.buckets.scored;
+      const ok = run.code === 0 && scored.FAILURE === 0 && scored.SUCCESS > 0;
+      console.log(ok ? summaryOf(run.output) : run.output);
+      if (run.failures.length > 0) {
+        console.log(`--- scored checks that did not pass ---\n${run.failures.join('\n')}`);
+      }
+      results.push(`mcp-${target} × ${revision}: ${describe(run)}${ok ? '' : ' — FAILED'}`);
+      if (!ok) failed = true;
     }
   } finally {
     killGroup(server.child);

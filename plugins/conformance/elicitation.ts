@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestFormParams } from '@modelcontextprotocol/server';
 
 type RequestedSchema = ElicitRequestFormParams['requestedSchema'];
 

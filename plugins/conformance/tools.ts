@@ -1,7 +1,8 @@
 /**
  * The `test_*` tools of the conformance fixture, one per tools-call scenario, plus
  * `json_schema_2020_12_tool` (raw JSON Schema passed through unchanged) and `test_reconnection`
- * (closes its SSE stream mid-call so the client must resume with `Last-Event-ID`).
+ * (closes its SSE stream mid-call so the client must resume with `Last-Event-ID`). The 2026-only
+ * fixtures are in inputRequired.ts and stateless.ts.
  *
  * @module
  */
@@ -14,12 +15,16 @@ import { RED_PIXEL_PNG, silentWav } from './media.ts';
 /** The pause between the notifications of the logging and progress tools. */
 const STEP_MS = 50;
 
-/** json-schema-2020-12 (SEP-1613): these keywords must reach the client as written. */
+/**
+ * json-schema-2020-12 (SEP-1613, and SEP-2106's wider vocabulary: `$anchor`, `allOf`/`anyOf`,
+ * `if`/`then`/`else`): these keywords must reach the client as written.
+ */
 export const JSON_SCHEMA_2020_12 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
   $defs: {
     address: {
+      $anchor: 'addressDef',
       type: 'object',
       properties: { street: { type: 'string' }, city: { type: 'string' } },
     },
@@ -27,9 +32,27 @@ export const JSON_SCHEMA_2020_12 = {
   properties: {
     name: { type: 'string' },
     address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
   },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword, not a thenable
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
   additionalProperties: false,
 };
+
+/** Three info log messages, a step apart (logging/setLevel in 2025, `_meta` logLevel in 2026). */
+async function logThreeMessages(ctx: ToolContext): Promise<string> {
+  await ctx.log('info', 'Tool execution started');
+  await sleep(STEP_MS);
+  await ctx.log('info', 'Tool processing data');
+  await sleep(STEP_MS);
+  await ctx.log('info', 'Tool execution completed');
+  return 'Tool with logging executed successfully';
+}
 
 export function registerTools(server: PluginServer): void {
   server.registerTool(
@@ -87,14 +110,14 @@ export function registerTools(server: PluginServer): void {
   server.registerTool(
     'test_tool_with_logging',
     { description: 'Sends three info log messages while it runs.' },
-    async (ctx: ToolContext) => {
-      await ctx.log('info', 'Tool execution started');
-      await sleep(STEP_MS);
-      await ctx.log('info', 'Tool processing data');
-      await sleep(STEP_MS);
-      await ctx.log('info', 'Tool execution completed');
-      return 'Tool with logging executed successfully';
-    },
+    logThreeMessages,
+  );
+
+  // server-stateless (2026): a request without `_meta` logLevel must see none of these logs.
+  server.registerTool(
+    'test_logging_tool',
+    { description: 'Sends three info log messages, if the request asked for log messages.' },
+    logThreeMessages,
   );
 
   server.registerTool(

@@ -49,7 +49,15 @@ export function toToolResult(value: ToolReturn | unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }] };
 }
 
-/** Validates arguments, runs the handler, checks structured output. Never throws, except URL elicitation. */
+const PASSED_THROUGH = new Set<number>([
+  ProtocolErrorCode.UrlElicitationRequired,
+  ProtocolErrorCode.MissingRequiredClientCapability,
+]);
+
+/**
+ * Validates arguments, runs the handler, checks structured output. Never throws, except the
+ * protocol errors in {@link PASSED_THROUGH}.
+ */
 export async function runTool(
   entry: ToolEntry,
   rawArgs: Record<string, unknown> | undefined,
@@ -69,9 +77,9 @@ export async function runTool(
       result = toToolResult(await entry.handler(ctx));
     }
   } catch (error) {
-    // The SDK answers URL elicitation with a protocol error the client acts on; keep that.
-    if (error instanceof ProtocolError && error.code === ProtocolErrorCode.UrlElicitationRequired)
-      throw error;
+    // Protocol errors the client acts on stay protocol errors: the SDK's URL elicitation, and a
+    // client capability a 2026 request did not declare (-32021, thrown by ctx.elicit/ctx.sample).
+    if (error instanceof ProtocolError && PASSED_THROUGH.has(error.code)) throw error;
     return toolError(errorMessage(error));
   }
   if (entry.output && !result.isError) {

@@ -16,6 +16,7 @@ import type {
   ElicitRequestParams,
   ElicitResult,
   GetPromptResult,
+  ListRootsResult,
   LoggingLevel,
   ReadResourceResult,
   RequestId,
@@ -87,9 +88,25 @@ export type RequestExtra = ServerContext & {
   gateHandle?: string;
 };
 
+/** Options of one question to the client (`ctx.elicit`, `ctx.sample`, `ctx.listRoots`). */
+export interface InputOptions {
+  /**
+   * The question's key in a 2026-07-28 client's `inputRequests` (and so in its
+   * `inputResponses`); default `q<n>`, n counting the questions of the call from 0. Keys must
+   * differ within one call. 2025 clients get a real request and never see it.
+   */
+  key?: string;
+}
+
 /**
  * What a handler receives besides its arguments: the SDK's request context plus helpers.
  * The helpers send to the client that made this request (on its HTTP stream, if any).
+ *
+ * `sample`, `elicit` and `listRoots` work in both protocol eras: a 2025 client gets a real
+ * server→client request; for a 2026-07-28 client the call answers `input_required` and the
+ * handler runs again, from the start, when the client retries with the answer (so ask the same
+ * questions in the same order on every run, and put side effects after the last question).
+ * Questions asked together (`Promise.all`) reach a 2026 client in one round.
  */
 export type ToolContext = RequestExtra & {
   /** Sends `notifications/progress`; does nothing when the client asked for no progress. */
@@ -97,9 +114,11 @@ export type ToolContext = RequestExtra & {
   /** Sends `notifications/message`, unless the session's `logging/setLevel` filters it out. */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
   /** Asks the client's model for a completion (`sampling/createMessage`). */
-  sample(params: CreateMessageRequestParams): Promise<CreateMessageResult>;
+  sample(params: CreateMessageRequestParams, options?: InputOptions): Promise<CreateMessageResult>;
   /** Asks the user for input through the client (`elicitation/create`). */
-  elicit(params: ElicitRequestParams): Promise<ElicitResult>;
+  elicit(params: ElicitRequestParams, options?: InputOptions): Promise<ElicitResult>;
+  /** Asks the client for its roots (`roots/list`). */
+  listRoots(options?: InputOptions): Promise<ListRootsResult>;
 };
 
 /** A handler may return plain text (becomes one text block) or a full result. */
@@ -141,10 +160,11 @@ export type ReadResourceTemplateHandler = (
 export type PromptArgsShape = ZodRawShapeCompat;
 /** A prompt may return plain text (becomes one user message) or a full result. */
 export type PromptReturn = string | GetPromptResult;
+/** A prompt handler; its context has the tool helpers too (`ctx.elicit` and the others). */
 export type PromptHandler<A extends PromptArgsShape | undefined = undefined> =
   A extends PromptArgsShape
-    ? (args: ShapeOutput<A>, ctx: RequestExtra) => PromptReturn | Promise<PromptReturn>
-    : (ctx: RequestExtra) => PromptReturn | Promise<PromptReturn>;
+    ? (args: ShapeOutput<A>, ctx: ToolContext) => PromptReturn | Promise<PromptReturn>
+    : (ctx: ToolContext) => PromptReturn | Promise<PromptReturn>;
 
 export interface PromptConfig<A extends PromptArgsShape | undefined = undefined> {
   title?: string;

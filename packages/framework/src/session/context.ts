@@ -1,12 +1,14 @@
 /**
- * The context a tool handler receives: the SDK's per-request context plus helpers for progress,
- * logging, sampling and elicitation, the same in both protocol eras.
+ * The context a tool (or prompt) handler receives: the SDK's per-request context plus helpers
+ * for progress, logging, sampling, elicitation and roots, the same in both protocol eras.
  *
  * The era is read once, from the request itself: a 2026-07-28 request carries the `_meta`
- * envelope (`ctx.mcpReq.envelope`), a 2025 one does not. Sampling and elicitation then go the
- * era's way — a real server→client request on a 2025 session, an `input_required` round trip
+ * envelope (`ctx.mcpReq.envelope`), a 2025 one does not. Sampling, elicitation and roots then go
+ * the era's way — a real server→client request on a 2025 session, an `input_required` round trip
  * ({@link InputRounds}) for a 2026 request — and a plugin author writes `await ctx.elicit(…)`
- * once for both.
+ * once for both. A capability the client did not declare fails the same way in both eras for
+ * the handler (a rejected promise it may catch); left uncaught it answers a 2026 request with
+ * the spec's -32021 (MissingRequiredClientCapability, HTTP 400) and a 2025 one with a tool error.
  *
  * @module
  */
@@ -16,6 +18,8 @@ import {
   type CreateMessageRequestParams,
   type CreateMessageResult,
   type ElicitRequestParams,
+  type ListRootsResult,
+  MissingRequiredClientCapabilityError,
   PROTOCOL_VERSION_META_KEY,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -38,28 +42,45 @@ function clientCapabilitiesOf(
   return envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
 }
 
-function checkSampling(capabilities: ClientCapabilities | undefined): void {
-  if (!capabilities?.sampling) {
-    throw new Error('The client does not support sampling (it declared no sampling capability)');
-  }
-}
-
-function checkElicitation(
+/**
+ * The capability a question needs, or undefined when the client declared it. Form elicitation is
+ * what an empty `elicitation: {}` declares (the only mode before 2025-11-25).
+ */
+function missingCapability(
   capabilities: ClientCapabilities | undefined,
-  params: ElicitRequestParams,
-): void {
+  kind: 'elicit' | 'sample' | 'roots',
+  params?: ElicitRequestParams,
+): { required: ClientCapabilities; message: string } | undefined {
+  if (kind === 'sample') {
+    if (capabilities?.sampling) return undefined;
+    return {
+      required: { sampling: {} },
+      message: 'The client does not support sampling (it declared no sampling capability)',
+    };
+  }
+  if (kind === 'roots') {
+    if (capabilities?.roots) return undefined;
+    return {
+      required: { roots: {} },
+      message: 'The client does not support roots (it declared no roots capability)',
+    };
+  }
   const elicitation = capabilities?.elicitation;
   if (!elicitation) {
-    throw new Error(
-      'The client does not support elicitation (it declared no elicitation capability)',
-    );
+    return {
+      required: { elicitation: {} },
+      message: 'The client does not support elicitation (it declared no elicitation capability)',
+    };
   }
-  // An empty capability object means form mode (the only mode before 2025-11-25).
-  const mode = params.mode ?? 'form';
+  const mode = params?.mode ?? 'form';
   const modes = elicitation as { form?: object; url?: object };
   if ((modes.form || modes.url) && !modes[mode]) {
-    throw new Error(`The client does not support ${mode} elicitation`);
+    return {
+      required: { elicitation: { [mode]: {} } },
+      message: `The client does not support ${mode} elicitation`,
+    };
   }
+  return undefined;
 }
 
 /**
@@ -104,15 +125,33 @@ export function toToolContext(ctx: ServerContext, options: ToolContextOptions): 
   // The SDK filters by era: `logging/setLevel` for a 2025 session, the request's own
   // `_meta` log level for 2026 (absent means no log notifications at all).
   tool.log = (level, data, logger) => ctx.mcpReq.log(level, data, logger);
-  tool.sample = async (params: CreateMessageRequestParams) => {
-    checkSampling(capabilities());
-    if (modern) return options.rounds.ask('sample', params);
+  // Refuses a question the client cannot answer: -32021 for a 2026 request (the spec's error,
+  // which the tool dispatcher passes through), a plain error (a tool error) for a 2025 session.
+  const check = (kind: 'elicit' | 'sample' | 'roots', params?: ElicitRequestParams) => {
+    const missing = missingCapability(capabilities(), kind, params);
+    if (!missing) return;
+    if (modern) {
+      throw new MissingRequiredClientCapabilityError(
+        { requiredCapabilities: missing.required },
+        missing.message,
+      );
+    }
+    throw new Error(missing.message);
+  };
+  tool.sample = async (params: CreateMessageRequestParams, input?: { key?: string }) => {
+    check('sample');
+    if (modern) return options.rounds.ask('sample', params, input?.key);
     return (await ctx.mcpReq.requestSampling(params)) as CreateMessageResult;
   };
-  tool.elicit = async (params: ElicitRequestParams) => {
-    checkElicitation(capabilities(), params);
-    if (modern) return options.rounds.ask('elicit', params);
+  tool.elicit = async (params: ElicitRequestParams, input?: { key?: string }) => {
+    check('elicit', params);
+    if (modern) return options.rounds.ask('elicit', params, input?.key);
     return ctx.mcpReq.elicitInput(params);
+  };
+  tool.listRoots = async (input?: { key?: string }): Promise<ListRootsResult> => {
+    check('roots');
+    if (modern) return options.rounds.ask('roots', undefined, input?.key);
+    return ctx.mcpReq.send({ method: 'roots/list' });
   };
   return tool;
 }

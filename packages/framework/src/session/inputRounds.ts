@@ -1,17 +1,27 @@
 /**
- * `await ctx.elicit(…)` and `await ctx.sample(…)` for 2026-07-28 clients, which have no
- * server→client requests: the server answers `input_required` and the client retries the same
- * `tools/call` with the answers (spec: basic/patterns/mrtr).
+ * `await ctx.elicit(…)`, `await ctx.sample(…)` and `await ctx.listRoots()` for 2026-07-28
+ * clients, which have no server→client requests: the server answers `input_required` and the
+ * client retries the same `tools/call` or `prompts/get` with the answers (spec:
+ * basic/patterns/mrtr).
  *
- * The handler is simply run again on each retry. Answers from earlier rounds travel in the sealed
- * `requestState` and are handed back, in order, to the handler's earlier `ctx.elicit` calls; the
- * first question without an answer stops the run ({@link InputNeeded}) and becomes the next
- * `input_required`. So a handler must do the same thing up to each question on every run — the
- * usual rule for re-entrant handlers; side effects belong after the last question.
+ * The handler is simply run again on each retry. Every question has a key (`q<n>` for the n-th
+ * question of the call, or the name the handler gave it) and is answered by the client's
+ * `inputResponses` entry of that key; answers from earlier rounds travel in the sealed
+ * `requestState` and are handed back to the same questions on later runs. A question without an
+ * answer stops the run ({@link InputNeeded}) and becomes part of the next `input_required`; the
+ * questions a run asks before it settles (`Promise.all([ctx.elicit(…), ctx.sample(…)])`) all go
+ * out in one round. So a handler must ask the same questions in the same order on every run —
+ * the usual rule for re-entrant handlers; side effects belong after the last question.
+ *
+ * An answer may arrive without a `requestState` (a client that answers a question it already
+ * knows): it is taken like any other, since every answer comes from the client anyway. An entry
+ * of the wrong kind for its question (a sampling result for an elicitation, a value of no known
+ * shape) is a protocol error (-32602, spec "Error Handling"); entries for questions not asked are
+ * ignored.
  *
  * `requestState` is HMAC-sealed (the SDK's codec; key per process or configured) and bound to
- * the caller, the tool and its arguments, so it cannot be forged, edited or carried to another
- * call; it expires after {@link STATE_TTL_SECONDS}.
+ * the caller, the method, the tool or prompt and its arguments, so it cannot be forged, edited
+ * or carried to another call; it expires after {@link STATE_TTL_SECONDS}.
  *
  * @module
  */
@@ -21,11 +31,15 @@ import {
   type CreateMessageResult,
   createRequestStateCodec,
   type ElicitRequestParams,
+  type ElicitRequestURLParams,
   type ElicitResult,
   type InputRequest,
   type InputRequiredResult,
   inputRequired,
   inputResponse,
+  type ListRootsResult,
+  ProtocolError,
+  ProtocolErrorCode,
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -33,14 +47,24 @@ import {
 /** How long a client may take to answer one round. */
 export const STATE_TTL_SECONDS = 15 * 60;
 
-/** What `requestState` carries between rounds. */
-interface SealedRounds {
-  /** The tool and a digest of its arguments: a state only fits the call that earned it. */
-  call: string;
-  answers: unknown[];
+/** What a question asks for: an elicitation, a sampling result, or the client's roots. */
+export type InputKind = 'elicit' | 'sample' | 'roots';
+
+/** One answer carried between rounds, with the kind of question it answered. */
+interface SealedAnswer {
+  kind: InputKind;
+  value: unknown;
 }
 
-/** Thrown by `ctx.elicit`/`ctx.sample` when this run reached a question not yet answered. */
+/** What `requestState` carries between rounds. */
+interface SealedRounds {
+  /** The method, the tool or prompt and a digest of its arguments: a state fits only its call. */
+  call: string;
+  /** Answers so far, by question key. */
+  answers: Record<string, SealedAnswer>;
+}
+
+/** Thrown by `ctx.elicit`/`ctx.sample`/`ctx.listRoots` when this run reached a question not yet answered. */
 export class InputNeeded extends Error {
   constructor() {
     super('input required from the client');
@@ -66,118 +90,164 @@ export function createRoundsCodec(key?: string): RoundsCodec {
   });
 }
 
-function callDigest(tool: string, args: unknown): string {
+function callDigest(method: string, name: string, args: unknown): string {
   return createHash('sha256')
-    .update(tool)
+    .update(method)
+    .update('\u0000')
+    .update(name)
     .update('\u0000')
     .update(JSON.stringify(args ?? {}))
     .digest('base64url');
 }
 
-type Kind = 'elicit' | 'sample';
+const ANSWER_KIND = { elicit: 'elicit', sampling: 'sample', roots: 'roots' } as const;
+const ASKED = {
+  elicit: 'an elicitation result',
+  sample: 'a sampling result',
+  roots: 'a roots listing',
+} as const;
 
-/** Checks an answer has the shape of what was asked; a wrong shape is the client's error. */
-function checkedAnswer(kind: Kind, view: ReturnType<typeof inputResponse>): unknown {
-  if (kind === 'elicit' && view.kind === 'elicit') {
-    const result: ElicitResult = { action: view.action };
-    if (view.content !== undefined) result.content = view.content as ElicitResult['content'];
-    return result;
+/** The embedded request for a question, in the SDK's wire shape. */
+function inputRequestOf(kind: InputKind, params: unknown): InputRequest {
+  if (kind === 'sample') return inputRequired.createMessage(params as CreateMessageRequestParams);
+  if (kind === 'roots') return inputRequired.listRoots();
+  const elicit = params as ElicitRequestParams;
+  if (elicit.mode === 'url') {
+    const { mode: _mode, elicitationId: _id, ...url } = elicit as ElicitRequestURLParams;
+    return inputRequired.elicitUrl(url);
   }
-  if (kind === 'sample' && view.kind === 'sampling') return view.result;
-  const asked = kind === 'elicit' ? 'an elicitation result' : 'a sampling result';
-  throw new Error(`The client answered input_required with ${view.kind}, expected ${asked}`);
+  return inputRequired.elicit(elicit as never);
 }
 
-/** One tool call's rounds: answers so far, and the question that stopped this run, if any. */
+/** One call's rounds: the answers so far, and the questions that stopped this run, if any. */
 export class InputRounds {
   readonly #codec: RoundsCodec | undefined;
   readonly #call: string;
-  readonly #answers: unknown[];
+  readonly #answers: Record<string, SealedAnswer>;
+  /** This round's `inputResponses` (client input, checked when a question reads it). */
+  readonly #responses: Record<string, unknown>;
+  readonly #keys = new Set<string>();
+  readonly #pending: { key: string; request: InputRequest }[] = [];
   #asked = 0;
-  #pending: { key: string; request: InputRequest } | undefined;
+  #failure: ProtocolError | undefined;
 
-  private constructor(codec: RoundsCodec | undefined, call: string, answers: unknown[]) {
+  private constructor(
+    codec: RoundsCodec | undefined,
+    call: string,
+    answers: Record<string, SealedAnswer>,
+    responses: Record<string, unknown>,
+  ) {
     this.#codec = codec;
     this.#call = call;
     this.#answers = answers;
+    this.#responses = responses;
   }
 
   /** For 2025 requests, which never go through rounds. */
   static none(): InputRounds {
-    return new InputRounds(undefined, '', []);
+    return new InputRounds(undefined, '', {}, {});
   }
 
   /**
    * Reads the earlier answers from the request's sealed state (already verified by the SDK's
-   * hook) plus this round's `inputResponses`. Throws when the state belongs to another call.
+   * hook) and keeps this round's `inputResponses` for the questions to read. Throws -32602 when
+   * the state belongs to another call.
    */
   static fromRequest(
     ctx: ServerContext,
     codec: RoundsCodec,
-    tool: string,
-    args: unknown,
+    call: { method: string; name: string; args: unknown },
   ): InputRounds {
-    const call = callDigest(tool, args);
+    const digest = callDigest(call.method, call.name, call.args);
+    const raw = ctx.mcpReq.inputResponses;
+    const responses = raw !== null && typeof raw === 'object' ? { ...raw } : {};
     const state = ctx.mcpReq.requestState<SealedRounds>();
-    if (state === undefined) return new InputRounds(codec, call, []);
-    if (state.call !== call || !Array.isArray(state.answers)) {
-      throw new Error('requestState does not belong to this tool call; start the call again');
+    if (state === undefined) return new InputRounds(codec, digest, {}, responses);
+    if (
+      state.call !== digest ||
+      state.answers === null ||
+      typeof state.answers !== 'object' ||
+      Array.isArray(state.answers)
+    ) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'requestState does not belong to this request; start the call again',
+      );
     }
-    return new InputRounds(codec, call, [...state.answers]).#withResponses(ctx);
+    return new InputRounds(codec, digest, { ...state.answers }, responses);
   }
 
-  /** Adds this round's answer (to the question the last state ended on), checked for shape. */
-  #withResponses(ctx: ServerContext): InputRounds {
-    const key = `q${this.#answers.length}`;
-    const raw = ctx.mcpReq.inputResponses as Record<string, unknown> | undefined;
-    const view = inputResponse(raw, key);
-    if (view.kind !== 'missing') {
-      const asked = view.kind === 'sampling' ? 'sample' : 'elicit';
-      this.#answers.push(checkedAnswer(asked, view));
-    }
-    return this;
-  }
-
-  ask(kind: 'elicit', params: ElicitRequestParams): Promise<ElicitResult>;
-  ask(kind: 'sample', params: CreateMessageRequestParams): Promise<CreateMessageResult>;
-  async ask(
-    kind: Kind,
-    params: ElicitRequestParams | CreateMessageRequestParams,
-  ): Promise<ElicitResult | CreateMessageResult> {
+  ask(kind: 'elicit', params: ElicitRequestParams, key?: string): Promise<ElicitResult>;
+  ask(
+    kind: 'sample',
+    params: CreateMessageRequestParams,
+    key?: string,
+  ): Promise<CreateMessageResult>;
+  ask(kind: 'roots', params: undefined, key?: string): Promise<ListRootsResult>;
+  async ask(kind: InputKind, params: unknown, key?: string): Promise<unknown> {
     const index = this.#asked++;
-    if (index < this.#answers.length) {
-      const answer = this.#answers[index] as { action?: unknown };
-      const isElicit = typeof answer?.action === 'string';
-      if (isElicit !== (kind === 'elicit')) {
+    const name = key ?? `q${index}`;
+    if (this.#keys.has(name)) {
+      throw new Error(`Two questions of one call are named '${name}'; give each its own key`);
+    }
+    this.#keys.add(name);
+    const answer = this.#answers[name] ?? this.#fresh(kind, name);
+    if (answer) {
+      if (answer.kind !== kind) {
         throw new Error(
           'The handler asked different questions on this run than before; requests with ' +
             'input_required must ask the same questions in the same order',
         );
       }
-      return answer as ElicitResult | CreateMessageResult;
+      return answer.value;
     }
     if (!this.#codec) throw new Error('input rounds are not available for this request');
-    const request =
-      kind === 'elicit'
-        ? inputRequired.elicit(params as ElicitRequestParams as never)
-        : inputRequired.createMessage(params as CreateMessageRequestParams);
-    this.#pending = { key: `q${index}`, request };
+    this.#pending.push({ key: name, request: inputRequestOf(kind, params) });
     throw new InputNeeded();
   }
 
-  /** The question this run stopped at, if it stopped at one. */
-  get pending(): boolean {
-    return this.#pending !== undefined;
+  /** This round's answer to question `key`, checked for the kind asked; undefined if none. */
+  #fresh(kind: InputKind, key: string): SealedAnswer | undefined {
+    if (!Object.hasOwn(this.#responses, key)) return undefined;
+    const view = inputResponse(this.#responses, key);
+    if (view.kind === 'missing' || ANSWER_KIND[view.kind] !== kind) {
+      // Remembered so the call answers with this error even if the handler catches it.
+      this.#failure = new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `inputResponses.${key} is not ${ASKED[kind]}`,
+      );
+      throw this.#failure;
+    }
+    let value: unknown;
+    if (view.kind === 'elicit') {
+      const result: ElicitResult = { action: view.action };
+      if (view.content !== undefined) result.content = view.content as ElicitResult['content'];
+      value = result;
+    } else if (view.kind === 'sampling') {
+      value = view.result;
+    } else {
+      value = { roots: view.roots } satisfies ListRootsResult;
+    }
+    const answer = { kind, value };
+    this.#answers[key] = answer;
+    return answer;
   }
 
-  /** The `input_required` result asking the pending question, with the answers sealed. */
+  /** Whether this run stopped at a question the client has not answered yet. */
+  get pending(): boolean {
+    return this.#pending.length > 0;
+  }
+
+  /** A malformed answer this run met: the call fails with it, whatever the handler did. */
+  get failure(): ProtocolError | undefined {
+    return this.#failure;
+  }
+
+  /** The `input_required` result asking the pending questions, with the answers sealed. */
   async toResult(ctx: ServerContext): Promise<InputRequiredResult> {
-    const pending = this.#pending;
-    if (!pending || !this.#codec) throw new Error('no question is pending');
-    const requestState = await this.#codec.mint(
-      { call: this.#call, answers: this.#answers.slice(0, Number(pending.key.slice(1))) },
-      ctx,
-    );
-    return inputRequired({ inputRequests: { [pending.key]: pending.request }, requestState });
+    if (this.#pending.length === 0 || !this.#codec) throw new Error('no question is pending');
+    const requestState = await this.#codec.mint({ call: this.#call, answers: this.#answers }, ctx);
+    const inputRequests = Object.fromEntries(this.#pending.map((p) => [p.key, p.request]));
+    return inputRequired({ inputRequests, requestState });
   }
 }

@@ -12,10 +12,12 @@ import {
   type CompleteResult,
   type GetPromptResult,
   type Implementation,
+  type InputRequiredResult,
   ProtocolError,
   ProtocolErrorCode,
   type ReadResourceResult,
   type Resource,
+  ResourceNotFoundError,
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -23,7 +25,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
 import type { Completer } from '../catalog/types.ts';
 import { GATE_HANDLE_ARGUMENT } from '../gate/handles.ts';
-import type { PromptReturn, RequestExtra, ResourceReturn } from '../plugins/types.ts';
+import type { PromptReturn, RequestExtra, ResourceReturn, ToolContext } from '../plugins/types.ts';
 import { eraOf, toToolContext, withV1Aliases } from './context.ts';
 import { InputNeeded, InputRounds, type RoundsCodec } from './inputRounds.ts';
 import type { ServerCounters } from './stats.ts';
@@ -150,6 +152,36 @@ export class McpSession {
         }
       };
 
+    /**
+     * Runs a tool or prompt handler with the helpers of {@link toToolContext}. For a 2026
+     * request its questions become rounds: a question still unanswered turns the call into
+     * `input_required` (even if the handler caught the {@link InputNeeded} and went on), and a
+     * malformed answer fails the call with -32602.
+     */
+    const withRounds = async <R>(
+      extra: RequestExtra,
+      call: { method: 'tools/call' | 'prompts/get'; name: string; args: unknown },
+      run: (ctx: ToolContext) => Promise<R>,
+    ): Promise<{ result: R } | { inputRequired: InputRequiredResult }> => {
+      const rounds =
+        eraOf(extra) === 'modern'
+          ? InputRounds.fromRequest(extra, options.rounds, call)
+          : InputRounds.none();
+      const ctx = toToolContext(extra, {
+        legacyCapabilities: () => server.getClientCapabilities(),
+        rounds,
+      });
+      let result: R | undefined;
+      try {
+        result = await run(ctx);
+      } catch (error) {
+        if (!(error instanceof InputNeeded) || rounds.failure) throw rounds.failure ?? error;
+      }
+      if (rounds.failure) throw rounds.failure;
+      if (rounds.pending) return { inputRequired: await rounds.toResult(extra) };
+      return { result: result as R };
+    };
+
     server.setRequestHandler(
       'tools/list',
       counted(async () => ({ tools: catalog.listTools() })),
@@ -160,23 +192,11 @@ export class McpSession {
       counted(async (request, extra) => {
         const { name } = request.params;
         const args = takeGateHandle(catalog, name, request.params.arguments, extra);
-        const rounds =
-          eraOf(extra) === 'modern'
-            ? InputRounds.fromRequest(extra, options.rounds, name, args)
-            : InputRounds.none();
-        const ctx = toToolContext(extra, {
-          legacyCapabilities: () => server.getClientCapabilities(),
-          rounds,
-        });
-        let result: CallToolResult;
-        try {
-          result = await dispatcher.call(name, args, ctx);
-        } catch (error) {
-          if (!(error instanceof InputNeeded)) throw error;
-          return rounds.toResult(extra) as unknown as CallToolResult;
-        }
-        // A handler that caught InputNeeded itself still asked: the question wins.
-        if (rounds.pending) return rounds.toResult(extra) as unknown as CallToolResult;
+        const asked = await withRounds(extra, { method: 'tools/call', name, args }, (ctx) =>
+          dispatcher.call(name, args, ctx),
+        );
+        if (!('result' in asked)) return asked.inputRequired as unknown as CallToolResult;
+        const result = asked.result;
         if (result.isError) counters.errors += 1;
         return result;
       }),
@@ -217,7 +237,8 @@ export class McpSession {
         }
         const match = catalog.matchTemplate(raw);
         if (match) return toReadResult(raw, await match.entry.read(url, match.variables, extra));
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource ${raw} not found`);
+        // -32602 with `data.uri` in both eras (2026-07-28 SEP-2164; the SDK's own error type).
+        throw new ResourceNotFoundError(raw, `Resource ${raw} not found`);
       }),
     );
 
@@ -250,15 +271,26 @@ export class McpSession {
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
         if (!prompt.enabled)
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} disabled`);
-        if (!prompt.args) return toPromptResult(await prompt.handler(extra));
-        const checked = await prompt.args.validate(request.params.arguments ?? {});
-        if (!checked.ok) {
-          throw new ProtocolError(
-            ProtocolErrorCode.InvalidParams,
-            `Invalid arguments for prompt ${name}: ${checked.message}`,
-          );
+        let args: Record<string, unknown> | undefined;
+        if (prompt.args) {
+          const checked = await prompt.args.validate(request.params.arguments ?? {});
+          if (!checked.ok) {
+            throw new ProtocolError(
+              ProtocolErrorCode.InvalidParams,
+              `Invalid arguments for prompt ${name}: ${checked.message}`,
+            );
+          }
+          args = checked.value as Record<string, unknown>;
         }
-        return toPromptResult(await prompt.handler(checked.value, extra));
+        // Prompts may ask the client too (`input_required` is allowed on prompts/get).
+        const asked = await withRounds(
+          extra,
+          { method: 'prompts/get', name, args: request.params.arguments },
+          async (ctx) =>
+            toPromptResult(await (args ? prompt.handler(args, ctx) : prompt.handler(ctx))),
+        );
+        if (!('result' in asked)) return asked.inputRequired as unknown as GetPromptResult;
+        return asked.result;
       }),
     );
 
