@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { firstText, inMemoryClient } from './__fixtures__/testServer.ts';
 import {
   descendants,
@@ -283,9 +282,9 @@ describe('OAuth and the gated plugin over real HTTP', () => {
 
   test('no token or a bad token cannot connect; a valid token can', async (t) => {
     const { connect, url, as } = await start(t);
-    // The SDK client surfaces the 401 as a StreamableHTTPError with the OAuth error body.
-    await assert.rejects(connect(), { code: 401, message: /Missing Authorization header/ });
-    await assert.rejects(connect('stolen-token'), { code: 401, message: /Token is not active/ });
+    // The SDK client surfaces the 401 as an SdkHttpError (status 401) with the OAuth error body.
+    await assert.rejects(connect(), { status: 401, message: /Missing Authorization header/ });
+    await assert.rejects(connect('stolen-token'), { status: 401, message: /Token is not active/ });
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
