@@ -78,18 +78,14 @@ function dnsRebindingProtection(allowed: string[], counters: ServerCounters): Re
 }
 
 export function createHttpApp(options: HttpAppOptions): Express {
-  const { counters, logger } = options;
+  const { counters } = options;
   const app = express();
   app.disable('x-powered-by');
 
   const allowed = allowedHostNames(options.host, options.allowedHosts);
-  if (allowed) {
-    app.use(dnsRebindingProtection(allowed, counters));
-  } else if (options.host === '0.0.0.0' || options.host === '::') {
-    logger.warn(
-      `binding ${options.host} without Host/Origin checks; set allowedHosts or use authentication`,
-    );
-  }
+  // A bind beyond loopback was already allowed at start-up (authentication, or the user's
+  // explicit --allow-unauthenticated); rebinding protection is for loopback names.
+  if (allowed) app.use(dnsRebindingProtection(allowed, counters));
 
   options.configureApp?.(app);
   if (options.middleware && options.middleware.length > 0)
