@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { McpServer } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 
 /** A description that tries to break out of a generated docstring and run code. */
@@ -22,12 +22,12 @@ server.registerTool(
   'weather',
   {
     description: 'Current weather of a city',
-    inputSchema: { city: z.string() },
-    outputSchema: {
+    inputSchema: z.object({ city: z.string() }),
+    outputSchema: z.object({
       city: z.string(),
       temperature: z.number(),
       conditions: z.enum(['sunny', 'rain']),
-    },
+    }),
   },
   async ({ city }) => {
     const structuredContent = { city, temperature: 21.5, conditions: 'sunny' as const };
@@ -39,7 +39,7 @@ server.registerTool(
   'echo-args',
   {
     description: 'Returns the arguments it received, as JSON',
-    inputSchema: {
+    inputSchema: z.object({
       class: z.string(),
       'x-y': z.number().int(),
       mode: z.enum(['fast', 'slow']).optional(),
@@ -47,7 +47,7 @@ server.registerTool(
         .object({ field: z.string(), range: z.object({ min: z.number() }).optional() })
         .optional(),
       tags: z.array(z.string()).optional(),
-    },
+    }),
   },
   async (args) => text(JSON.stringify(args)),
 );
@@ -67,11 +67,11 @@ server.registerTool('pid', { description: 'The process id of this server' }, asy
 
 server.registerTool(
   'slow',
-  { description: 'Waits, then answers', inputSchema: { ms: z.number() } },
-  async ({ ms }, extra) => {
+  { description: 'Waits, then answers', inputSchema: z.object({ ms: z.number() }) },
+  async ({ ms }, ctx) => {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
-      extra.signal.addEventListener('abort', () => {
+      ctx.mcpReq.signal.addEventListener('abort', () => {
         clearTimeout(timer);
         resolve();
       });

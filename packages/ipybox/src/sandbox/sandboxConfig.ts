@@ -20,7 +20,6 @@ import {
   type SandboxRuntimeConfig,
   SandboxRuntimeConfigSchema,
 } from '@anthropic-ai/sandbox-runtime';
-import type { ZodIssue } from 'zod';
 
 /** A sandbox-runtime settings object as a user writes it: every section and list optional. */
 export interface SandboxSettings {
@@ -105,8 +104,12 @@ export function validateSandboxSettings(
   }
 }
 
-function describeIssue(issue: ZodIssue): string {
-  const field = issue.path.join('.') || '(top level)';
+/**
+ * sandbox-runtime validates with its own zod (3.x), so its issues are not zod 4's `$ZodIssue`;
+ * only the path and message are read.
+ */
+function describeIssue(issue: { path: PropertyKey[]; message: string }): string {
+  const field = issue.path.map(String).join('.') || '(top level)';
   return `${field}: ${issue.message}`;
 }
 

@@ -6,42 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/server';
 import {
-  type CallToolResult,
-  type ElicitRequest,
-  ElicitRequestSchema,
-  type ElicitResult,
-} from '@modelcontextprotocol/sdk/types.js';
-import {
-  EVERYTHING_BIN,
+  callEcho,
+  registerEverything,
   runCell,
-  type StdioIpybox,
   startStdioIpybox,
   tempWorkspace,
   textOf,
 } from './testing.ts';
-
-const CALL_ECHO = [
-  'from mcptools._runtime import ApprovalError',
-  'from mcptools.everything import echo',
-  'try:',
-  "    print(echo.run({'message': MESSAGE}))",
-  'except ApprovalError as e:',
-  "    print(type(e).__name__, '|', e)",
-].join('\n');
-
-const callEcho = (message: string) => CALL_ECHO.replace('MESSAGE', JSON.stringify(message));
-
-async function withEverything(box: StdioIpybox): Promise<void> {
-  const result = (await box.client.callTool({
-    name: 'register_mcp_server',
-    arguments: {
-      server_name: 'everything',
-      server_params: { command: EVERYTHING_BIN, args: ['stdio'] },
-    },
-  })) as CallToolResult;
-  assert.equal(result.isError, undefined, textOf(result));
-}
 
 describe('ipybox approvals over stdio', () => {
   let ws: Awaited<ReturnType<typeof tempWorkspace>>;
@@ -55,7 +28,7 @@ describe('ipybox approvals over stdio', () => {
   test('--approval deny: the call is refused with ToolRejected, the cell goes on', async (t) => {
     const box = await startStdioIpybox(ws.dir, { args: ['--approval', 'deny'] });
     t.after(() => box.close());
-    await withEverything(box);
+    await registerEverything(box.client);
     const result = await runCell(box.client, callEcho('hi'));
     assert.match(textOf(result), /^ToolRejected \| .*denied by policy/);
   });
@@ -71,11 +44,11 @@ describe('ipybox approvals over stdio', () => {
       clientOptions: { capabilities: { elicitation: {} } },
     });
     t.after(() => box.close());
-    box.client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    box.client.setRequestHandler('elicitation/create', async (request) => {
       asked.push(request.params);
       return answer(request);
     });
-    await withEverything(box);
+    await registerEverything(box.client);
 
     const accepted = await runCell(box.client, callEcho('yes please'));
     assert.equal(textOf(accepted), 'Echo: yes please');
@@ -100,11 +73,11 @@ describe('ipybox approvals over stdio', () => {
     });
     t.after(() => box.close());
     let decisionMs = 0;
-    box.client.setRequestHandler(ElicitRequestSchema, async () => {
+    box.client.setRequestHandler('elicitation/create', async () => {
       await new Promise((resolve) => setTimeout(resolve, decisionMs));
       return { action: 'accept', content: { approve: true } };
     });
-    await withEverything(box);
+    await registerEverything(box.client);
     // Warm up (kernel, imports, the upstream's process) so the timed cell runs only the call.
     assert.equal(textOf(await runCell(box.client, callEcho('warm'))), 'Echo: warm');
     decisionMs = 2500;
@@ -122,7 +95,7 @@ describe('ipybox approvals over stdio', () => {
   test('--approval elicit with a client that cannot elicit: a refusal that says why', async (t) => {
     const box = await startStdioIpybox(ws.dir, { args: ['--approval', 'elicit'] });
     t.after(() => box.close());
-    await withEverything(box);
+    await registerEverything(box.client);
     const result = await runCell(box.client, callEcho('anyone?'));
     assert.match(
       textOf(result),

@@ -14,7 +14,7 @@
  * @module
  */
 import { basename, extname } from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { CodeExecutionError, KernelError } from '../kernel/errors.ts';
 import type { ExecutionResult } from '../kernel/execution.ts';
 import type { SavedImage } from '../kernel/images.ts';

@@ -10,7 +10,7 @@
  * @module
  */
 import { errorMessage } from '@mcpbox/framework';
-import type { ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/server';
 import type { ApprovalRequest } from '../approval/approvalRequest.ts';
 
 /** Sends one elicitation to the client of the running cell; `undefined` when no cell runs. */

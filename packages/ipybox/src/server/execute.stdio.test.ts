@@ -7,10 +7,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import {
   alive,
   runCell,
+  runCellCancelledAtOutput,
   type StdioIpybox,
   startStdioIpybox,
   tempWorkspace,
@@ -146,7 +147,6 @@ describe('ipybox over stdio: execute_ipython_cell', () => {
           code: "import time\nfor i in range(3):\n    print(f'step {i}', flush=True)\n    time.sleep(0.4)\n'done'",
         },
       },
-      undefined,
       { onprogress: (p) => seen.push({ message: p.message, at: Date.now() }) },
     )) as CallToolResult;
     finishedAt = Date.now();
@@ -167,15 +167,9 @@ describe('ipybox over stdio: execute_ipython_cell', () => {
   });
 
   test('a client cancelling the call interrupts the cell; the kernel keeps its state', async () => {
-    const abort = new AbortController();
-    const running = box.client.callTool(
-      {
-        name: 'execute_ipython_cell',
-        arguments: { code: "z = 5\nprint('started', flush=True)\nimport time\ntime.sleep(60)" },
-      },
-      undefined,
-      // Cancel once the cell is known to run (its first output arrived).
-      { signal: abort.signal, onprogress: () => abort.abort() },
+    const running = runCellCancelledAtOutput(
+      box.client,
+      "z = 5\nprint('started', flush=True)\nimport time\ntime.sleep(60)",
     );
     await assert.rejects(running, /abort/i);
     // The interrupted cell ran `z = 5` before sleeping; the next call is not stuck behind it.

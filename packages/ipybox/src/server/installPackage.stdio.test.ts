@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { runCell, type StdioIpybox, startStdioIpybox, tempWorkspace, textOf } from './testing.ts';
 
 async function writeTinyProject(dir: string): Promise<void> {
@@ -26,7 +26,6 @@ describe('ipybox over stdio: install_package', () => {
   const install = async (package_name: string) =>
     (await box.client.callTool(
       { name: 'install_package', arguments: { package_name } },
-      undefined,
       // Creating the venv and running pip take tens of seconds on a busy machine.
       { timeout: 600_000 },
     )) as CallToolResult;

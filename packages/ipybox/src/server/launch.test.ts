@@ -11,10 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   EVERYTHING_BIN,
+  FACTORY_BIN,
   IPYBOX_BIN,
   runCell,
   tempWorkspace,
@@ -23,7 +24,6 @@ import {
 } from './testing.ts';
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
-const FACTORY_BIN = join(REPO, 'packages/proxy/bin/mcp-factory.js');
 
 async function connect(command: string, args: string[], cwd: string): Promise<Client> {
   const client = new Client({ name: 'ipybox-launch-test', version: '1.0.0' });

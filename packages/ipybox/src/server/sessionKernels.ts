@@ -1,10 +1,14 @@
 /**
  * `SessionKernels`: one {@link KernelSession} per MCP session, opened on the session's first call.
  *
- * Under stdio there is one session (no session id), so one kernel. Over HTTP each session id gets
- * its own; at most `maxKernels` exist at once (a clear error past it), and a session idle for
+ * Under stdio there is one session (no session id), so one kernel. Over HTTP each 2025 session
+ * id gets its own; at most `maxKernels` exist at once (a clear error past it), and a session idle for
  * `kernelIdleTimeoutMs` loses its kernel (its next call starts a fresh one). The framework does
  * not tell plugins when an HTTP session closes, so idle reaping is what frees those kernels.
+ *
+ * A 2026-07-28 request has no session id: over stdio that is still one kernel per client process,
+ * but over HTTP every 2026 caller lands on the one `default` kernel. Keying kernels by caller
+ * (principal or a server-minted handle) instead of by session is not done yet.
  *
  * @module
  */

@@ -4,10 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
-  EVERYTHING_BIN,
   type HttpIpybox,
+  registerEverything,
   runCell,
   startHttpIpybox,
   tempWorkspace,
@@ -84,23 +83,16 @@ describe('ipybox over HTTP: approvals go to the session whose cell made the call
     const asked = { a: 0, b: 0 };
     const a = await box.connect({ capabilities: { elicitation: {} } });
     const b = await box.connect({ capabilities: { elicitation: {} } });
-    a.setRequestHandler(ElicitRequestSchema, async () => {
+    a.setRequestHandler('elicitation/create', async () => {
       asked.a += 1;
       return { action: 'accept', content: { approve: true } };
     });
-    b.setRequestHandler(ElicitRequestSchema, async () => {
+    b.setRequestHandler('elicitation/create', async () => {
       asked.b += 1;
       return { action: 'decline' };
     });
     await runCell(b, 'pass'); // b's kernel exists before the registration
-    const registered = (await a.callTool({
-      name: 'register_mcp_server',
-      arguments: {
-        server_name: 'everything',
-        server_params: { command: EVERYTHING_BIN, args: ['stdio'] },
-      },
-    })) as CallToolResult;
-    assert.equal(registered.isError, undefined, textOf(registered));
+    await registerEverything(a);
 
     const code = [
       'from mcptools._runtime import ToolRejected',

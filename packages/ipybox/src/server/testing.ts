@@ -9,12 +9,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientOptions } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 export const IPYBOX_BIN = fileURLToPath(new URL('../../bin/ipybox.js', import.meta.url));
+export const FACTORY_BIN = fileURLToPath(
+  new URL('../../../proxy/bin/mcp-factory.js', import.meta.url),
+);
 export const EVERYTHING_BIN = fileURLToPath(
   new URL('../../../../node_modules/.bin/mcp-server-everything', import.meta.url),
 );
@@ -133,10 +135,49 @@ export async function runCell(
 ): Promise<CallToolResult> {
   return (await client.callTool(
     { name: 'execute_ipython_cell', arguments: { code, ...extra } },
-    undefined,
     // The first cell includes the kernel's start, slow on a loaded machine.
     { timeout: 300_000 },
   )) as CallToolResult;
+}
+
+/**
+ * Calls `execute_ipython_cell` and cancels the request (the client's `AbortSignal`) as soon as
+ * the cell's first output arrives, so the cell is known to be running. Returns the call, which
+ * rejects.
+ */
+export function runCellCancelledAtOutput(client: Client, code: string): Promise<unknown> {
+  const abort = new AbortController();
+  return client.callTool(
+    { name: 'execute_ipython_cell', arguments: { code } },
+    { signal: abort.signal, onprogress: () => abort.abort() },
+  );
+}
+
+/**
+ * Kernel code that calls the everything server's `echo` with `message` and prints its answer, or
+ * `<ApprovalError subclass> | <reason>` when the call was not approved.
+ */
+export function callEcho(message: string): string {
+  return [
+    'from mcptools._runtime import ApprovalError',
+    'from mcptools.everything import echo',
+    'try:',
+    `    print(echo.run({'message': ${JSON.stringify(message)}}))`,
+    'except ApprovalError as e:',
+    "    print(type(e).__name__, '|', e)",
+  ].join('\n');
+}
+
+/** Registers `@modelcontextprotocol/server-everything` (stdio) as `mcptools.everything`. */
+export async function registerEverything(client: Client): Promise<void> {
+  const result = (await client.callTool({
+    name: 'register_mcp_server',
+    arguments: {
+      server_name: 'everything',
+      server_params: { command: EVERYTHING_BIN, args: ['stdio'] },
+    },
+  })) as CallToolResult;
+  if (result.isError) throw new Error(`register_mcp_server everything: ${textOf(result)}`);
 }
 
 /** True while a process with that id exists. */

@@ -7,7 +7,7 @@
  * @module
  */
 import { errorMessage } from '@mcpbox/framework';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { ApprovalDeniedError, type ApprovalGate } from '../approval/approvalGate.ts';
 import type { ToolCall } from '../approval/approvalRequest.ts';
 
