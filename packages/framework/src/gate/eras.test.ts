@@ -4,9 +4,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { firstText } from '../__fixtures__/testServer.ts';
+import { firstText, inMemoryClient } from '../__fixtures__/testServer.ts';
 import { createServer } from '../server.ts';
 import { createGate } from './gate.ts';
+import { callerKeyOf } from './session.ts';
 import { InMemoryGateStateStore } from './store.ts';
 import { codeAt, newSecret, recordingLogger } from './testing.ts';
 
@@ -96,4 +97,46 @@ test('2025 sessions: an unlock stays with its session, and is gone when the sess
   assert.equal(firstText(await call(a, 'secret_action', { what: 'a' })), 'done: a');
   assert.equal((await call(b, 'secret_action', { what: 'b' })).isError, true);
   assert.equal((await call(modern, 'secret_action', { what: 'm' })).isError, true);
+});
+
+test('two connections of one server (stdio-like, in-memory) each keep their own unlock', async (t) => {
+  const secret = newSecret();
+  const gate = createGate(
+    { groups: { shell: { secret_ref: 'S' } } },
+    { env: { S: secret }, logger: recordingLogger(), store: new InMemoryGateStateStore() },
+  );
+  const server = createServer({ name: 'gated' });
+  gate.registerTools(server);
+  server.registerTool(
+    'secret_action',
+    {},
+    gate.protect('shell', () => 'done'),
+  );
+  t.after(() => server.close());
+  const [a, b] = [await inMemoryClient(server), await inMemoryClient(server)];
+  t.after(() => Promise.all([a.close(), b.close()]).then(() => undefined));
+  const unlocked = await call(a, 'gate_unlock', {
+    group: 'shell',
+    code: codeAt(secret, Date.now()),
+  });
+  assert.doesNotMatch(firstText(unlocked), /gate_handle/, 'a connection remembers its unlock');
+  assert.equal(firstText(await call(a, 'secret_action', {})), 'done');
+  assert.equal((await call(b, 'secret_action', {})).isError, true);
+});
+
+test('callers: the OAuth principal first, then the 2025 session, then the connection', () => {
+  const alice = { token: 't1', clientId: 'app', extra: { sub: 'alice' } };
+  assert.equal(
+    callerKeyOf({ authInfo: alice, sessionId: 's1' }),
+    callerKeyOf({ authInfo: { ...alice, token: 't2' }, sessionId: 's2' }),
+    'one principal, two sessions and tokens: one caller',
+  );
+  assert.notEqual(
+    callerKeyOf({ authInfo: alice }),
+    callerKeyOf({ authInfo: { ...alice, extra: { sub: 'bob' } } }),
+  );
+  assert.equal(callerKeyOf({ sessionId: 's1', connectionId: 'c1' }), 'session:s1');
+  assert.equal(callerKeyOf({ connectionId: 'c1' }), 'connection:c1');
+  assert.equal(callerKeyOf({}), undefined, 'a 2026 request without auth has no lasting identity');
+  assert.equal(callerKeyOf({ http: { authInfo: alice } }), callerKeyOf({ authInfo: alice }));
 });
