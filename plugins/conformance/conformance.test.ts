@@ -258,6 +258,15 @@ for (const era of ['legacy', 'modern'] as const) {
     });
   });
 
+  test(`${era}: test_custom_header_param runs (a 2026 client mirrors region into Mcp-Param-Region)`, async (t) => {
+    const { client } = await connect(t, undefined, era);
+    const result = await client.callTool({
+      name: 'test_custom_header_param',
+      arguments: { region: 'Hello, 世界', query: 'q' },
+    });
+    assert.equal(textOf(result), 'Ran "q" in Hello, 世界');
+  });
+
   test(`${era}: test_trigger_tool_change reaches a listening client as tools/list_changed`, async (t) => {
     let heard: (names: string[]) => void = () => undefined;
     const changed = new Promise<string[]>((resolve) => (heard = resolve));
@@ -385,6 +394,11 @@ test('modern wire: input_required rounds, keys, sealed state and refusals as the
   assert.equal(refused.status, 400);
   assert.equal(refused.error?.code, -32021);
   assert.deepEqual(refused.error?.data?.requiredCapabilities, { sampling: {} });
+
+  // A declared x-mcp-header argument must travel in its Mcp-Param header too.
+  const noHeader = await call('test_custom_header_param', { arguments: { region: 'eu' } });
+  assert.equal(noHeader.status, 400);
+  assert.equal(noHeader.error?.code, -32020);
 
   // prompts/get may ask too; tools/list never does.
   const prompt = await post2026('prompts/get', { name: 'test_input_required_result_prompt' });

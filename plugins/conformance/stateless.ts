@@ -8,7 +8,8 @@
  * - `test_trigger_tool_change` and `test_trigger_prompt_change` show or hide a tool or prompt,
  *   so `subscriptions/listen` streams (and 2025 sessions) hear `list_changed`.
  *
- * (`test_logging_tool`, the scenario's no-log-without-logLevel probe, is in tools.ts.)
+ * (`test_logging_tool`, the scenario's no-log-without-logLevel probe, is in tools.ts.) Plus
+ * `test_custom_header_param` for the custom-header scenario (`x-mcp-header`).
  *
  * @module
  */
@@ -62,6 +63,24 @@ export function registerStatelessDiagnostics(server: PluginServer): void {
       await ctx.reportProgress(2, 2, 'done');
       return `Finished (${answer.action})`;
     },
+  );
+
+  // http-custom-header-server-validation (SEP-2243): a 2026 client mirrors `region` into an
+  // `Mcp-Param-Region` header; the server refuses a call whose header is missing or differs.
+  server.registerTool(
+    'test_custom_header_param',
+    {
+      description: 'Runs a query in a region; the region travels in the Mcp-Param-Region header.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          region: { type: 'string', 'x-mcp-header': 'Region' },
+          query: { type: 'string' },
+        },
+        required: ['region'],
+      },
+    },
+    (args) => `Ran ${JSON.stringify(args.query ?? '')} in ${String(args.region)}`,
   );
 
   const dynamicTool = server.registerTool(

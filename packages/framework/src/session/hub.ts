@@ -98,6 +98,15 @@ export class SessionHub {
     return () => this.#closeListeners.delete(listener);
   }
 
+  /**
+   * The input schema a listed tool publishes, or undefined for an unknown or disabled tool: for
+   * checks at the HTTP entry (the `Mcp-Param-*` headers of a 2026 call).
+   */
+  toolInputSchema(name: string): Record<string, unknown> | undefined {
+    const tool = this.#options.catalog.getTool(name);
+    return tool?.enabled ? tool.definition.inputSchema : undefined;
+  }
+
   /** Feeds catalog changes to a 2026 endpoint's subscription streams. Returns a remover. */
   addModernNotifier(notifier: ModernNotifier): () => void {
     this.#notifiers.add(notifier);

@@ -29,6 +29,7 @@ import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
 import { BoundedEventStore } from './eventStore.ts';
 import { sendJsonRpcError } from './httpApp.ts';
+import { paramHeaderMismatch, paramHeadersOf } from './paramHeaders.ts';
 import { type SessionLimits, SessionTable } from './sessionTable.ts';
 
 /** What a client refused for too many sessions is told to wait (seconds). */
@@ -103,12 +104,39 @@ function modernHandler({ hub, counters }: StreamableHttpOptions) {
   const stopNotifying = hub.addModernNotifier(handler.notify);
   const serve = toNodeHandler(handler);
   return {
-    handle: (req: Request, res: Response) => serve(req, res, req.body),
+    handle: (req: Request, res: Response) => {
+      // `Mcp-Param-*` headers must match the call's arguments (400, -32020), checked against
+      // the catalog's schema here because the SDK checks them only for McpServer products.
+      const mismatch = paramHeadersCheck(hub, req);
+      if (mismatch) {
+        counters.errors += 1;
+        res.status(400).json({ jsonrpc: '2.0', id: mismatch.id, error: mismatch.error });
+        return;
+      }
+      return serve(req, res, req.body);
+    },
     async close() {
       stopNotifying();
       await handler.close();
     },
   };
+}
+
+/** The -32020 error for a `tools/call` whose `Mcp-Param-*` headers do not fit its arguments. */
+function paramHeadersCheck(hub: SessionHub, req: Request) {
+  const body = req.body as
+    | { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } }
+    | undefined;
+  if (body?.method !== 'tools/call' || typeof body.params?.name !== 'string') return undefined;
+  const schema = hub.toolInputSchema(body.params.name);
+  const headers = schema ? paramHeadersOf(schema) : [];
+  if (headers.length === 0) return undefined;
+  const message = paramHeaderMismatch(headers, body.params.arguments, (name) => {
+    const value = req.headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  });
+  if (!message) return undefined;
+  return { id: body.id ?? null, error: { code: -32020, message } };
 }
 
 function statefulHandler({ hub, counters, limits }: StreamableHttpOptions) {
