@@ -114,6 +114,7 @@ export {
 } from './plugins/registry.ts';
 export { pluginList, pluginStatus, type StatusInfo, toolList } from './plugins/text.ts';
 export type {
+  InputOptions,
   JsonSchemaObject,
   PluginConfig,
   PluginModule,
