@@ -119,6 +119,14 @@ export type ToolContext = RequestExtra & {
   elicit(params: ElicitRequestParams, options?: InputOptions): Promise<ElicitResult>;
   /** Asks the client for its roots (`roots/list`). */
   listRoots(options?: InputOptions): Promise<ListRootsResult>;
+  /**
+   * How `elicit`, `sample` and `listRoots` reach this caller. `live`: a request on the caller's
+   * session; the handler waits for the answer and keeps running (2025 sessions). `replay`: the
+   * call ends with `input_required` and the handler runs again from the start on the retry, with
+   * the answers (2026 requests) — so nothing before a question may have effects that must not
+   * repeat. A handler whose questions come from work in progress (a running cell) needs `live`.
+   */
+  readonly inputMode: 'live' | 'replay';
 };
 
 /** A handler may return plain text (becomes one text block) or a full result. */

@@ -113,6 +113,7 @@ export interface ToolContextOptions {
 export function toToolContext(ctx: ServerContext, options: ToolContextOptions): ToolContext {
   const tool = withV1Aliases(ctx) as ToolContext;
   const modern = eraOf(ctx) === 'modern';
+  (tool as { inputMode: ToolContext['inputMode'] }).inputMode = modern ? 'replay' : 'live';
   const capabilities = () => clientCapabilitiesOf(ctx, options.legacyCapabilities);
   tool.reportProgress = async (progress, total, message) => {
     const progressToken = ctx.mcpReq._meta?.progressToken;

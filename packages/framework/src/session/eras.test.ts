@@ -211,3 +211,31 @@ test('a 2025 and a 2026 client on one server both hear about a tool added at run
     assert.ok(heard[era].at(-1)?.includes('late'), `${era} heard ${JSON.stringify(heard[era])}`);
   }
 });
+
+test('modern: an answer only answers the question it was given for', async (t) => {
+  const server = createServer({ name: 'drift', transport: 'http', port: 0 });
+  let run = 0;
+  server.registerTool('drifting', {}, async (ctx) => {
+    run++;
+    const answer = await ctx.elicit({
+      mode: 'form',
+      message: `Approve call number ${run}?`,
+      requestedSchema: { type: 'object', properties: { approve: { type: 'boolean' } } },
+    });
+    return `approved ${run}: ${answer.action}`;
+  });
+  const url = (await server.start()) as string;
+  t.after(() => server.close());
+  const first = await rawModernCall(url, { name: 'drifting', arguments: {} });
+  const state = first.result?.requestState as string;
+  assert.ok(state);
+  // The run that reads the answer asks "number 2", but the user approved "number 1".
+  const second = await rawModernCall(url, {
+    name: 'drifting',
+    arguments: {},
+    inputResponses: { q0: { action: 'accept', content: { approve: true } } },
+    requestState: state,
+  });
+  assert.doesNotMatch(JSON.stringify(second), /approved 2: accept/);
+  assert.match(JSON.stringify(second), /different question/);
+});

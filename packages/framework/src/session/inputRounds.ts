@@ -50,9 +50,11 @@ export const STATE_TTL_SECONDS = 15 * 60;
 /** What a question asks for: an elicitation, a sampling result, or the client's roots. */
 export type InputKind = 'elicit' | 'sample' | 'roots';
 
-/** One answer carried between rounds, with the kind of question it answered. */
+/** One answer carried between rounds, with the kind and a digest of the question it answered. */
 interface SealedAnswer {
   kind: InputKind;
+  /** Digest of the question (kind and parameters): an answer only ever answers that question. */
+  question: string;
   value: unknown;
 }
 
@@ -62,6 +64,8 @@ interface SealedRounds {
   call: string;
   /** Answers so far, by question key. */
   answers: Record<string, SealedAnswer>;
+  /** The questions this state asked the client, by key → question digest. */
+  asked?: Record<string, string>;
 }
 
 /** Thrown by `ctx.elicit`/`ctx.sample`/`ctx.listRoots` when this run reached a question not yet answered. */
@@ -100,6 +104,18 @@ function callDigest(method: string, name: string, args: unknown): string {
     .digest('base64url');
 }
 
+/**
+ * What a question asks, as a digest: an answer the client gave to one question must never answer
+ * another — "approve the call shown" must not approve a different call on a later run.
+ */
+function questionDigest(kind: InputKind, params: unknown): string {
+  return createHash('sha256')
+    .update(kind)
+    .update('\u0000')
+    .update(JSON.stringify(params ?? null))
+    .digest('base64url');
+}
+
 const ANSWER_KIND = { elicit: 'elicit', sampling: 'sample', roots: 'roots' } as const;
 const ASKED = {
   elicit: 'an elicitation result',
@@ -124,10 +140,12 @@ export class InputRounds {
   readonly #codec: RoundsCodec | undefined;
   readonly #call: string;
   readonly #answers: Record<string, SealedAnswer>;
+  /** What the previous round asked, by key (from the sealed state). */
+  readonly #askedBefore: Record<string, string>;
   /** This round's `inputResponses` (client input, checked when a question reads it). */
   readonly #responses: Record<string, unknown>;
   readonly #keys = new Set<string>();
-  readonly #pending: { key: string; request: InputRequest }[] = [];
+  readonly #pending: { key: string; question: string; request: InputRequest }[] = [];
   #asked = 0;
   #failure: ProtocolError | undefined;
 
@@ -136,11 +154,13 @@ export class InputRounds {
     call: string,
     answers: Record<string, SealedAnswer>,
     responses: Record<string, unknown>,
+    asked: Record<string, string> = {},
   ) {
     this.#codec = codec;
     this.#call = call;
     this.#answers = answers;
     this.#responses = responses;
+    this.#askedBefore = asked;
   }
 
   /** For 2025 requests, which never go through rounds. */
@@ -174,7 +194,8 @@ export class InputRounds {
         'requestState does not belong to this request; start the call again',
       );
     }
-    return new InputRounds(codec, digest, { ...state.answers }, responses);
+    const asked = state.asked !== null && typeof state.asked === 'object' ? state.asked : {};
+    return new InputRounds(codec, digest, { ...state.answers }, responses, { ...asked });
   }
 
   ask(kind: 'elicit', params: ElicitRequestParams, key?: string): Promise<ElicitResult>;
@@ -191,23 +212,29 @@ export class InputRounds {
       throw new Error(`Two questions of one call are named '${name}'; give each its own key`);
     }
     this.#keys.add(name);
-    const answer = this.#answers[name] ?? this.#fresh(kind, name);
+    const question = questionDigest(kind, params);
+    const answer = this.#answers[name] ?? this.#fresh(kind, name, question);
     if (answer) {
-      if (answer.kind !== kind) {
+      if (answer.kind !== kind || answer.question !== question) {
         throw new Error(
-          'The handler asked different questions on this run than before; requests with ' +
-            'input_required must ask the same questions in the same order',
+          `The handler asked a different question '${name}' on this run than the one the client ` +
+            'answered; a handler must ask the same questions in the same order on every run ' +
+            '(start the call again)',
         );
       }
       return answer.value;
     }
     if (!this.#codec) throw new Error('input rounds are not available for this request');
-    this.#pending.push({ key: name, request: inputRequestOf(kind, params) });
+    this.#pending.push({ key: name, question, request: inputRequestOf(kind, params) });
     throw new InputNeeded();
   }
 
-  /** This round's answer to question `key`, checked for the kind asked; undefined if none. */
-  #fresh(kind: InputKind, key: string): SealedAnswer | undefined {
+  /**
+   * This round's answer to question `key`, checked for the kind asked; undefined if none. The
+   * answer is recorded against the question the previous round asked under that key (the one the
+   * client saw), or — answered without a state — the question asked now.
+   */
+  #fresh(kind: InputKind, key: string, question: string): SealedAnswer | undefined {
     if (!Object.hasOwn(this.#responses, key)) return undefined;
     const view = inputResponse(this.#responses, key);
     if (view.kind === 'missing' || ANSWER_KIND[view.kind] !== kind) {
@@ -228,7 +255,7 @@ export class InputRounds {
     } else {
       value = { roots: view.roots } satisfies ListRootsResult;
     }
-    const answer = { kind, value };
+    const answer = { kind, question: this.#askedBefore[key] ?? question, value };
     this.#answers[key] = answer;
     return answer;
   }
@@ -246,7 +273,11 @@ export class InputRounds {
   /** The `input_required` result asking the pending questions, with the answers sealed. */
   async toResult(ctx: ServerContext): Promise<InputRequiredResult> {
     if (this.#pending.length === 0 || !this.#codec) throw new Error('no question is pending');
-    const requestState = await this.#codec.mint({ call: this.#call, answers: this.#answers }, ctx);
+    const asked = Object.fromEntries(this.#pending.map((p) => [p.key, p.question]));
+    const requestState = await this.#codec.mint(
+      { call: this.#call, answers: this.#answers, asked },
+      ctx,
+    );
     const inputRequests = Object.fromEntries(this.#pending.map((p) => [p.key, p.request]));
     return inputRequired({ inputRequests, requestState });
   }

@@ -104,17 +104,14 @@ describe(`ipybox over stdio for a ${MODERN} client`, () => {
     const result = await runCell(plain.client, callEcho('anyone?'));
     assert.match(
       textOf(result),
-      /^ApprovalUnavailable \| .*does not support elicitation.*--approval auto/,
+      /^ApprovalUnavailable \| .*(does not support elicitation|2025-11-25 session).*--approval auto/,
     );
   });
 
-  // The framework answers a 2026 `ctx.elicit` by ending the request with `input_required` and
-  // running the handler again on the client's retry, replaying the answer. For ipybox that
-  // handler runs a cell: the cell runs twice, and the replayed "accept" approves whatever call
-  // the second run makes, not the call the user was shown.
-  test('--approval elicit: the user approves the call that runs, and the cell runs once', {
-    todo: 'approval for 2026 clients needs the cell to survive input_required rounds, not re-run',
-  }, async () => {
+  // A 2026 request cannot be asked mid-cell: the framework would end it with input_required and
+  // re-run the handler (the cell) on the retry. So the call is refused, the cell runs once, and
+  // nothing the user never saw gets approved.
+  test('--approval elicit: a 2026 request is never asked mid-cell; the call is refused, the cell runs once', async () => {
     const asked: ElicitRequest['params'][] = [];
     box.client.setRequestHandler('elicitation/create', async (request) => {
       asked.push(request.params);
@@ -127,9 +124,8 @@ describe(`ipybox over stdio for a ${MODERN} client`, () => {
         'from mcptools.everything import echo\n' +
         "print(echo.run({'message': f'run {runs}'}))",
     );
-    assert.equal(asked.length, 1);
-    assert.match(asked[0]?.message ?? '', /"message": "run 1"/);
-    assert.equal(textOf(result), 'Echo: run 1');
+    assert.equal(asked.length, 0, 'no question reached the client');
+    assert.match(textOf(result), /ApprovalUnavailable .*2025-11-25 session.*--approval auto/s);
     assert.equal(textOf(await runCell(box.client, 'runs')), '1');
   });
 });

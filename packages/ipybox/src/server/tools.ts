@@ -9,6 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ExecutionChunk } from '../kernel/output.ts';
 import { cellError, cellResult } from './cellResult.ts';
+import type { Elicit } from './elicitApprover.ts';
 import type { Ipybox } from './ipybox.ts';
 
 const EXECUTE_DESCRIPTION = `Execute Python code in a stateful IPython kernel.
@@ -96,10 +97,7 @@ export function registerIpyboxTools(server: PluginServer, ipybox: Ipybox): void 
         const result = await session.runCell(code, {
           timeoutMs: timeout * 1000,
           onChunk: outputStreamer(ctx),
-          // Known gap: for a 2026-07-28 request, ctx.elicit ends the request with input_required
-          // and the retry runs this handler again — the cell runs twice and the replayed answer
-          // approves the second run's call (the todo test in modern.stdio.test.ts).
-          elicit: ipybox.settings.approval === 'elicit' ? (p) => ctx.elicit(p) : undefined,
+          elicit: ipybox.settings.approval === 'elicit' ? approvalElicitor(ctx) : undefined,
           signal: ctx.mcpReq.signal,
         });
         return cellResult(result, max_output_chars);
@@ -180,4 +178,21 @@ export function registerIpyboxTools(server: PluginServer, ipybox: Ipybox): void 
       }
     },
   );
+}
+
+/**
+ * How a cell's approval question reaches the user. Only a caller that answers while the handler
+ * keeps running (`inputMode: 'live'`, a 2025 session) can approve mid-cell: for a `replay` caller
+ * (a 2026 request) asking would end the request and re-run the cell on the retry — running its
+ * code twice, and approving whatever call the second run makes. Such a call is refused instead.
+ */
+function approvalElicitor(ctx: ToolContext): Elicit {
+  if (ctx.inputMode === 'live') return (params) => ctx.elicit(params);
+  return async () => {
+    throw new Error(
+      'approval by elicitation needs a client that can answer while the cell runs (an MCP ' +
+        '2025-11-25 session); this 2026-07-28 request would re-run the cell to ask. Use ' +
+        '--approval auto or deny, or approve over the approval WebSocket',
+    );
+  };
 }
