@@ -1,120 +1,165 @@
 /**
  * Echo tool-call benchmark: mcp-factory (the real bin serving plugins/echo.ts) against a bare SDK
- * `McpServer` (bench/peers/sdk-server.ts, the baseline) and the npm `fastmcp` framework
- * (bench/peers/fastmcp-server.ts), over stdio and Streamable HTTP.
+ * v2 `McpServer` (bench/peers/sdk-server.ts, the baseline) and the npm `fastmcp` framework
+ * (bench/peers/fastmcp-server.ts), in four groups: stdio and Streamable HTTP, each with a client
+ * of the 2025 era (`initialize`, the SDK client's default) and one pinned to 2026-07-28
+ * (`server/discover`, per-request `_meta` envelope).
+ *
+ * The baseline of each group is the SDK's own entry for it: `serveStdio` (both eras) over stdio,
+ * `createMcpHandler` for HTTP 2026 and one `McpServer` per session on the SDK's sessionful
+ * transport for HTTP 2025. mcp-factory serves every group with the same command line (it decides
+ * the era per stdio connection and per HTTP POST). fastmcp 4.x is built on SDK v1, so it runs in
+ * the 2025 groups only. Every server process serves one group.
  *
  * - latency: sequential calls from one client; median and p95 over every round's samples.
- * - throughput: calls per second with 8 concurrent callers. Over HTTP they are 8 clients, each
- *   with its own session; over stdio (one client per server process by nature) they are 8
- *   concurrent requests in flight on the one connection.
+ * - throughput: calls per second with 8 concurrent callers. Over HTTP they are 8 clients (2025:
+ *   each with its own session; 2026: stateless requests); over stdio (one client per server
+ *   process by nature) they are 8 concurrent requests in flight on the one connection.
+ * - server CPU: CPU time (user + system, from /proc) the server process (with any children)
+ *   spent per call during the throughput runs. Unlike wall-clock figures it barely moves when
+ *   other work loads the machine, so it is the fairest comparison on a shared box. It is read in
+ *   10 ms ticks: trust it with the default call counts, not with tiny smoke-test ones.
  *
- * - server CPU: CPU time (user + system, from /proc) the server process spent per call during the
- *   throughput runs. Unlike wall-clock figures it barely moves when other work loads the
- *   machine, so it is the fairest comparison on a shared box.
- *
- * Rounds are interleaved (each round measures every server, in a rotating order) so drift on the
- * machine hits all of them alike. Every number is printed with its ratio to the bare SDK.
+ * Rounds are interleaved (each round measures every server of every group, in a rotating order)
+ * so drift on the machine hits all of them alike. Every number is printed with its ratio to the
+ * bare SDK of the same group, and mcp-factory's row with the issue's targets (median latency
+ * ≤ 1.1× and throughput ≥ 1.0× the bare SDK). A server that fails to start, to negotiate its
+ * group's era or to answer a call is reported in its row; the benchmark then exits with 1.
  *
  * Tuning: BENCH_ROUNDS (3), BENCH_LATENCY_CALLS (400), BENCH_THROUGHPUT_CALLS (2000),
- * BENCH_SERVERS (comma-separated names; the bare SDK always runs as the baseline).
+ * BENCH_WARMUP_CALLS (500), BENCH_SERVERS (comma-separated names; the bare SDK always runs as the
+ * baseline), BENCH_GROUPS (comma-separated, of stdio-2025, stdio-2026, http-2025, http-2026).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import {
+  benchClient,
+  checkEra,
+  cpuTimeMs,
+  type Era,
+  envList,
+  firstLine,
+  MODERN,
+  median,
+  percentile,
+  ratio,
+  table,
+} from './lib/measure.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LATENCY_CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 400);
 const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 2000);
+const WARMUP_CALLS = Number(process.env.BENCH_WARMUP_CALLS ?? 500); // the JIT settles by then
 const CONCURRENCY = 8;
-const WARMUP_CALLS = 500; // enough for the JIT to settle in every server
+/** mcp-factory's targets against the bare SDK (issue 13). */
+const TARGET_MEDIAN = 1.1;
+const TARGET_RATE = 1.0;
 
 type Transport = 'stdio' | 'http';
 
-/** How to start one server: the command line after `node`. */
-interface ServerKind {
+interface Group {
   name: string;
-  args(transport: Transport): string[];
+  transport: Transport;
+  era: Era;
 }
 
+const ALL_GROUPS: Group[] = (['stdio', 'http'] as const).flatMap((transport) =>
+  (['2025', '2026'] as const).map((era) => ({ name: `${transport}-${era}`, transport, era })),
+);
+
+/** How to start one server: the command line after `node`, or none where it cannot serve. */
+interface ServerKind {
+  name: string;
+  args(group: Group): string[] | undefined;
+}
+
+const factory = ['packages/proxy/bin/mcp-factory.js', '-p', 'echo', '--log-level', 'warning'];
 const SERVERS: ServerKind[] = [
   {
     name: 'bare SDK',
-    args: (t) => ['--import', 'tsx', 'bench/peers/sdk-server.ts', t],
+    args: ({ transport, era }) => [
+      '--import',
+      'tsx',
+      'bench/peers/sdk-server.ts',
+      transport === 'stdio' ? 'stdio' : era === '2026' ? 'http-modern' : 'http-legacy',
+    ],
   },
   {
     name: 'mcp-factory',
-    args: (t) =>
-      t === 'http'
-        ? [
-            'packages/proxy/bin/mcp-factory.js',
-            '--http',
-            '0',
-            '-p',
-            'echo',
-            '--log-level',
-            'warning',
-          ]
-        : ['packages/proxy/bin/mcp-factory.js', '-p', 'echo', '--log-level', 'warning'],
+    args: ({ transport }) => (transport === 'http' ? [...factory, '--http', '0'] : factory),
   },
   {
     name: 'fastmcp',
-    args: (t) => ['--import', 'tsx', 'bench/peers/fastmcp-server.ts', t],
+    args: ({ transport, era }) =>
+      era === '2025' ? ['--import', 'tsx', 'bench/peers/fastmcp-server.ts', transport] : undefined,
   },
 ];
 
-const wanted = process.env.BENCH_SERVERS?.split(',').map((s) => s.trim());
-const selected = SERVERS.filter((k) => k.name === 'bare SDK' || !wanted || wanted.includes(k.name));
+const wantedServers = envList('BENCH_SERVERS');
+const wantedGroups = envList('BENCH_GROUPS');
+const selected = SERVERS.filter(
+  (k) => k.name === 'bare SDK' || !wantedServers || wantedServers.includes(k.name),
+);
+const groups = ALL_GROUPS.filter((g) => !wantedGroups || wantedGroups.includes(g.name));
 
 interface Running {
   kind: ServerKind;
-  transport: Transport;
+  group: Group;
   /** The server process (the bins and peers run in the process they are started as). */
   pid: number;
   clients: Client[];
+  /** The protocol version the clients negotiated. */
+  version: string;
   close(): Promise<void>;
   latencies: number[];
   throughputs: number[];
   cpuMs: number;
   cpuCalls: number;
+  /** Why this server dropped out, if it did. */
+  failure?: string;
 }
 
-const TICK_MS = 10; // Linux USER_HZ is 100 on every mainstream kernel
-
-/** CPU time (user + system) a process has used so far, in ms. */
-function cpuTimeMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+/** Checks that a connected client got its group's era and that the server lists `echo`. */
+async function checkConnected(client: Client, group: Group): Promise<string> {
+  const version = checkEra(client, group.era);
+  const { tools } = await client.listTools();
+  if (!tools.some((t) => t.name === 'echo')) throw new Error('lists no echo tool');
+  return version;
 }
 
-const newClient = () => new Client({ name: 'bench', version: '1.0.0' });
+const blank = () => ({ latencies: [], throughputs: [], cpuMs: 0, cpuCalls: 0 });
 
-async function startStdio(kind: ServerKind): Promise<Running> {
-  const client = newClient();
-  const args = kind.args('stdio');
+async function startStdio(kind: ServerKind, group: Group, args: string[]): Promise<Running> {
+  const client = benchClient(group.era);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args,
     cwd: ROOT,
     stderr: 'ignore',
   });
-  await client.connect(transport);
-  return {
-    kind,
-    transport: 'stdio',
-    pid: transport.pid!,
-    clients: [client],
-    close: () => client.close(),
-    latencies: [],
-    throughputs: [],
-    cpuMs: 0,
-    cpuCalls: 0,
-  };
+  try {
+    // A 2026 pin probes `server/discover` on a short-lived sibling process first; the pid below
+    // is the process that serves the connection.
+    await client.connect(transport);
+    const version = await checkConnected(client, group);
+    return {
+      kind,
+      group,
+      pid: transport.pid!,
+      clients: [client],
+      version,
+      close: () => client.close(),
+      ...blank(),
+    };
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw error;
+  }
 }
 
 /** Waits for the `MCP endpoint:  <url>` line every server here prints on stderr. */
@@ -139,40 +184,36 @@ async function endpointOf(child: ChildProcess, name: string): Promise<URL> {
   }
 }
 
-async function startHttp(kind: ServerKind): Promise<Running> {
-  const child = spawn(process.execPath, kind.args('http'), {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const url = await endpointOf(child, kind.name);
-  const clients = await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      const client = newClient();
-      await client.connect(new StreamableHTTPClientTransport(url));
-      return client;
-    }),
-  );
-  return {
-    kind,
-    transport: 'http',
-    pid: child.pid!,
-    clients,
-    close: async () => {
-      await Promise.allSettled(clients.map((c) => c.close()));
+async function startHttp(kind: ServerKind, group: Group, args: string[]): Promise<Running> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const clients: Client[] = [];
+  const close = async () => {
+    await Promise.allSettled(clients.map((c) => c.close()));
+    if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
-      if (child.exitCode === null) await once(child, 'exit');
-    },
-    latencies: [],
-    throughputs: [],
-    cpuMs: 0,
-    cpuCalls: 0,
+      await once(child, 'exit');
+    }
   };
+  try {
+    const url = await endpointOf(child, kind.name);
+    let version = '?';
+    for (let i = 0; i < CONCURRENCY; i++) {
+      const client = benchClient(group.era);
+      clients.push(client);
+      await client.connect(new StreamableHTTPClientTransport(url));
+      version = await checkConnected(client, group);
+    }
+    return { kind, group, pid: child.pid!, clients, version, close, ...blank() };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 async function call(client: Client, i: number): Promise<void> {
   const result = await client.callTool({ name: 'echo', arguments: { message: `hello ${i}` } });
   const first = (result.content as Array<{ text?: string }>)[0];
-  if (first?.text !== `hello ${i}`)
+  if (result.isError || first?.text !== `hello ${i}`)
     throw new Error(`unexpected echo result: ${JSON.stringify(result)}`);
 }
 
@@ -197,43 +238,56 @@ async function measureThroughput(run: Running, calls: number): Promise<number> {
   return calls / (Number(process.hrtime.bigint() - start) / 1e9);
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+/** Marks a run as failed and stops its server; later rounds skip it. */
+async function drop(run: Running, error: unknown): Promise<void> {
+  run.failure = firstLine(error);
+  process.stderr.write(`${run.group.name} ${run.kind.name} failed: ${run.failure}\n`);
+  await run.close().catch(() => {});
 }
 
-const median = (values: number[]) => percentile(values, 50);
-
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  return rows
-    .map((r) =>
-      r.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '),
-    )
-    .join('\n');
-}
-
-async function main(): Promise<void> {
+async function main(): Promise<boolean> {
   const runs: Running[] = [];
-  const stopAll = () => Promise.allSettled(runs.map((r) => r.close()));
+  const stopAll = () => Promise.allSettled(runs.filter((r) => !r.failure).map((r) => r.close()));
   process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
   try {
-    for (const transport of ['stdio', 'http'] as const) {
+    for (const group of groups) {
       for (const kind of selected) {
-        const run = transport === 'stdio' ? await startStdio(kind) : await startHttp(kind);
-        runs.push(run);
-        await measureLatency(run, WARMUP_CALLS);
-        await measureThroughput(run, WARMUP_CALLS * 2);
+        const args = kind.args(group);
+        if (!args) continue;
+        try {
+          const run =
+            group.transport === 'stdio'
+              ? await startStdio(kind, group, args)
+              : await startHttp(kind, group, args);
+          runs.push(run);
+          try {
+            await measureLatency(run, WARMUP_CALLS);
+            await measureThroughput(run, WARMUP_CALLS * 2);
+          } catch (error) {
+            await drop(run, error);
+          }
+        } catch (error) {
+          // Kept as a failed row, so the table says which server could not serve which group.
+          const failure = `did not start: ${firstLine(error)}`;
+          process.stderr.write(`${group.name} ${kind.name} ${failure}\n`);
+          const close = async () => {};
+          runs.push({ kind, group, pid: 0, clients: [], version: '?', close, failure, ...blank() });
+        }
       }
     }
     for (let round = 0; round < ROUNDS; round++) {
       const order = runs.map((_, i) => runs[(i + round) % runs.length]);
       for (const run of order) {
-        run.latencies.push(...(await measureLatency(run, LATENCY_CALLS)));
-        const cpuBefore = cpuTimeMs(run.pid);
-        run.throughputs.push(await measureThroughput(run, THROUGHPUT_CALLS));
-        run.cpuMs += cpuTimeMs(run.pid) - cpuBefore;
-        run.cpuCalls += THROUGHPUT_CALLS;
+        if (run.failure) continue;
+        try {
+          run.latencies.push(...(await measureLatency(run, LATENCY_CALLS)));
+          const cpuBefore = cpuTimeMs(run.pid);
+          run.throughputs.push(await measureThroughput(run, THROUGHPUT_CALLS));
+          run.cpuMs += cpuTimeMs(run.pid) - cpuBefore;
+          run.cpuCalls += THROUGHPUT_CALLS;
+        } catch (error) {
+          await drop(run, error);
+        }
       }
       process.stderr.write(`round ${round + 1}/${ROUNDS} done\n`);
     }
@@ -243,8 +297,9 @@ async function main(): Promise<void> {
 
   const rows = [
     [
-      'transport',
+      'group',
       'server',
+      'protocol',
       'median ms',
       'p95 ms',
       'calls/s',
@@ -252,39 +307,62 @@ async function main(): Promise<void> {
       '× SDK median',
       'server CPU µs/call',
       '× SDK CPU',
+      'targets',
     ],
   ];
+  const failures: string[] = [];
   const cpuPerCall = (run: Running) => (run.cpuMs * 1000) / run.cpuCalls;
-  for (const transport of ['stdio', 'http'] as const) {
-    const group = runs.filter((r) => r.transport === transport);
-    const base = group.find((r) => r.kind.name === 'bare SDK')!;
-    const baseRate = median(base.throughputs);
-    const baseMedian = median(base.latencies);
-    for (const run of group) {
+  for (const group of groups) {
+    const members = runs.filter((r) => r.group === group);
+    const base = members.find((r) => r.kind.name === 'bare SDK' && !r.failure);
+    const baseRate = base && median(base.throughputs);
+    const baseMedian = base && median(base.latencies);
+    const baseCpu = base && cpuPerCall(base);
+    for (const run of members) {
+      if (run.failure) {
+        failures.push(`${group.name} ${run.kind.name}: ${run.failure}`);
+        rows.push([group.name, run.kind.name, run.version, ...Array(8).fill('failed')]);
+        continue;
+      }
       const rate = median(run.throughputs);
+      const latency = median(run.latencies);
+      let targets = '';
+      if (run.kind.name === 'mcp-factory' && baseRate && baseMedian) {
+        const misses = [
+          latency / baseMedian > TARGET_MEDIAN ? 'median' : '',
+          rate / baseRate < TARGET_RATE ? 'calls/s' : '',
+        ].filter(Boolean);
+        targets = misses.length === 0 ? 'met' : `missed: ${misses.join(', ')}`;
+      }
       rows.push([
-        transport,
+        group.name,
         run.kind.name,
-        median(run.latencies).toFixed(3),
+        run.version,
+        latency.toFixed(3),
         percentile(run.latencies, 95).toFixed(3),
         rate.toFixed(0),
-        (rate / baseRate).toFixed(2),
-        (median(run.latencies) / baseMedian).toFixed(2),
+        ratio(rate, baseRate),
+        ratio(latency, baseMedian),
         cpuPerCall(run).toFixed(0),
-        (cpuPerCall(run) / cpuPerCall(base)).toFixed(2),
+        ratio(cpuPerCall(run), baseCpu),
+        targets,
       ]);
     }
   }
   console.log(
     `\necho tool call — ${ROUNDS} interleaved rounds × ${LATENCY_CALLS} sequential calls (latency) and ` +
       `${THROUGHPUT_CALLS} calls from ${CONCURRENCY} concurrent callers (throughput)\n` +
-      `node ${process.version}, ${cpus().length} CPUs; throughput is the median over rounds\n`,
+      `node ${process.version}, ${cpus().length} CPUs; throughput is the median over rounds; ` +
+      `2026 clients are pinned to ${MODERN}, 2025 clients use the SDK default\n`,
   );
-  console.log(table(rows));
+  console.log(table(rows, 3));
   console.log(
     '\n× SDK calls/s above 1 is faster than the bare SDK; × SDK median and × SDK CPU below 1 are ' +
-      'faster (cheaper).',
+      `faster (cheaper). Targets for mcp-factory: median ≤ ${TARGET_MEDIAN}×, calls/s ≥ ` +
+      `${TARGET_RATE}× the bare SDK of its group.`,
   );
+  if (failures.length > 0) console.log(`\nfailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
+  return failures.length === 0;
 }
 
-await main();
+process.exit((await main()) ? 0 : 1);

@@ -2,29 +2,52 @@
  * mcp-proxy overhead benchmark, over stdio, sequential calls from one client:
  *
  * 1. a local plugin: `echo` through mcp-proxy against the same plugin through mcp-factory
- *    (baseline) — what the proxy's management layer, tool-call log and interceptors cost;
+ *    (baseline) — what the proxy's management layer, tool-call log and interceptors cost. Once
+ *    with a 2025 client (the SDK default, `initialize`) and once with a client pinned to
+ *    2026-07-28; each era has its own baseline. Target: at most 1.1×.
  * 2. a mirrored upstream tool: server-everything's `echo` through mcp-proxy (a `plugins:` entry
- *    with `command:`) against the SDK client calling server-everything directly (baseline) —
- *    what the extra hop costs.
+ *    with `command:`) against an SDK v2 client calling server-everything directly (baseline) —
+ *    what the extra hop costs. server-everything is built on SDK v1, so the direct call is a
+ *    2025 one and so is the proxy's upstream leg; the proxy's downstream client is measured in
+ *    both eras against that one baseline. Target: at most 2.0×.
  *
  * Rounds are interleaved (every round measures every server, in rotating order) so drift on the
  * machine hits all alike. Printed: median and p95 latency over all rounds, the best round's median
- * (least disturbed by other load on a shared machine), and each pair's ratios (target for the
- * local plugin: at most 1.1×).
+ * (least disturbed by other load on a shared machine), the CPU time (user + system, from /proc)
+ * the server side spent per call — the process the client started and its descendants, so the
+ * mirrored rows count the proxy and its upstream together — and each figure's ratio to the
+ * pair's baseline. The CPU figure barely moves when other work loads the machine. A server that
+ * fails to start, to negotiate its era or to answer a call is reported in its row; the benchmark
+ * then exits with 1.
  *
- * Tuning: BENCH_ROUNDS (3), BENCH_LATENCY_CALLS (300), BENCH_PAIRS (`local`, `mirrored`; both).
+ * Tuning: BENCH_ROUNDS (3), BENCH_LATENCY_CALLS (300), BENCH_WARMUP_CALLS (50), BENCH_PAIRS
+ * (`local`, `mirrored`; both), BENCH_ERAS (2025, 2026; both: the client eras of the subjects and
+ * of the local baselines).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import {
+  benchClient,
+  checkEra,
+  cpuTimeMs,
+  type Era,
+  envList,
+  firstLine,
+  MODERN,
+  median,
+  percentile,
+  ratio,
+  table,
+} from './lib/measure.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 300);
-const WARMUP = 50;
+const WARMUP = Number(process.env.BENCH_WARMUP_CALLS ?? 50);
 const EVERYTHING = join(ROOT, 'node_modules/.bin/mcp-server-everything');
 
 const home = mkdtempSync(join(tmpdir(), 'bench-proxy-'));
@@ -38,136 +61,206 @@ interface Target {
   name: string;
   command: string;
   args: string[];
-  /** The echo tool's arguments and a check of its answer. */
-  tool: string;
+  /** The client's era: the SDK default (2025) or pinned to 2026-07-28. */
+  era: Era;
+}
+
+interface Pair {
+  title: string;
+  /** The most a subject's median may be, as a multiple of the baseline's (issue 13). */
+  target: number;
+  baseline: Target;
+  subjects: Target[];
 }
 
 const proxyBin = 'packages/proxy/bin/mcp-proxy.js';
 const quiet = ['--log-level', 'warning', '--mgmt-port', '0'];
-const ALL_PAIRS: Array<{ title: string; baseline: Target; subject: Target }> = [
-  {
-    title: 'local plugin echo',
-    baseline: {
-      name: 'mcp-factory',
-      command: process.execPath,
-      args: ['packages/proxy/bin/mcp-factory.js', '-p', 'echo', '--log-level', 'warning'],
-      tool: 'echo',
-    },
-    subject: {
-      name: 'mcp-proxy',
-      command: process.execPath,
-      args: [proxyBin, '-a', 'echo', ...quiet],
-      tool: 'echo',
-    },
-  },
+const factory = (era: Era): Target => ({
+  name: 'mcp-factory',
+  command: process.execPath,
+  args: ['packages/proxy/bin/mcp-factory.js', '-p', 'echo', '--log-level', 'warning'],
+  era,
+});
+const localProxy = (era: Era): Target => ({
+  name: 'mcp-proxy',
+  command: process.execPath,
+  args: [proxyBin, '-a', 'echo', ...quiet],
+  era,
+});
+const mirroringProxy = (era: Era): Target => ({
+  name: `mcp-proxy → upstream, ${era} client`,
+  command: process.execPath,
+  args: [proxyBin, '-c', config, ...quiet],
+  era,
+});
+
+const wantedPairs = envList('BENCH_PAIRS');
+const eras = (['2025', '2026'] as const).filter((e) => envList('BENCH_ERAS')?.includes(e) ?? true);
+
+const ALL_PAIRS: Pair[] = [
+  ...eras.map((era) => ({
+    title: `local plugin echo, ${era} client`,
+    target: 1.1,
+    baseline: factory(era),
+    subjects: [localProxy(era)],
+  })),
   {
     title: 'mirrored upstream echo (server-everything)',
-    baseline: { name: 'SDK client → upstream', command: EVERYTHING, args: ['stdio'], tool: 'echo' },
-    subject: {
-      name: 'mcp-proxy → upstream',
-      command: process.execPath,
-      args: [proxyBin, '-c', config, ...quiet],
-      tool: 'echo',
-    },
+    target: 2.0,
+    baseline: { name: 'SDK client → upstream', command: EVERYTHING, args: ['stdio'], era: '2025' },
+    subjects: eras.map(mirroringProxy),
   },
 ];
-
-const wanted = process.env.BENCH_PAIRS?.split(',').map((s) => s.trim());
-const PAIRS = ALL_PAIRS.filter((p) => !wanted || wanted.some((w) => p.title.includes(w)));
+const PAIRS = ALL_PAIRS.filter((p) => !wantedPairs || wantedPairs.some((w) => p.title.includes(w)));
 
 interface Running {
   target: Target;
+  pair: Pair;
   client: Client;
+  /** The process the client started: the server, or the proxy in front of the upstream. */
+  pid: number;
+  version: string;
   samples: number[];
   /** Median of each round: the smallest is the figure least disturbed by other load. */
   roundMedians: number[];
+  cpuMs: number;
+  /** Why this server dropped out, if it did. */
+  failure?: string;
 }
 
-async function start(target: Target): Promise<Running> {
-  const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: target.command,
-      args: target.args,
-      cwd: ROOT,
-      env: { ...(process.env as Record<string, string>), HOME: home },
-      stderr: 'ignore',
-    }),
-  );
-  return { target, client, samples: [], roundMedians: [] };
+async function start(pair: Pair, target: Target): Promise<Running> {
+  const client = benchClient(target.era);
+  const run: Running = {
+    target,
+    pair,
+    client,
+    pid: 0,
+    version: '?',
+    samples: [],
+    roundMedians: [],
+    cpuMs: 0,
+  };
+  const transport = new StdioClientTransport({
+    command: target.command,
+    args: target.args,
+    cwd: ROOT,
+    env: { ...(process.env as Record<string, string>), HOME: home },
+    stderr: 'ignore',
+  });
+  try {
+    // A 2026 pin probes `server/discover` on a short-lived sibling process first; the pid is
+    // the process that serves the connection.
+    await client.connect(transport);
+    run.pid = transport.pid ?? 0;
+    run.version = checkEra(client, target.era);
+    await measure(run, WARMUP, false);
+  } catch (error) {
+    await fail(run, error, 'did not start: ');
+  }
+  return run;
 }
 
 async function measure(run: Running, calls: number, keep: boolean): Promise<void> {
+  const { client } = run;
   const round: number[] = [];
+  const cpuBefore = cpuTimeMs(run.pid);
   for (let i = 0; i < calls; i++) {
     const message = `hello ${i}`;
     const start = process.hrtime.bigint();
-    const result = await run.client.callTool({ name: run.target.tool, arguments: { message } });
+    const result = await client.callTool({ name: 'echo', arguments: { message } });
     const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
     const text = (result.content as Array<{ text?: string }>)[0]?.text ?? '';
     if (result.isError || !text.includes(message)) {
-      throw new Error(`${run.target.name}: unexpected result ${JSON.stringify(result)}`);
+      throw new Error(`unexpected result ${JSON.stringify(result)}`);
     }
     round.push(elapsed);
   }
   if (!keep) return;
+  run.cpuMs += cpuTimeMs(run.pid) - cpuBefore;
   run.samples.push(...round);
-  run.roundMedians.push(percentile(round, 50));
+  run.roundMedians.push(median(round));
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+/** Marks a run as failed and stops its server; later rounds skip it. */
+async function fail(run: Running, error: unknown, prefix = ''): Promise<void> {
+  run.failure = prefix + firstLine(error);
+  process.stderr.write(`${run.pair.title}, ${run.target.name} failed: ${run.failure}\n`);
+  await run.client.close().catch(() => {});
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<boolean> {
   const runs: Running[] = [];
   try {
     for (const pair of PAIRS) {
-      for (const target of [pair.baseline, pair.subject]) {
-        const run = await start(target);
-        runs.push(run);
-        await measure(run, WARMUP, false);
-      }
+      for (const target of [pair.baseline, ...pair.subjects]) runs.push(await start(pair, target));
     }
     for (let round = 0; round < ROUNDS; round++) {
       const order = runs.map((_, i) => runs[(i + round) % runs.length]);
-      for (const run of order) await measure(run, CALLS, true);
-    }
-    const byName = new Map(runs.map((r) => [r.target.name, r]));
-    console.log(`stdio, sequential calls: ${ROUNDS} rounds × ${CALLS} calls, interleaved\n`);
-    const rows = [['pair', 'server', 'median ms', 'p95 ms', 'ratio', 'best round ms', 'ratio']];
-    for (const pair of PAIRS) {
-      const base = byName.get(pair.baseline.name)!;
-      const subject = byName.get(pair.subject.name)!;
-      const baseMedian = percentile(base.samples, 50);
-      const baseBest = Math.min(...base.roundMedians);
-      for (const run of [base, subject]) {
-        const median = percentile(run.samples, 50);
-        const best = Math.min(...run.roundMedians);
-        rows.push([
-          pair.title,
-          run.target.name,
-          median.toFixed(3),
-          percentile(run.samples, 95).toFixed(3),
-          `${(median / baseMedian).toFixed(2)}×`,
-          best.toFixed(3),
-          `${(best / baseBest).toFixed(2)}×`,
-        ]);
+      for (const run of order) {
+        if (run.failure) continue;
+        await measure(run, CALLS, true).catch((error) => fail(run, error));
       }
-    }
-    const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-    for (const row of rows) {
-      console.log(
-        row
-          .map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
-          .join('  '),
-      );
+      process.stderr.write(`round ${round + 1}/${ROUNDS} done\n`);
     }
   } finally {
-    await Promise.allSettled(runs.map((r) => r.client.close()));
+    await Promise.allSettled(runs.map((r) => !r.failure && r.client.close()));
     rmSync(home, { recursive: true, force: true });
   }
+
+  const rows = [
+    [
+      'pair',
+      'server',
+      'protocol',
+      'median ms',
+      'p95 ms',
+      'ratio',
+      'best round ms',
+      'ratio',
+      'server CPU µs/call',
+      'ratio',
+      'target',
+    ],
+  ];
+  const failures: string[] = [];
+  const cpuPerCall = (run: Running) => (run.cpuMs * 1000) / run.samples.length;
+  for (const pair of PAIRS) {
+    const members = runs.filter((r) => r.pair === pair);
+    const base = members.find((r) => r.target === pair.baseline && !r.failure);
+    const baseMedian = base && median(base.samples);
+    const baseBest = base && Math.min(...base.roundMedians);
+    const baseCpu = base && cpuPerCall(base);
+    for (const run of members) {
+      if (run.failure) {
+        failures.push(`${pair.title}, ${run.target.name}: ${run.failure}`);
+        rows.push([pair.title, run.target.name, run.version, ...Array(8).fill('failed')]);
+        continue;
+      }
+      const latency = median(run.samples);
+      const best = Math.min(...run.roundMedians);
+      const met = baseMedian && latency / baseMedian <= pair.target;
+      rows.push([
+        pair.title,
+        run.target.name,
+        run.version,
+        latency.toFixed(3),
+        percentile(run.samples, 95).toFixed(3),
+        ratio(latency, baseMedian, '×'),
+        best.toFixed(3),
+        ratio(best, baseBest, '×'),
+        cpuPerCall(run).toFixed(0),
+        ratio(cpuPerCall(run), baseCpu, '×'),
+        run === base || !baseMedian ? '' : `${met ? 'met' : 'missed'} (≤ ${pair.target}×)`,
+      ]);
+    }
+  }
+  console.log(
+    `\nstdio, sequential calls: ${ROUNDS} rounds × ${CALLS} calls, interleaved; 2026 clients are ` +
+      `pinned to ${MODERN}, 2025 clients use the SDK default\n`,
+  );
+  console.log(table(rows, 3));
+  if (failures.length > 0) console.log(`\nfailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
+  return failures.length === 0;
 }
 
-await main();
+process.exit((await main()) ? 0 : 1);

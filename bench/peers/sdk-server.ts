@@ -1,75 +1,137 @@
 /**
- * The baseline: a bare SDK `McpServer` with the same `echo` tool as plugins/echo.ts, written the
- * way the SDK's README does it (one McpServer per Streamable HTTP session, node:http, default
- * SSE responses). Usage: `sdk-server.ts stdio` or `sdk-server.ts http` (prints
- * `MCP endpoint:  <url>` on stderr, like mcp-factory).
+ * The baseline: a bare SDK v2 `McpServer` with the same `echo` tool as plugins/echo.ts, served
+ * the way the SDK's own documentation does it. Usage: `sdk-server.ts <mode>`, where mode is
+ *
+ * - `stdio`: `serveStdio(factory)`, which serves both eras (the first message of the connection
+ *   decides: `initialize` pins a 2025 instance, a 2026-07-28 request a modern one);
+ * - `http-modern`: `createMcpHandler(factory, { legacy: 'reject' })` behind `toNodeHandler` on
+ *   `node:http` (2026-07-28 only, a fresh instance per request, JSON or SSE as the SDK chooses);
+ * - `http-legacy`: one `McpServer` per session on a `NodeStreamableHTTPServerTransport`, the
+ *   SDK README's sessionful 2025 serving (SSE responses by default).
+ *
+ * Both HTTP modes put the SDK's localhost Host/Origin guards in front, as the SDK's node:http
+ * recipe does (mcp-factory checks Host too), and print `MCP endpoint:  <url>` on stderr once
+ * listening, like mcp-factory.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { StreamableHTTPServerTransport as HttpTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { NodeStreamableHTTPServerTransport as HttpTransport } from '@modelcontextprotocol/node';
 
 // The SDK and zod come from the workspace's node_modules, the copies mcp-factory runs on. A bare
-// `import` here would resolve bench/node_modules first (fastmcp's install, with another zod),
-// and the baseline would measure different dependencies, not a different server: zod 4.x builds
-// a failed safeParse's error lazily, zod 3.25's `zod/v4` at once, and the SDK fails two
-// safeParses on every incoming request.
+// `import` here would resolve bench/node_modules first (fastmcp's install, which brings its own
+// zod and, through its `mcp-proxy` dependency, its own copies of the SDK v2 packages), and the
+// baseline would then measure different dependencies, not a different server.
 const WORKSPACE = new URL('../../node_modules/', import.meta.url);
-const fromWorkspace = (file: string) => import(new URL(file, WORKSPACE).href);
-const { McpServer } = (await fromWorkspace(
-  '@modelcontextprotocol/sdk/dist/esm/server/mcp.js',
-)) as typeof import('@modelcontextprotocol/sdk/server/mcp.js');
-const { StdioServerTransport } = (await fromWorkspace(
-  '@modelcontextprotocol/sdk/dist/esm/server/stdio.js',
-)) as typeof import('@modelcontextprotocol/sdk/server/stdio.js');
-const { StreamableHTTPServerTransport } = (await fromWorkspace(
-  '@modelcontextprotocol/sdk/dist/esm/server/streamableHttp.js',
-)) as typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js');
-const { z } = (await fromWorkspace('zod/index.js')) as typeof import('zod');
+
+/** Imports a workspace package's ESM entry (`import` condition of its `exports` map). */
+async function fromWorkspace(name: string, subpath = '.'): Promise<unknown> {
+  const dir = new URL(`${name}/`, WORKSPACE);
+  const { exports } = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8'));
+  let entry: unknown = exports[subpath];
+  while (entry && typeof entry === 'object') {
+    const conditions = entry as Record<string, unknown>;
+    entry = conditions.import ?? conditions.default;
+  }
+  if (typeof entry !== 'string') throw new Error(`no ESM entry for ${name} ${subpath}`);
+  return import(new URL(entry, dir).href);
+}
+
+const { McpServer, createMcpHandler } = (await fromWorkspace(
+  '@modelcontextprotocol/server',
+)) as typeof import('@modelcontextprotocol/server');
+const { serveStdio } = (await fromWorkspace(
+  '@modelcontextprotocol/server',
+  './stdio',
+)) as typeof import('@modelcontextprotocol/server/stdio');
+const {
+  NodeStreamableHTTPServerTransport,
+  localhostHostValidation,
+  localhostOriginValidation,
+  toNodeHandler,
+} = (await fromWorkspace(
+  '@modelcontextprotocol/node',
+)) as typeof import('@modelcontextprotocol/node');
+const { z } = (await fromWorkspace('zod')) as typeof import('zod');
 
 function echoServer() {
   const server = new McpServer({ name: 'sdk-echo', version: '1.0.0' });
   server.registerTool(
     'echo',
-    { description: 'Returns the message unchanged.', inputSchema: { message: z.string() } },
+    {
+      description: 'Returns the message unchanged.',
+      inputSchema: z.object({ message: z.string() }),
+    },
     ({ message }) => ({ content: [{ type: 'text', text: message }] }),
   );
   return server;
 }
 
-if (process.argv[2] === 'http') {
-  const sessions = new Map<string, HttpTransport>();
-  const http = createServer(async (req, res) => {
+type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** Serves `handle` at /mcp on a free loopback port behind the Host and Origin guards. */
+function listen(handle: NodeHandler, close: () => Promise<void>): void {
+  const validateHost = localhostHostValidation();
+  const validateOrigin = localhostOriginValidation();
+  const http = createServer((req, res) => {
     if (!req.url?.startsWith('/mcp')) {
       res.writeHead(404).end();
       return;
     }
-    const id = req.headers['mcp-session-id'];
-    let transport = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (!transport) {
-      if (id) {
-        res.writeHead(404).end();
-        return;
-      }
-      const created: HttpTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sessionId): void => {
-          sessions.set(sessionId, created);
-        },
-      });
-      created.onclose = () => {
-        if (created.sessionId) sessions.delete(created.sessionId);
-      };
-      await echoServer().connect(created);
-      transport = created;
-    }
-    await transport.handleRequest(req, res);
+    if (!validateHost(req, res) || !validateOrigin(req, res)) return;
+    void handle(req, res);
   });
   http.listen(0, '127.0.0.1', () => {
     const { port } = http.address() as AddressInfo;
     process.stderr.write(`MCP endpoint:  http://127.0.0.1:${port}/mcp\n`);
   });
-  process.on('SIGTERM', () => process.exit(0));
-} else {
-  await echoServer().connect(new StdioServerTransport());
+  process.on('SIGTERM', () => void close().finally(() => process.exit(0)));
+}
+
+/** 2026-07-28 only: the SDK's per-request entry. */
+function serveModern(): void {
+  const handler = createMcpHandler(() => echoServer(), { legacy: 'reject' });
+  listen(toNodeHandler(handler), () => handler.close());
+}
+
+/** 2025 sessions: one McpServer per session, the SDK README way. */
+function serveLegacy(): void {
+  const sessions = new Map<string, HttpTransport>();
+  listen(
+    async (req, res) => {
+      const id = req.headers['mcp-session-id'];
+      let transport = typeof id === 'string' ? sessions.get(id) : undefined;
+      if (!transport) {
+        if (id) {
+          res.writeHead(404).end();
+          return;
+        }
+        const created: HttpTransport = new NodeStreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sessionId): void => {
+            sessions.set(sessionId, created);
+          },
+        });
+        created.onclose = () => {
+          if (created.sessionId) sessions.delete(created.sessionId);
+        };
+        await echoServer().connect(created);
+        transport = created;
+      }
+      await transport.handleRequest(req, res);
+    },
+    async () => {
+      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+    },
+  );
+}
+
+const mode = process.argv[2] ?? 'stdio';
+if (mode === 'stdio') serveStdio(() => echoServer());
+else if (mode === 'http-modern') serveModern();
+else if (mode === 'http-legacy') serveLegacy();
+else {
+  process.stderr.write(`sdk-server: unknown mode ${mode} (stdio, http-modern, http-legacy)\n`);
+  process.exit(2);
 }

@@ -1,0 +1,85 @@
+/**
+ * What the benchmarks share: clients of either protocol era, server CPU time from /proc, and the
+ * statistics and table printing. Not a benchmark itself (bench/run.ts runs only the files
+ * directly in bench/).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/client';
+
+/** The 2026 era's revision, the one a 2026 client pins. */
+export const MODERN = '2026-07-28';
+
+/** A client's protocol era: 2025 (`initialize`, the SDK default) or 2026-07-28. */
+export type Era = '2025' | '2026';
+
+/** A benchmark client of one era: the SDK default (no probe) or pinned to 2026-07-28. */
+export function benchClient(era: Era): Client {
+  return new Client(
+    { name: 'bench', version: '1.0.0' },
+    { versionNegotiation: { mode: era === '2026' ? { pin: MODERN } : 'legacy' } },
+  );
+}
+
+/**
+ * Checks that a connected client got the era it asked for (the server could have answered a
+ * pin with something else only through an SDK bug, but a benchmark of the wrong era would
+ * silently compare the wrong things) and returns the negotiated protocol version.
+ */
+export function checkEra(client: Client, era: Era): string {
+  const version = client.getNegotiatedProtocolVersion() ?? '?';
+  const got = client.getProtocolEra();
+  const wanted = era === '2026' ? 'modern' : 'legacy';
+  if (got !== wanted) throw new Error(`negotiated the ${got} era (${version}), not ${wanted}`);
+  return version;
+}
+
+const TICK_MS = 10; // Linux USER_HZ is 100 on every mainstream kernel
+
+/**
+ * CPU time (user + system) a process and its live descendants have used so far, in ms: the
+ * server's own cost, which barely moves when other work loads the machine.
+ */
+export function cpuTimeMs(pid: number): number {
+  let total = 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8');
+      for (const child of children.split(' ').filter(Boolean)) total += cpuTimeMs(Number(child));
+    }
+  } catch {
+    // The process (or one of its threads) ended while being read: it adds nothing more.
+  }
+  return total;
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export const median = (values: number[]) => percentile(values, 50);
+
+/** `value / base` with two decimals and `suffix`, or a dash without a (non-zero) base. */
+export const ratio = (value: number, base: number | undefined, suffix = '') =>
+  base ? `${(value / base).toFixed(2)}${suffix}` : '—';
+
+/** Rows as aligned columns: the first `textColumns` left-aligned, the numbers right-aligned. */
+export function table(rows: string[][], textColumns: number): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows
+    .map((r) =>
+      r
+        .map((cell, c) => (c < textColumns ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
+        .join('  '),
+    )
+    .join('\n');
+}
+
+/** An error's first line, for a table's failure list. */
+export const firstLine = (error: unknown) =>
+  (error instanceof Error ? error.message : String(error)).split('\n')[0];
+
+/** A comma-separated environment variable as a list, or undefined when unset. */
+export const envList = (name: string) => process.env[name]?.split(',').map((s) => s.trim());
