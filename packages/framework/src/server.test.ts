@@ -1,8 +1,7 @@
 // createServer(): the standalone shape (config in, tool added, started), lifecycle and counters.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { firstText } from './__fixtures__/testServer.ts';
 import { loadConfig } from './config/index.ts';
@@ -17,7 +16,7 @@ test('the standalone example: config from loadConfig, a tool, start over HTTP', 
   t.after(() => server.close());
   server.registerTool(
     'hello',
-    { description: 'Greets', inputSchema: { name: z.string() } },
+    { description: 'Greets', inputSchema: z.object({ name: z.string() }) },
     ({ name }) => `Hello, ${name}!`,
   );
   const url = await server.start();

@@ -1,8 +1,7 @@
 // Helpers for tests: a server with the fixture plugins' directory, and SDK clients on it.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { createServer, type McpboxServer, type ServerOptions } from '../server.ts';
 
 export const FIXTURE_PLUGINS = join(fileURLToPath(new URL('.', import.meta.url)), 'plugins');

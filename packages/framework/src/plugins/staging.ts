@@ -6,8 +6,10 @@
  *
  * @module
  */
-import type { ResourceTemplate as SdkResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  ResourceTemplate as SdkResourceTemplate,
+  ToolAnnotations,
+} from '@modelcontextprotocol/server';
 import type { Catalog } from '../catalog/catalog.ts';
 import {
   createPromptEntry,

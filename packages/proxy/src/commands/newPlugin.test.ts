@@ -11,8 +11,7 @@ import { dirname, join, relative } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createServer } from '@mcpbox/framework';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import ts from 'typescript';
 import { describeNewPlugin, NewPluginError, newPlugin } from './newPlugin.ts';
 

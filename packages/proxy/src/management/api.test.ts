@@ -8,9 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { runProxyCli, startProxy } from '../proxy/__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin, writeFile } from '../proxy/__fixtures__/testdir.ts';
 
@@ -43,7 +41,7 @@ async function connect(url: string, t: { after(fn: () => unknown): void }) {
   const client = new Client({ name: 'api-test', version: '1.0.0' });
   let changes = 0;
   let notify: () => void = () => {};
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+  client.setNotificationHandler('notifications/tools/list_changed', () => {
     changes += 1;
     notify();
   });

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
 // Test helpers of the framework (not part of its public API): a real RFC 7662 endpoint, TOTP codes.
 import { startIntrospectionServer } from '../../../framework/src/auth/testing.ts';
 import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';

@@ -5,9 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { freePort, PROXY_BIN, REPO_ROOT } from './__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin, writeFile } from './__fixtures__/testdir.ts';
 
@@ -36,7 +35,7 @@ test('stdio: management API beside the protocol, list_changed after REST, --watc
   client.onerror = (error) => protocolErrors.push(error);
   let changes = 0;
   let onChange = () => {};
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+  client.setNotificationHandler('notifications/tools/list_changed', () => {
     changes += 1;
     onChange();
   });

@@ -3,9 +3,8 @@
  * with an SDK client connected over an in-memory transport.
  */
 import { createServer, loadConfig, type McpboxServer, type WrittenConfig } from '@mcpbox/framework';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { CommandRegistry } from '../commands.ts';
 import { InnerClient } from '../innerClient.ts';
 import { MANAGEMENT_PLUGIN, managementTools } from '../managementTools.ts';
