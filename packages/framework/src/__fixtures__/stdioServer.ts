@@ -1,8 +1,11 @@
-// A tiny stdio MCP server for tests: the fixture plugins' `kitchen` plus a built-in tool.
-// Run as: node --import tsx stdioServer.ts
+// A tiny stdio MCP server for tests: the fixture plugins' `kitchen` plus a built-in tool, and,
+// with `MIRROR_UPSTREAM=<fixture file>` (e.g. upstream-modern.ts) or `MIRROR_UPSTREAM=everything`
+// (server-everything), that upstream as plugin `up`, its names prefixed `up_`. Run as: node --import tsx stdioServer.ts
 import { createLogger } from '../logging/index.ts';
+import { upstreamPlugin } from '../plugins/upstream.ts';
 import { createServer } from '../server.ts';
 import { FIXTURE_PLUGINS } from './testServer.ts';
+import { everythingBin, fixtureParams } from './upstream-processes.ts';
 
 const server = createServer({
   name: 'stdio-fixture',
@@ -11,7 +14,18 @@ const server = createServer({
 });
 const loaded = await server.registry.loadPlugin('kitchen');
 if (!loaded.ok) throw new Error(loaded.error);
+const mirrored = process.env.MIRROR_UPSTREAM;
+const params =
+  mirrored === 'everything'
+    ? { command: everythingBin, args: ['stdio'] }
+    : mirrored && fixtureParams(mirrored);
+const upstream = params ? upstreamPlugin('up', params) : undefined;
+if (upstream) {
+  const result = await server.registry.loadPlugin('up', { module: upstream, prefix: 'up' });
+  if (!result.ok) throw new Error(result.error);
+}
 server.registerTool('pid', { description: 'The server process id' }, () => String(process.pid));
 await server.start();
 await server.closed;
+await upstream?.dispose();
 createLogger('stdio-fixture').info('client gone, exiting');

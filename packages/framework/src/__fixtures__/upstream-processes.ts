@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root (where `node_modules/.bin` lives). */
@@ -156,4 +157,25 @@ export function pidsRunning(text: string): number[] {
       }
     })
     .map((s) => s.pid);
+}
+
+/**
+ * The 2026-only fixture (`upstream-modern.ts --http`) in its own process group, started and
+ * listening; stop it with {@link stopGroup}.
+ */
+export async function startModernHttp(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fixturePath('upstream-modern.ts'), '--http'],
+    {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      detached: true,
+    },
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`upstream-modern --http exited (${code})`)));
+  });
+  return { child, url: `http://127.0.0.1:${JSON.parse(line).port}/mcp` };
 }

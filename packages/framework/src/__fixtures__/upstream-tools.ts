@@ -7,12 +7,8 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { McpServer } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 
 const server = new McpServer({ name: 'upstream-tools', version: '1.0.0' });
@@ -33,7 +29,10 @@ server.registerTool('whoami', { description: 'pid, parent pid, process group, ar
 
 server.registerTool(
   'env',
-  { description: 'The value of one environment variable', inputSchema: { name: z.string() } },
+  {
+    description: 'The value of one environment variable',
+    inputSchema: z.object({ name: z.string() }),
+  },
   ({ name }) => text({ [name]: process.env[name] ?? null }),
 );
 
@@ -41,18 +40,18 @@ server.registerTool(
   'sleep',
   {
     description: 'Waits, reporting progress every 50 ms; counts cancellations',
-    inputSchema: { ms: z.number() },
+    inputSchema: z.object({ ms: z.number() }),
   },
-  async ({ ms }, extra) => {
-    const token = extra._meta?.progressToken;
+  async ({ ms }, ctx) => {
+    const token = ctx.mcpReq._meta?.progressToken;
     const started = Date.now();
     while (Date.now() - started < ms) {
-      if (extra.signal.aborted) {
+      if (ctx.mcpReq.signal.aborted) {
         cancellations += 1;
         return text('cancelled');
       }
       if (token !== undefined) {
-        await extra.sendNotification({
+        await ctx.mcpReq.notify({
           method: 'notifications/progress',
           params: { progressToken: token, progress: Date.now() - started, total: ms },
         });
@@ -75,7 +74,10 @@ server.registerTool('cancellations', { description: 'How many sleeps were cancel
 
 server.registerTool(
   'exit',
-  { description: 'Exits the process without answering', inputSchema: { code: z.number() } },
+  {
+    description: 'Exits the process without answering',
+    inputSchema: z.object({ code: z.number() }),
+  },
   ({ code }) => process.exit(code),
 );
 
@@ -92,7 +94,7 @@ server.registerTool(
   'add_tool',
   {
     description: 'Registers another tool (sends tools/list_changed)',
-    inputSchema: { name: z.string() },
+    inputSchema: z.object({ name: z.string() }),
   },
   ({ name }) => {
     server.registerTool(name, { description: 'added at run time' }, () => text(name));
@@ -103,12 +105,12 @@ server.registerTool(
 // Resources come in pages of two (cursor = next index), to test that clients follow cursors.
 const resources = Array.from({ length: 9 }, (_, i) => ({ uri: `test://r/${i}`, name: `r${i}` }));
 server.server.registerCapabilities({ resources: {} });
-server.server.setRequestHandler(ListResourcesRequestSchema, ({ params }) => {
+server.server.setRequestHandler('resources/list', ({ params }) => {
   const start = Number(params?.cursor ?? 0);
   const next = start + 2 < resources.length ? String(start + 2) : undefined;
   return { resources: resources.slice(start, start + 2), ...(next ? { nextCursor: next } : {}) };
 });
-server.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+server.server.setRequestHandler('resources/templates/list', () => ({
   resourceTemplates: [{ uriTemplate: 'test://t/{id}', name: 't', 'x-extra': { kept: true } }],
 }));
 

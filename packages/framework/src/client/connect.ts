@@ -1,21 +1,28 @@
 /**
- * One connection attempt: expanded params in, an initialized SDK `Client` out — or an
+ * One connection attempt: expanded params in, a connected SDK `Client` out — or an
  * {@link UpstreamError} that says what went wrong in words a user can act on. Stdio goes through
  * the process-group guard (`stdioLaunch.ts`); HTTP tries Streamable HTTP and falls back to the
  * legacy SSE transport when the server answers with a 4xx, as the MCP spec's backwards-
  * compatibility section prescribes.
  *
+ * Both protocol eras: without a cached verdict the client negotiates (`versionNegotiation:
+ * 'auto'`, a `server/discover` probe falling back to `initialize`); with one it connects the way
+ * the upstream answered last time (`connect({ prior })`, no probe) and, if that fails — the
+ * upstream was replaced by one of the other era — probes afresh. The outcome is returned as the
+ * verdict for the next connect (`verdicts.ts`).
+ *
  * @module
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+import type { Client, PriorDiscovery, Transport } from '@modelcontextprotocol/client';
 import {
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  SSEClientTransport,
   StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
 import { UpstreamError } from './errors.ts';
@@ -26,8 +33,9 @@ import {
   type UpstreamParams,
 } from './params.ts';
 import { stdioLaunchParameters } from './stdioLaunch.ts';
+import { describeVerdict, type TransportKind, type Verdict } from './verdicts.ts';
 
-export type TransportKind = 'stdio' | 'streamableHttp' | 'sse';
+export type { TransportKind };
 
 export interface ConnectedUpstream {
   client: Client;
@@ -35,6 +43,8 @@ export interface ConnectedUpstream {
   kind: TransportKind;
   /** The pid of the spawned process (the process-group guard, when available); stdio only. */
   pid: number | undefined;
+  /** What this connect learnt about the upstream, for the next one. */
+  verdict: Verdict;
 }
 
 export interface ConnectAttempt {
@@ -49,21 +59,70 @@ export interface ConnectAttempt {
   makeClient: () => Client;
   /** Tenths of a second between SIGTERM and SIGKILL for a stdio upstream's process group. */
   graceSteps?: number;
+  /** What the previous connect learnt: tried first, without a probe. */
+  cached?: Verdict;
 }
 
-/** Connects and initializes, within `timeoutMs` overall (spawn or HTTP handshake included). */
+/**
+ * Connects (spawn or HTTP handshake, era negotiation, `initialize` for a 2025 upstream) within
+ * `timeoutMs` overall.
+ */
 export async function connectUpstream(attempt: ConnectAttempt): Promise<ConnectedUpstream> {
   const deadline = Date.now() + attempt.timeoutMs;
-  if (isStdioParams(attempt.expanded)) {
-    return connectStdio(attempt, attempt.expanded, deadline);
+  const { cached } = attempt;
+  if (cached) {
+    try {
+      return await connectKnown(attempt, cached, deadline);
+    } catch (error) {
+      if (!worthProbing(error, deadline)) throw error;
+      attempt.logger.info(
+        `upstream '${attempt.name}' no longer connects as ${describeVerdict(cached)} (${errorMessage(error)}); negotiating its protocol again`,
+      );
+    }
   }
-  return connectHttp(attempt, attempt.expanded, deadline);
+  return isStdioParams(attempt.expanded)
+    ? connectStdio(attempt, attempt.expanded, deadline, undefined)
+    : connectHttp(attempt, attempt.expanded, deadline);
+}
+
+/** A verdict that failed for a reason a fresh probe could fix (not a missing command, no time left). */
+function worthProbing(error: unknown, deadline: number): boolean {
+  if (Date.now() >= deadline) return false;
+  return !(
+    error instanceof UpstreamError &&
+    (error.code === 'START_FAILED' || error.code === 'INITIALIZE_TIMEOUT')
+  );
+}
+
+/** Connects the way the cached verdict says, checking a modern one with `server/discover`. */
+async function connectKnown(
+  attempt: ConnectAttempt,
+  verdict: Verdict,
+  deadline: number,
+): Promise<ConnectedUpstream> {
+  const expanded = attempt.expanded;
+  if (isStdioParams(expanded)) return connectStdio(attempt, expanded, deadline, verdict);
+  const url = new URL(expanded.url);
+  const requestInit: RequestInit = { headers: expanded.headers };
+  const transport =
+    verdict.transport === 'sse'
+      ? new SSEClientTransport(url, { requestInit })
+      : new StreamableHTTPClientTransport(url, { requestInit });
+  const client = attempt.makeClient();
+  try {
+    await initialize(client, transport, deadline, verdict.prior);
+  } catch (error) {
+    await closeQuietly(client);
+    throw explain(error, attempt, []);
+  }
+  return { client, transport, kind: verdict.transport, pid: undefined, verdict };
 }
 
 async function connectStdio(
   attempt: ConnectAttempt,
   params: StdioUpstreamParams,
   deadline: number,
+  known: Verdict | undefined,
 ): Promise<ConnectedUpstream> {
   const { name, logger } = attempt;
   const transport = new StdioClientTransport(
@@ -72,13 +131,15 @@ async function connectStdio(
   // Recent stderr lines explain an upstream that exits during start-up.
   const tail = stderrToLogger(transport, name, logger);
   const client = attempt.makeClient();
+  if (!known) negotiate(client, deadline);
   try {
-    await initialize(client, transport, deadline);
+    await initialize(client, transport, deadline, known?.prior);
   } catch (error) {
     await closeQuietly(client);
     throw explain(error, attempt, tail);
   }
-  return { client, transport, kind: 'stdio', pid: transport.pid ?? undefined };
+  const verdict = known ?? learnt(client, 'stdio');
+  return { client, transport, kind: 'stdio', pid: transport.pid ?? undefined, verdict };
 }
 
 async function connectHttp(
@@ -90,53 +151,85 @@ async function connectHttp(
   const requestInit: RequestInit = { headers: params.headers };
   const streamable = new StreamableHTTPClientTransport(url, { requestInit });
   let client = attempt.makeClient();
+  negotiate(client, deadline);
   try {
-    await initialize(client, streamable, deadline);
-    return { client, transport: streamable, kind: 'streamableHttp', pid: undefined };
+    await initialize(client, streamable, deadline, undefined);
+    const verdict = learnt(client, 'streamableHttp');
+    return { client, transport: streamable, kind: 'streamableHttp', pid: undefined, verdict };
   } catch (error) {
     await closeQuietly(client);
     if (!refusedStreamableHttp(error)) throw explain(error, attempt, []);
     attempt.logger.debug(`upstream '${attempt.name}': no Streamable HTTP, trying SSE`, {
-      status: (error as StreamableHTTPError).code,
+      status: (error as SdkHttpError).status,
     });
   }
+  // The HTTP+SSE transport predates 2026-07-28: plain 2025 handshake, no probe.
   const sse = new SSEClientTransport(url, { requestInit });
   client = attempt.makeClient();
   try {
-    await initialize(client, sse, deadline);
-    return { client, transport: sse, kind: 'sse', pid: undefined };
+    await initialize(client, sse, deadline, undefined);
+    const verdict: Verdict = { transport: 'sse', prior: { kind: 'legacy' }, learnt: Date.now() };
+    return { client, transport: sse, kind: 'sse', pid: undefined, verdict };
   } catch (error) {
     await closeQuietly(client);
     throw explain(error, attempt, []);
   }
 }
 
+/**
+ * Probe with `server/discover`, fall back to `initialize`. The probe gets half the time left: a
+ * 2025 stdio server that ignores unknown requests is only recognised by its silence, and the
+ * handshake after it needs the other half.
+ */
+function negotiate(client: Client, deadline: number): void {
+  const timeoutMs = Math.max(1_000, Math.floor((deadline - Date.now()) / 2));
+  client.setVersionNegotiation({ mode: 'auto', probe: { timeoutMs } });
+}
+
+/** The era a negotiated connect landed on: the discover result for 2026, else 2025. */
+function learnt(client: Client, transport: TransportKind): Verdict {
+  const discover = client.getDiscoverResult();
+  const prior: PriorDiscovery = discover ? { kind: 'modern', discover } : { kind: 'legacy' };
+  return { transport, prior, learnt: Date.now() };
+}
+
 /** A 4xx to the initialize POST means "not a Streamable HTTP endpoint" (404, 405, 400 …). */
 function refusedStreamableHttp(error: unknown): boolean {
   return (
-    error instanceof StreamableHTTPError &&
-    typeof error.code === 'number' &&
-    error.code >= 400 &&
-    error.code < 500 &&
-    error.code !== 401 &&
-    error.code !== 403
+    error instanceof SdkHttpError &&
+    typeof error.status === 'number' &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 401 &&
+    error.status !== 403
   );
 }
 
 class DeadlineExceeded extends Error {}
 
 /**
- * `client.connect` with one deadline for everything: the SDK's own timeout covers only the
- * `initialize` request, not an SSE stream that never sends its endpoint event.
+ * `client.connect` with one deadline for everything: the SDK's own timeout covers only one
+ * request, not an SSE stream that never sends its endpoint event. A `prior` modern verdict
+ * sends nothing at connect, so it is checked here with one `server/discover`: an upstream that
+ * moved to the 2025 era fails now, where a fresh probe can still follow, not at the first call.
  */
-async function initialize(client: Client, transport: Transport, deadline: number): Promise<void> {
-  const remaining = Math.max(1, deadline - Date.now());
+async function initialize(
+  client: Client,
+  transport: Transport,
+  deadline: number,
+  prior: PriorDiscovery | undefined,
+): Promise<void> {
+  const remaining = () => Math.max(1, deadline - Date.now());
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DeadlineExceeded()), remaining);
+    timer = setTimeout(() => reject(new DeadlineExceeded()), remaining());
   });
+  const connect = async () => {
+    await client.connect(transport, { timeout: remaining(), prior });
+    if (prior?.kind === 'modern') await client.discover({ timeout: remaining() });
+  };
   try {
-    await Promise.race([client.connect(transport, { timeout: remaining }), expired]);
+    await Promise.race([connect(), expired]);
   } finally {
     clearTimeout(timer);
   }
@@ -147,7 +240,7 @@ function explain(error: unknown, attempt: ConnectAttempt, stderrTail: string[]):
   if (error instanceof UpstreamError) return error;
   if (
     error instanceof DeadlineExceeded ||
-    (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+    (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
   ) {
     return new UpstreamError(
       'INITIALIZE_TIMEOUT',
@@ -156,7 +249,7 @@ function explain(error: unknown, attempt: ConnectAttempt, stderrTail: string[]):
     );
   }
   const lastWords = stderrTail.length > 0 ? ` (its stderr: ${stderrTail.join(' | ')})` : '';
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
     return new UpstreamError(
       'CONNECT_FAILED',
       `upstream '${name}' exited before finishing initialize${lastWords}`,
@@ -171,12 +264,22 @@ function explain(error: unknown, attempt: ConnectAttempt, stderrTail: string[]):
   );
 }
 
-/** `fetch failed` alone says nothing; its cause says ECONNREFUSED, ENOTFOUND, … */
+/**
+ * `fetch failed` alone says nothing; its cause says ECONNREFUSED, ENOTFOUND, … The era probe
+ * wraps transport failures ("Version negotiation probe failed: fetch failed"): the wrapped
+ * error is what the user needs.
+ */
 function describeCause(error: unknown): string {
+  const shown =
+    error instanceof SdkError &&
+    error.code === SdkErrorCode.EraNegotiationFailed &&
+    error.cause instanceof Error
+      ? error.cause
+      : error;
   const cause =
-    error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
-  if (cause && typeof cause.code === 'string') return `${errorMessage(error)} (${cause.code})`;
-  return errorMessage(error);
+    shown instanceof Error ? (shown.cause as { code?: unknown } | undefined) : undefined;
+  if (cause && typeof cause.code === 'string') return `${errorMessage(shown)} (${cause.code})`;
+  return errorMessage(shown);
 }
 
 const STDERR_TAIL_LINES = 5;

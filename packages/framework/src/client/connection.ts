@@ -3,34 +3,47 @@
  * the next use after it died. Requests pass through unchanged (results are not re-validated or
  * trimmed: the caller's own client does that), with progress, cancellation and timeouts.
  *
+ * Either protocol era: the first connect negotiates (MCP 2026-07-28 through `server/discover`, or
+ * the 2025 `initialize`), and the verdict is kept (`verdicts.ts`) so a restart connects without
+ * probing. What an upstream asks of our caller in the middle of a call — elicitation or sampling,
+ * as `input_required` rounds (2026) or as real requests (2025) — goes to that caller's `elicit` /
+ * `sample` ({@link CallOptions}), and the answer back upstream. List changes reach
+ * `onListChanged` in both eras (a `subscriptions/listen` stream on a 2026 connection).
+ *
  * Used by mcp-proxy to mirror another server as a plugin, and by ipybox's tool server to run
  * upstream tools for kernel code.
  *
  * @module
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {
+  CallToolResult,
+  ClientRequest,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  GetPromptRequest,
+  GetPromptResult,
+  Implementation,
+  McpSubscription,
+  Progress,
+  Prompt,
+  ProtocolEra,
+  ReadResourceRequest,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType,
+  ServerCapabilities,
+  StreamableHTTPClientTransport,
+  Tool,
+} from '@modelcontextprotocol/client';
 import {
-  type CallToolResult,
-  type ClientRequest,
-  ErrorCode,
-  type GetPromptRequest,
-  type GetPromptResult,
-  type Implementation,
-  LoggingMessageNotificationSchema,
-  McpError,
-  type Progress,
-  type Prompt,
-  PromptListChangedNotificationSchema,
-  type ReadResourceRequest,
-  type ReadResourceResult,
-  type Resource,
-  ResourceListChangedNotificationSchema,
-  type ResourceTemplate,
-  type ServerCapabilities,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+} from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { errorMessage } from '../errors.ts';
 import { createLogger, type Logger } from '../logging/index.ts';
@@ -39,33 +52,56 @@ import { UpstreamError } from './errors.ts';
 import { type EnvMap, expandUpstreamParams } from './expand.ts';
 import { describeUpstream, type UpstreamParams } from './params.ts';
 import { NO_SDK_TIMEOUT, ProgressRouter, RequestDeadline } from './requestControl.ts';
+import { VerdictCache, verdictKey } from './verdicts.ts';
 
 export type ListKind = 'tools' | 'resources' | 'prompts';
 
 export interface UpstreamConnectionOptions {
   /** Where `${VAR}` placeholders are looked up, at each connect. Default `process.env`. */
   env?: EnvMap;
-  /** Spawn/handshake plus `initialize`, in ms. Default 30 000. */
+  /** Spawn/handshake, era negotiation and `initialize`, in ms. Default 30 000. */
   connectTimeoutMs?: number;
   /** Default per-request timeout in ms (progress notifications restart it). Default 60 000. */
   requestTimeoutMs?: number;
   /** Receives the upstream's stderr lines, its log notifications and our own notes. */
   logger?: Logger;
-  /** Called when the upstream sends `notifications/{tools,resources,prompts}/list_changed`. */
+  /**
+   * Called when the upstream announces that its tools, resources or prompts changed (a 2025
+   * `list_changed` notification, or one on the 2026 `subscriptions/listen` stream).
+   */
   onListChanged?: (kind: ListKind) => void;
-  /** How we introduce ourselves in `initialize`. Default `{ name: 'mcpbox', version: '0.1.0' }`. */
+  /** How we introduce ourselves to the upstream. Default `{ name: 'mcpbox', version: '0.1.0' }`. */
   clientInfo?: Implementation;
   /** Seconds a stdio upstream's process group gets between SIGTERM and SIGKILL. Default 2. */
   killGraceSeconds?: number;
+  /**
+   * Where era verdicts are kept; share one between connections to the same upstreams (a pool, a
+   * proxy's reloads) so that a new connection object does not probe again. Default: this
+   * connection's own.
+   */
+  verdicts?: VerdictCache;
 }
 
 export interface CallOptions {
-  /** Cancels the call: the upstream receives `notifications/cancelled`. */
+  /** Cancels the call: the upstream is told (`notifications/cancelled`, or the stream closed). */
   signal?: AbortSignal;
   /** Asks the upstream for progress (`_meta.progressToken`) and receives each notification. */
   onprogress?: (progress: Progress) => void;
   /** Overrides `requestTimeoutMs` for this call. */
   timeout?: number;
+  /**
+   * Answers the upstream's elicitations during this call — the caller's own `ctx.elicit`. If it
+   * throws, the call ends with that error (and the upstream's request is cancelled).
+   * Without it, an upstream that asks fails the call with `INPUT_UNAVAILABLE`.
+   */
+  elicit?: (params: ElicitRequestParams) => Promise<ElicitResult>;
+  /** Answers the upstream's sampling requests during this call, like `elicit`. */
+  sample?: (params: CreateMessageRequestParams) => Promise<CreateMessageResult>;
+  /**
+   * Who is calling (a session or principal id). A 2025 upstream's requests do not say which call
+   * they belong to; with several calls in flight they are routed only when all are one caller's.
+   */
+  caller?: string;
 }
 
 /** Stderr, in the process-wide format, for callers that pass no logger. */
@@ -77,25 +113,46 @@ const LooseResult = z.object({}).passthrough();
 const LoosePage = z.object({ nextCursor: z.string().optional() }).passthrough();
 
 const MAX_PAGES = 1000;
+/** `input_required` rounds one call may take before we call the upstream broken. */
+const MAX_INPUT_ROUNDS = 10;
+/** The methods whose result may be `input_required` (2026-07-28, basic/patterns/mrtr). */
+const INTERACTIVE = new Set(['tools/call', 'prompts/get', 'resources/read']);
+/** `_meta` keys that describe the upstream's connection, not the content: not passed on. */
+const PROTOCOL_META_PREFIX = 'io.modelcontextprotocol/';
+
+type Question = 'elicit' | 'sample';
+
+/** A call in flight, for routing the upstream's questions to whoever made it. */
+interface InFlight {
+  readonly options: CallOptions;
+  readonly deadline: RequestDeadline;
+  /** The caller's error from answering a question; the call ends with it. */
+  failure?: { error: unknown };
+}
 
 export class UpstreamConnection {
   readonly name: string;
   /** The params as written, placeholders intact. */
   readonly params: UpstreamParams;
-  readonly #options: Required<Omit<UpstreamConnectionOptions, 'onListChanged'>> &
+  readonly #options: Required<Omit<UpstreamConnectionOptions, 'onListChanged' | 'verdicts'>> &
     Pick<UpstreamConnectionOptions, 'onListChanged'>;
+  readonly #verdicts: VerdictCache;
   #live: ConnectedUpstream | undefined;
+  /** The verdict cache key of the live connection's params. */
+  #liveKey: string | undefined;
   #connecting: Promise<ConnectedUpstream> | undefined;
   #closing: Promise<void> | undefined;
   #starts = 0;
   /** Clients whose transport closed; a closed client is never handed out again. */
   readonly #dead = new WeakSet<Client>();
   readonly #progress: ProgressRouter;
+  readonly #calls = new Set<InFlight>();
 
   constructor(name: string, params: UpstreamParams, options: UpstreamConnectionOptions = {}) {
     this.name = name;
     this.params = params;
     this.#progress = new ProgressRouter(name);
+    this.#verdicts = options.verdicts ?? new VerdictCache();
     this.#options = {
       env: options.env ?? process.env,
       connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
@@ -126,6 +183,16 @@ export class UpstreamConnection {
     return this.#live?.kind;
   }
 
+  /** `modern` (2026-07-28) or `legacy` (2025) while connected. */
+  get protocolEra(): ProtocolEra | undefined {
+    return this.#live?.client.getProtocolEra();
+  }
+
+  /** The negotiated protocol version while connected, e.g. `2026-07-28` or `2025-11-25`. */
+  get protocolVersion(): string | undefined {
+    return this.#live?.client.getNegotiatedProtocolVersion();
+  }
+
   get closed(): boolean {
     return this.#closing !== undefined;
   }
@@ -135,7 +202,7 @@ export class UpstreamConnection {
     return (await this.#ensure()).client;
   }
 
-  /** What the upstream announced in `initialize` (connects first if needed). */
+  /** What the upstream announced at connect (`initialize` or `server/discover`); connects first. */
   async serverCapabilities(): Promise<ServerCapabilities> {
     return (await this.client()).getServerCapabilities() ?? {};
   }
@@ -149,6 +216,7 @@ export class UpstreamConnection {
     return this.#request('tools/call', params, LooseResult, options) as Promise<CallToolResult>;
   }
 
+  /** Every tool, as the upstream sent it: unknown fields and JSON Schemas untouched. */
   async listTools(): Promise<Tool[]> {
     return this.#listAll('tools', 'tools/list', 'tools') as Promise<Tool[]>;
   }
@@ -157,9 +225,9 @@ export class UpstreamConnection {
     return this.#listAll('resources', 'resources/list', 'resources') as Promise<Resource[]>;
   }
 
-  async listResourceTemplates(): Promise<ResourceTemplate[]> {
+  async listResourceTemplates(): Promise<ResourceTemplateType[]> {
     return this.#listAll('resources', 'resources/templates/list', 'resourceTemplates') as Promise<
-      ResourceTemplate[]
+      ResourceTemplateType[]
     >;
   }
 
@@ -222,18 +290,27 @@ export class UpstreamConnection {
   async #connect(): Promise<ConnectedUpstream> {
     const { logger } = this.#options;
     const expanded = expandUpstreamParams(this.name, this.params, this.#options.env);
+    const key = verdictKey(this.name, expanded);
     this.#starts += 1;
     const verb = this.#starts === 1 ? 'starting' : 'restarting';
     logger.info(`${verb} upstream '${this.name}': ${describeUpstream(this.params)}`);
-    const live = await connectUpstream({
-      name: this.name,
-      written: this.params,
-      expanded,
-      timeoutMs: this.#options.connectTimeoutMs,
-      logger,
-      makeClient: () => this.#makeClient(),
-      graceSteps: Math.round(this.#options.killGraceSeconds * 10),
-    });
+    let live: ConnectedUpstream;
+    try {
+      live = await connectUpstream({
+        name: this.name,
+        written: this.params,
+        expanded,
+        timeoutMs: this.#options.connectTimeoutMs,
+        logger,
+        makeClient: () => this.#makeClient(),
+        graceSteps: Math.round(this.#options.killGraceSeconds * 10),
+        cached: this.#verdicts.get(key),
+      });
+    } catch (error) {
+      this.#verdicts.delete(key);
+      throw error;
+    }
+    this.#verdicts.set(key, live.verdict);
     if (this.#closing) {
       // close() was called while we were connecting; it waits for us but finds nothing to end.
       await this.#release(live);
@@ -242,17 +319,59 @@ export class UpstreamConnection {
     if (this.#dead.has(live.client)) {
       throw new UpstreamError(
         'CONNECT_FAILED',
-        `upstream '${this.name}' exited right after initialize`,
+        `upstream '${this.name}' exited right after connecting`,
       );
     }
     this.#progress.attach(live.transport);
     this.#live = live;
+    this.#liveKey = key;
+    logger.debug(
+      `upstream '${this.name}' speaks ${live.client.getNegotiatedProtocolVersion()} over ${live.kind}`,
+    );
+    if (live.client.getProtocolEra() === 'modern') await this.#listen(live);
     return live;
+  }
+
+  /**
+   * On a 2026-07-28 connection change notifications come only on a `subscriptions/listen`
+   * stream: open one for the lists the upstream says can change. A stream the upstream drops
+   * while the connection lives is opened again (once per drop; the SDK never re-listens).
+   */
+  async #listen(live: ConnectedUpstream): Promise<void> {
+    const capabilities = live.client.getServerCapabilities() ?? {};
+    const filter = {
+      ...(capabilities.tools?.listChanged && { toolsListChanged: true }),
+      ...(capabilities.resources?.listChanged && { resourcesListChanged: true }),
+      ...(capabilities.prompts?.listChanged && { promptsListChanged: true }),
+    };
+    if (Object.keys(filter).length === 0) return;
+    let subscription: McpSubscription;
+    try {
+      subscription = await live.client.listen(filter, { timeout: this.#options.connectTimeoutMs });
+    } catch (error) {
+      this.#options.logger.warn(
+        `upstream '${this.name}': cannot subscribe to its list changes (${errorMessage(error)}); changes will not be noticed`,
+      );
+      return;
+    }
+    void subscription.closed.then((reason) => {
+      if (reason !== 'remote' || this.#live !== live || this.#closing) return;
+      this.#options.logger.debug(
+        `upstream '${this.name}' dropped its change stream; listening again`,
+      );
+      void this.#listen(live);
+    });
   }
 
   #makeClient(): Client {
     const { logger, onListChanged } = this.#options;
-    const client = new Client(this.#options.clientInfo, { capabilities: {} });
+    const client = new Client(this.#options.clientInfo, {
+      // What our callers can do for an upstream: their own `ctx.elicit` / `ctx.sample`, which
+      // check the downstream client's capabilities at call time.
+      capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
+      // `input_required` rounds are driven per call (#request), where the caller is known.
+      inputRequired: { autoFulfill: false },
+    });
     client.onclose = () => {
       this.#dead.add(client);
       if (this.#live?.client !== client) return;
@@ -262,15 +381,79 @@ export class UpstreamConnection {
       }
     };
     client.onerror = (error) => logger.debug(`upstream '${this.name}': ${errorMessage(error)}`);
+    // A 2025 upstream asks by sending requests; they carry nothing naming the call they belong to.
+    client.setRequestHandler('elicitation/create', ({ params }) =>
+      this.#answer(this.#askedBy('elicit'), 'elicit', params),
+    );
+    client.setRequestHandler('sampling/createMessage', ({ params }) =>
+      this.#answer(this.#askedBy('sample'), 'sample', params),
+    );
     const changed = (kind: ListKind) => async () => onListChanged?.(kind);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, changed('tools'));
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, changed('resources'));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, changed('prompts'));
-    client.setNotificationHandler(LoggingMessageNotificationSchema, async ({ params }) => {
+    client.setNotificationHandler('notifications/tools/list_changed', changed('tools'));
+    client.setNotificationHandler('notifications/resources/list_changed', changed('resources'));
+    client.setNotificationHandler('notifications/prompts/list_changed', changed('prompts'));
+    client.setNotificationHandler('notifications/message', async ({ params }) => {
       const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
       logger.debug(`[upstream ${this.name}] ${params.level}: ${data}`);
     });
     return client;
+  }
+
+  /**
+   * The call a 2025 upstream's request belongs to: the only call in flight that can answer it,
+   * or the latest of several made by one caller. Questions are never guessed across callers.
+   */
+  #askedBy(question: Question): InFlight {
+    const able = [...this.#calls].filter((call) => call.options[question] && !call.failure);
+    const what = question === 'elicit' ? 'elicitation' : 'sampling';
+    if (able.length === 0) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `no call in progress through mcpbox can answer this ${what} request`,
+      );
+    }
+    const callers = new Set(able.map((call) => call.options.caller));
+    if (able.length > 1 && (callers.size > 1 || callers.has(undefined))) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `${able.length} calls from different callers are in progress through mcpbox; cannot tell which one this ${what} request is for`,
+      );
+    }
+    return able[able.length - 1];
+  }
+
+  /**
+   * Puts the upstream's question to the caller. The call's clock stops meanwhile (a person may be
+   * answering). A caller that cannot answer ends the call with its own error.
+   */
+  async #answer(call: InFlight, question: 'elicit', params: unknown): Promise<ElicitResult>;
+  async #answer(call: InFlight, question: 'sample', params: unknown): Promise<CreateMessageResult>;
+  async #answer(
+    call: InFlight,
+    question: Question,
+    params: unknown,
+  ): Promise<ElicitResult | CreateMessageResult> {
+    const ask = call.options[question] as ((p: unknown) => Promise<never>) | undefined;
+    if (!ask) {
+      const what = question === 'elicit' ? 'elicitation' : 'sampling';
+      const error = new UpstreamError(
+        'INPUT_UNAVAILABLE',
+        `upstream '${this.name}' asked for ${what}, which this caller cannot provide`,
+      );
+      call.failure = { error };
+      call.deadline.abort(error);
+      throw error;
+    }
+    const release = call.deadline.hold();
+    try {
+      return await ask(params);
+    } catch (error) {
+      call.failure ??= { error };
+      call.deadline.abort(error);
+      throw error;
+    } finally {
+      release();
+    }
   }
 
   async #request(
@@ -292,20 +475,68 @@ export class UpstreamConnection {
     const withToken = route
       ? { ...params, _meta: { ...(params._meta as object), progressToken: route.token } }
       : params;
+    const call: InFlight = { options, deadline };
+    this.#calls.add(call);
     try {
-      // Typed as any ClientRequest: these are the standard methods, built by the callers above.
-      const request = { method, params: withToken } as ClientRequest;
-      // Aborting the signal makes the SDK send notifications/cancelled upstream.
-      return await live.client.request(request, schema, {
-        signal: deadline.signal,
-        timeout: NO_SDK_TIMEOUT,
-      });
+      let leg: Record<string, unknown> = withToken;
+      for (let round = 0; ; round++) {
+        // Typed as any ClientRequest: these are the standard methods, built by the callers above.
+        const request = { method, params: leg } as ClientRequest;
+        // Aborting the signal makes the SDK tell the upstream (cancel notification / stream close).
+        const result = (await live.client.request(request, schema, {
+          signal: deadline.signal,
+          timeout: NO_SDK_TIMEOUT,
+          allowInputRequired: INTERACTIVE.has(method),
+        })) as Record<string, unknown>;
+        if (result.resultType !== 'input_required') return withoutProtocolMeta(result);
+        if (round >= MAX_INPUT_ROUNDS) {
+          throw new UpstreamError(
+            'PROTOCOL_ERROR',
+            `upstream '${this.name}' still asked for input after ${MAX_INPUT_ROUNDS} rounds of ${method}`,
+          );
+        }
+        leg = await this.#nextRound(call, withToken, result);
+        deadline.touch();
+      }
     } catch (error) {
+      if (call.failure) throw call.failure.error;
       throw this.#explainRequestError(error, live, method, deadline, timeout);
     } finally {
+      this.#calls.delete(call);
       deadline.dispose();
       route?.release();
     }
+  }
+
+  /**
+   * Answers one `input_required` result (2026-07-28): each embedded request goes to the caller,
+   * one after the other in the order sent, and the original params are sent again with the
+   * answers and the upstream's `requestState`, byte for byte.
+   */
+  async #nextRound(
+    call: InFlight,
+    original: Record<string, unknown>,
+    result: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const requests = (result.inputRequests ?? {}) as Record<string, unknown>;
+    const responses: Record<string, unknown> = {};
+    for (const [key, request] of Object.entries(requests)) {
+      const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown };
+      if (method === 'elicitation/create') {
+        responses[key] = await this.#answer(call, 'elicit', params);
+      } else if (method === 'sampling/createMessage') {
+        responses[key] = await this.#answer(call, 'sample', params);
+      } else {
+        throw new UpstreamError(
+          'PROTOCOL_ERROR',
+          `upstream '${this.name}' asked for ${JSON.stringify(method)}, which mcpbox does not offer upstreams`,
+        );
+      }
+    }
+    const next: Record<string, unknown> = { ...original };
+    if (Object.keys(responses).length > 0) next.inputResponses = responses;
+    if (typeof result.requestState === 'string') next.requestState = result.requestState;
+    return next;
   }
 
   async #listAll(capability: ListKind, method: string, key: string): Promise<unknown[]> {
@@ -344,6 +575,7 @@ export class UpstreamConnection {
     deadline: RequestDeadline,
     timeout: number,
   ): unknown {
+    if (error instanceof UpstreamError) return error;
     if (deadline.timedOut) {
       return new UpstreamError(
         'REQUEST_TIMEOUT',
@@ -356,17 +588,22 @@ export class UpstreamConnection {
         cause: error,
       });
     }
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
       return new UpstreamError(
         'CONNECTION_CLOSED',
         `upstream '${this.name}' is not running (it stopped during ${method}); it will be restarted on the next call`,
         { cause: error },
       );
     }
-    // An upstream's JSON-RPC error (unknown tool, invalid params …) is its answer: pass it on.
-    if (error instanceof McpError) return error;
-    // Anything else is the transport failing (an HTTP server gone, a session it forgot):
-    // drop this connection so the next call starts a fresh one.
+    // An upstream's JSON-RPC error (unknown tool, invalid params …) is its answer: pass it on —
+    // unless it says our protocol version is not (or no longer) spoken there: the server behind
+    // the connection changed era, and only a new connect, negotiating afresh, can reach it.
+    const wrongEra =
+      error instanceof ProtocolError && error.code === ProtocolErrorCode.UnsupportedProtocolVersion;
+    if (error instanceof ProtocolError && !wrongEra) return error;
+    if (wrongEra && this.#liveKey !== undefined) this.#verdicts.delete(this.#liveKey);
+    // Anything else is the transport failing (an HTTP server gone, a session it forgot, an
+    // answer of the wrong era): drop this connection so the next call starts a fresh one.
     if (this.#live === live) {
       this.#live = undefined;
       void this.#release(live);
@@ -377,4 +614,20 @@ export class UpstreamConnection {
       { cause: error },
     );
   }
+}
+
+/**
+ * A result without the `_meta` keys that describe the upstream's connection (its `serverInfo`
+ * on 2026 results): our own server stamps its own. Everything else stays as sent.
+ */
+function withoutProtocolMeta(result: Record<string, unknown>): Record<string, unknown> {
+  const meta = result._meta as Record<string, unknown> | undefined;
+  if (!meta || !Object.keys(meta).some((key) => key.startsWith(PROTOCOL_META_PREFIX))) {
+    return result;
+  }
+  const kept = Object.fromEntries(
+    Object.entries(meta).filter(([key]) => !key.startsWith(PROTOCOL_META_PREFIX)),
+  );
+  const { _meta: _dropped, ...rest } = result;
+  return Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest;
 }

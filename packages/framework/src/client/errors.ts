@@ -23,6 +23,8 @@ export type UpstreamErrorCode =
   | 'REQUEST_TIMEOUT'
   /** The caller's AbortSignal cancelled the request (the upstream was told). */
   | 'CANCELLED'
+  /** The upstream asked the caller a question (elicitation, sampling) the caller cannot answer. */
+  | 'INPUT_UNAVAILABLE'
   /** The upstream answered with something that is not MCP (e.g. a list without its array). */
   | 'PROTOCOL_ERROR'
   /** A pool was asked for a name it has no definition for. */

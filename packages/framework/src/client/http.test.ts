@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { Progress } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { freePort, startEverythingHttp, stopGroup } from '../__fixtures__/upstream-processes.ts';
 import type { Logger } from '../logging/index.ts';
 import { UpstreamConnection } from './connection.ts';
@@ -69,7 +69,7 @@ async function startRecordingServer(port = 0): Promise<{
     mcp.registerTool('ping', { description: 'answers pong' }, () => ({
       content: [{ type: 'text', text: 'pong' }],
     }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();
       void mcp.close();

@@ -24,7 +24,7 @@ describe('parseUpstreamParams', () => {
       ],
       [{ command: '' }, 'server_params.command: must not be empty'],
       [{ command: 'a', args: ['ok', 3] }, 'server_params.args.1: expected a string'],
-      [{ command: 'a', args: 'x' }, 'server_params.args: Expected array, received string'],
+      [{ command: 'a', args: 'x' }, 'server_params.args: expected an array of strings'],
       [{ command: 'a', env: { A: 1 } }, 'server_params.env.A: expected a string value'],
       [
         { command: 'a', arg: ['x'] },
@@ -34,7 +34,7 @@ describe('parseUpstreamParams', () => {
         { url: 'http://x', header: {} },
         "server_params: unknown key 'header' (allowed: 'url', 'headers')",
       ],
-      [{ url: 5 }, 'server_params.url: Expected string, received number'],
+      [{ url: 5 }, 'server_params.url: expected a string'],
     ];
     for (const [input, message] of cases) {
       assert.throws(() => parseUpstreamParams(input), { code: 'INVALID_PARAMS', message });

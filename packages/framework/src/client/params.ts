@@ -32,21 +32,25 @@ export function isStdioParams(params: UpstreamParams): params is StdioUpstreamPa
   return 'command' in params;
 }
 
-const stringMap = z.record(z.string(), z.string({ invalid_type_error: 'expected a string value' }));
+/** A string field whose type error reads the same as the others' ("expected a string"). */
+const text = (message = 'expected a string') => z.string({ error: message });
+const stringMap = z.record(z.string(), text('expected a string value'), {
+  error: 'expected an object of strings',
+});
 
 const stdioSchema = z
   .object({
-    command: z.string().min(1, 'must not be empty'),
-    args: z.array(z.string({ invalid_type_error: 'expected a string' })).optional(),
+    command: text().min(1, 'must not be empty'),
+    args: z.array(text(), { error: 'expected an array of strings' }).optional(),
     env: stringMap.optional(),
-    cwd: z.string().min(1, 'must not be empty').optional(),
+    cwd: text().min(1, 'must not be empty').optional(),
   })
   .strict();
 
 const httpSchema = z
   .object({
     // Placeholders are allowed anywhere, so the URL is checked only after expansion.
-    url: z.string().min(1, 'must not be empty'),
+    url: text().min(1, 'must not be empty'),
     headers: stringMap.optional(),
   })
   .strict();

@@ -1,7 +1,9 @@
 /**
  * `UpstreamPool`: named upstream definitions and their connections, each created on first use.
  * ipybox's tool server keeps one per session: `define()` on `register_mcp_server`, `get()` per
- * tool call, `closeAll()` on `reset` (definitions stay; connections restart lazily).
+ * tool call, `closeAll()` on `reset` (definitions stay; connections restart lazily). What each
+ * upstream turned out to speak (its protocol era) outlives its connections, so a restart after a
+ * reset does not probe again.
  *
  * @module
  */
@@ -9,6 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { UpstreamConnection, type UpstreamConnectionOptions } from './connection.ts';
 import { UpstreamError } from './errors.ts';
 import type { UpstreamParams } from './params.ts';
+import { VerdictCache } from './verdicts.ts';
 
 export class UpstreamPool {
   readonly #options: UpstreamConnectionOptions;
@@ -17,7 +20,7 @@ export class UpstreamPool {
 
   /** @param options shared by every connection the pool creates. */
   constructor(options: UpstreamConnectionOptions = {}) {
-    this.#options = options;
+    this.#options = { verdicts: new VerdictCache(), ...options };
   }
 
   /**

@@ -1,15 +1,15 @@
 /**
  * Progress and timeouts for upstream requests, handled here rather than through the SDK's
- * `onprogress` option. Reason: SDK 1.32 dispatches notifications on a microtask but responses
- * synchronously, so when the last `notifications/progress` and the response arrive in one read
- * (common over stdio under load) the response removes the handler first and the final progress
- * is dropped ("unknown token"). A proxy must forward every step, so progress notifications are
- * routed synchronously, in wire order, straight from the transport.
+ * `onprogress` option. Reason: SDK v1 dispatched notifications on a microtask but responses
+ * synchronously, so when the last `notifications/progress` and the response arrived in one read
+ * (common over stdio under load) the response removed the handler first and the final progress
+ * was dropped ("unknown token"). A proxy must forward every step, so progress notifications are
+ * routed synchronously, in wire order, straight from the transport, whatever the SDK's own
+ * dispatch order (`upstream-burst.ts` is the regression fixture).
  *
  * @module
  */
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Progress, ProgressToken } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress, ProgressToken, Transport } from '@modelcontextprotocol/client';
 
 type ProgressHandler = (progress: Progress) => void;
 
@@ -67,6 +67,7 @@ export class RequestDeadline {
   readonly #onCallerAbort = () => this.#controller.abort(this.#caller?.reason);
   #timer: NodeJS.Timeout | undefined;
   #timedOut = false;
+  #holds = 0;
 
   constructor(timeoutMs: number, caller: AbortSignal | undefined) {
     this.#timeoutMs = timeoutMs;
@@ -86,11 +87,33 @@ export class RequestDeadline {
 
   touch(): void {
     clearTimeout(this.#timer);
-    if (this.#controller.signal.aborted) return;
+    if (this.#controller.signal.aborted || this.#holds > 0) return;
     this.#timer = setTimeout(() => {
       this.#timedOut = true;
       this.#controller.abort('timeout');
     }, this.#timeoutMs);
+  }
+
+  /**
+   * Stops the clock until the returned release is called (then it restarts in full): while the
+   * upstream waits for our caller's answer to its question, the caller is the slow one, not it.
+   */
+  hold(): () => void {
+    this.#holds += 1;
+    clearTimeout(this.#timer);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#holds -= 1;
+      this.touch();
+    };
+  }
+
+  /** Ends the request now, with `reason` as the signal's reason (a deliberate stop, not a timeout). */
+  abort(reason: unknown): void {
+    clearTimeout(this.#timer);
+    this.#controller.abort(reason);
   }
 
   dispose(): void {

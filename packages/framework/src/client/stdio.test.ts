@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, test } from 'node:test';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/server';
+import { openConnection, type TestHooks } from '../__fixtures__/upstream-connections.ts';
 import {
   descendants,
   everythingBin,
@@ -19,7 +20,7 @@ import {
   waitUntilGone,
 } from '../__fixtures__/upstream-processes.ts';
 import type { Logger } from '../logging/index.ts';
-import { UpstreamConnection, type UpstreamConnectionOptions } from './connection.ts';
+import type { UpstreamConnection, UpstreamConnectionOptions } from './connection.ts';
 import { processGroupGuardAvailable } from './stdioLaunch.ts';
 
 /** A logger that keeps lines, so tests can check what users would see in the log. */
@@ -34,25 +35,8 @@ function recordingLogger(): Logger & { lines: string[] } {
 const quiet = (): UpstreamConnectionOptions => ({ logger: recordingLogger() });
 
 /** Opens a connection that is closed (and its processes checked) when the test ends. */
-function open(
-  t: { after: (fn: () => Promise<void>) => void },
-  ...args: ConstructorParameters<typeof UpstreamConnection>
-): UpstreamConnection {
-  const connection = new UpstreamConnection(...args);
-  const seen = new Set<number>();
-  const remember = () => {
-    if (connection.pid)
-      for (const pid of [connection.pid, ...descendants(connection.pid)]) seen.add(pid);
-  };
-  const timer = setInterval(remember, 200);
-  t.after(async () => {
-    clearInterval(timer);
-    remember();
-    await connection.close();
-    killAll(await waitUntilGone([...seen], 5_000));
-  });
-  return connection;
-}
+const open = (t: TestHooks, ...args: ConstructorParameters<typeof UpstreamConnection>) =>
+  openConnection(t, args);
 
 const textOf = (result: { content?: unknown }) =>
   (result.content as Array<{ type: string; text: string }>)[0].text;

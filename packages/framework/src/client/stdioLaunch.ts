@@ -22,10 +22,8 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import {
-  getDefaultEnvironment,
-  type StdioServerParameters,
-} from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StdioServerParameters } from '@modelcontextprotocol/client/stdio';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { UpstreamError } from './errors.ts';
 import type { StdioUpstreamParams } from './params.ts';
 

@@ -222,7 +222,14 @@ export class PluginManager {
       try {
         return {
           ok: true,
-          prepared: { settings, prefix, module: upstreamModule(name, settings, this.#env) },
+          prepared: {
+            settings,
+            prefix,
+            // A change of the upstream's lists re-registers the loaded mirror (same connection).
+            module: upstreamModule(name, settings, this.#env, (plugin) =>
+              this.registry.reloadPlugin(plugin),
+            ),
+          },
         };
       } catch (error) {
         return { ok: false, error: `Plugin '${name}': ${errorMessage(error)}` };

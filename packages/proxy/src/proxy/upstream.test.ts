@@ -2,7 +2,9 @@
  * Other MCP servers as plugins, in a real proxy process: the npm `server-everything` mirrored over
  * stdio and over Streamable HTTP (a second real process), schemas unchanged, calls and prefixes;
  * unload ending the upstream; and bad entries — a command that does not exist, a server that
- * never answers `initialize` — each failing clearly while the proxy keeps serving.
+ * never answers `initialize` — each failing clearly while the proxy keeps serving. And a
+ * 2026-only upstream (SDK v2, legacy rejected) over stdio and HTTP: mirrored, its elicitation
+ * answered by a 2026 client, its list change re-published to a 2025 client.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -10,13 +12,15 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
 // The upstream engineer's /proc helpers, shared rather than copied.
 import {
   descendants,
   killAll,
+  startModernHttp,
+  stopGroup,
   waitUntilGone,
 } from '../../../framework/src/__fixtures__/upstream-processes.ts';
 import { freePort, REPO_ROOT, startProxy } from './__fixtures__/proxyProcess.ts';
@@ -24,6 +28,7 @@ import { testdir } from './__fixtures__/testdir.ts';
 
 const EVERYTHING = join(REPO_ROOT, 'node_modules/.bin/mcp-server-everything');
 const HANGS = join(REPO_ROOT, 'packages/framework/src/__fixtures__/upstream-hangs.ts');
+const MODERN = join(REPO_ROOT, 'packages/framework/src/__fixtures__/upstream-modern.ts');
 
 /** server-everything over Streamable HTTP on a free port, in its own process group. */
 async function startEverythingHttp(t: { after(fn: () => unknown): void }): Promise<string> {
@@ -234,3 +239,86 @@ async function signalZeroUntilGone(pid: number, limitMs: number): Promise<string
   }
   return undefined;
 }
+
+test('a 2026-only upstream mirrored over stdio and HTTP: called, its questions answered, its changes re-published', async (t) => {
+  const { child: httpUpstream, url: httpUrl } = await startModernHttp();
+  t.after(() => stopGroup(httpUpstream));
+  const dir = testdir(
+    {
+      'proxy.yaml': [
+        'auto_prefix: true',
+        'autoload: [modern]',
+        'plugins:',
+        '  modern:',
+        `    command: ${JSON.stringify(process.execPath)}`,
+        `    args: [--import, tsx, ${JSON.stringify(MODERN)}]`,
+        `    cwd: ${JSON.stringify(REPO_ROOT)}`,
+        '  modernhttp:',
+        `    url: ${httpUrl}`,
+        '',
+      ].join('\n'),
+    },
+    t,
+  );
+  const proxy = await startProxy(
+    ['--http', '0', '--mgmt-port', '0', '-c', join(dir, 'proxy.yaml')],
+    { env: { HOME: dir } },
+  );
+  t.after(() => proxy.stop());
+  const upstreams = () =>
+    descendants(proxy.child.pid!).filter((pid) => cmdline(pid).includes('upstream-modern.ts'));
+  t.after(() => killAll(upstreams()));
+
+  // A 2026 client: its elicitation answer reaches the upstream through input_required rounds.
+  const modern = new Client(
+    { name: 'modern', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } },
+  );
+  modern.setRequestHandler('elicitation/create', async () => ({
+    action: 'accept',
+    content: { ok: true },
+  }));
+  await modern.connect(new StreamableHTTPClientTransport(new URL(proxy.mcpUrl!)));
+  t.after(() => modern.close());
+  const text = (result: { content?: unknown }) =>
+    (result.content as Array<{ text: string }>)[0].text;
+  assert.equal(
+    text(await modern.callTool({ name: 'modern_echo', arguments: { text: 'via proxy' } })),
+    'echo: via proxy',
+  );
+  assert.equal(
+    text(await modern.callTool({ name: 'modern_confirm', arguments: { action: 'ship' } })),
+    'ship: accept {"ok":true}',
+  );
+
+  // A 2025 client hears about the upstream's new tool, and can call it.
+  const legacy = new Client({ name: 'legacy', version: '1.0.0' });
+  let told = 0;
+  legacy.setNotificationHandler('notifications/tools/list_changed', async () => {
+    told += 1;
+  });
+  await legacy.connect(new StreamableHTTPClientTransport(new URL(proxy.mcpUrl!)));
+  t.after(() => legacy.close());
+  await legacy.callTool({ name: 'modern_add_tool', arguments: { name: 'late' } });
+  let names: string[] = [];
+  for (let i = 0; i < 200 && !names.includes('modern_late'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    names = (await legacy.listTools()).tools.map((tool) => tool.name);
+  }
+  assert.ok(names.includes('modern_late'), names.join(', '));
+  assert.ok(told > 0, 'list_changed reached the 2025 client');
+  assert.equal(text(await legacy.callTool({ name: 'modern_late', arguments: {} })), 'late');
+  assert.doesNotMatch(proxy.stderr(), /changed its tools.*reload plugin/);
+
+  // The same server over HTTP loads on demand and serves.
+  const loaded = await rest(proxy.mgmtPort, '/proxy/load', 'modernhttp');
+  assert.equal(loaded.status, 200, loaded.body.error);
+  assert.equal(
+    text(await legacy.callTool({ name: 'modernhttp_echo', arguments: { text: 'over http' } })),
+    'echo: over http',
+  );
+
+  const pids = upstreams();
+  assert.equal((await rest(proxy.mgmtPort, '/proxy/unload', 'modern')).status, 200);
+  assert.deepEqual(await waitUntilGone(pids), [], 'unload ended the stdio upstream');
+});

@@ -3,7 +3,9 @@
  * `url`/`headers` (Streamable HTTP, falling back to SSE) — become plugins mirroring that server's
  * tools, resources and prompts, through the framework's `upstreamPlugin`. Its module owns the
  * connection; the manager disposes of it on unload. `connect_timeout` and `request_timeout`
- * (seconds; defaults 30 and 60) bound the handshake and each forwarded request.
+ * (seconds; defaults 30 and 60) bound the handshake and each forwarded request. Either protocol
+ * era is spoken to upstreams (negotiated at the first connect, remembered for the next); a real
+ * change of the upstream's lists calls `reload`, which re-registers the mirror.
  *
  * @module
  */
@@ -32,6 +34,8 @@ export function upstreamParamsOf(settings: PluginConfig): Record<string, unknown
 
 /**
  * A plugin module mirroring the server the entry names; its `dispose()` closes the connection.
+ * `reload(plugin)` should re-register the loaded module (the registry's `reloadPlugin`): it is
+ * how a change of the upstream's tools, resources or prompts reaches clients.
  *
  * @throws naming the entry's wrong key, e.g. `plugins.github.args.1: expected a string`.
  */
@@ -39,12 +43,14 @@ export function upstreamModule(
   name: string,
   settings: PluginConfig,
   env: Readonly<Record<string, string | undefined>>,
+  reload?: (plugin: string) => Promise<unknown>,
 ): UpstreamPlugin {
   const params = parseUpstreamParams(upstreamParamsOf(settings), `plugins.${name}`);
   return upstreamPlugin(name, params, {
     env,
     connectTimeoutMs: seconds(settings, 'connect_timeout', name),
     requestTimeoutMs: seconds(settings, 'request_timeout', name),
+    reload,
   });
 }
 
