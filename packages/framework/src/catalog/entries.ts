@@ -28,20 +28,27 @@ import type {
 } from './types.ts';
 import { completerOf, describeField, isOptionalField, objectFromShape } from './zodCompat.ts';
 
-/** The listing of a tool: only the keys that were given, so JSON output stays minimal. */
+/**
+ * The listing of a tool: every key that was given and is not undefined — the known ones (title,
+ * description, annotations, `_meta`) and any other (`execution`, `icons`, fields of later
+ * revisions), so a mirrored upstream tool is listed exactly as the upstream sent it — with the
+ * compiled schemas in place of the declared ones.
+ */
 export function toolDefinition(
   name: string,
   config: Omit<ToolConfig<SchemaLike | undefined>, 'inputSchema' | 'outputSchema'>,
   inputJson: Record<string, unknown>,
   outputJson: Record<string, unknown> | undefined,
 ): Tool {
+  const {
+    inputSchema: _input,
+    outputSchema: _output,
+    ...given
+  } = config as Record<string, unknown>;
   const def: Record<string, unknown> = { name };
-  if (config.title !== undefined) def.title = config.title;
-  if (config.description !== undefined) def.description = config.description;
+  for (const [key, value] of Object.entries(given)) if (value !== undefined) def[key] = value;
   def.inputSchema = inputJson;
   if (outputJson !== undefined) def.outputSchema = outputJson;
-  if (config.annotations !== undefined) def.annotations = config.annotations;
-  if (config._meta !== undefined) def._meta = config._meta;
   return def as Tool;
 }
 
@@ -106,15 +113,19 @@ export function createTemplateEntry(
   };
 }
 
+/**
+ * The listing of a prompt: every key given (unknown ones too, as for tools) and its arguments —
+ * as given (a mirrored prompt keeps the upstream's list), else read from the zod shape.
+ */
 export function promptDefinition(
   name: string,
   config: Omit<PromptConfig<PromptArgsShape | undefined>, 'argsSchema'>,
   shape: PromptArgsShape | undefined,
 ): Prompt {
+  const { argsSchema: _args, ...given } = config as Record<string, unknown>;
   const def: Record<string, unknown> = { name };
-  if (config.title !== undefined) def.title = config.title;
-  if (config.description !== undefined) def.description = config.description;
-  if (shape) {
+  for (const [key, value] of Object.entries(given)) if (value !== undefined) def[key] = value;
+  if (shape && def.arguments === undefined) {
     def.arguments = Object.entries(shape).map(([arg, field]) => {
       const out: Record<string, unknown> = { name: arg };
       const description = describeField(field);

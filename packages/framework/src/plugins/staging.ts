@@ -323,7 +323,7 @@ export class StagingServer implements PluginServer {
     entry: PromptEntry,
     config: PromptConfig<PromptArgsShape | undefined>,
   ): RegisteredPrompt {
-    const meta = { title: config.title, description: config.description };
+    const { argsSchema: _args, ...meta } = config;
     const handle: RegisteredPrompt = {
       name: entry.name,
       get enabled() {

@@ -72,8 +72,8 @@ test('mcp-proxy enforces OAuth, gates tools, serves /metrics and logs blocked ca
     return client;
   };
 
-  await assert.rejects(connect(), { code: 401, message: /Missing Authorization header/ });
-  await assert.rejects(connect('stolen-token'), { code: 401, message: /Token is not active/ });
+  await assert.rejects(connect(), { status: 401, message: /Missing Authorization header/ });
+  await assert.rejects(connect('stolen-token'), { status: 401, message: /Token is not active/ });
 
   const client = await connect('good-token');
   const tools = (await client.listTools()).tools.map((tool) => tool.name);
