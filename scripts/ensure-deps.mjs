@@ -29,25 +29,49 @@ if (process.argv.includes('--bench')) {
   }
 }
 
+// The Debian packages the kernel, Jupyter Server and sandbox tests use — the same list .ci/run
+// installs, so `npm test` on a fresh machine needs nothing done by hand.
+const DEBIAN_PACKAGES = [
+  'python3-ipykernel',
+  'python3-matplotlib',
+  'python3-jupyter-server',
+  'python3-venv',
+  'python3-pip',
+  'bubblewrap',
+  'socat',
+  'ripgrep',
+];
+
+function debianPackagesMissing() {
+  const python = spawnSync(
+    '/usr/bin/python3',
+    ['-c', 'import ipykernel, matplotlib, jupyter_server, venv, ensurepip'],
+    { stdio: 'ignore' },
+  );
+  if (python.status !== 0) return true;
+  return ['bwrap', 'socat', 'rg'].some(
+    (tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0,
+  );
+}
+
 const wantPython = process.argv.includes('--python');
-if (wantPython) {
-  const probe = spawnSync('/usr/bin/python3', ['-c', 'import ipykernel, matplotlib'], {
-    stdio: 'ignore',
-  });
-  if (probe.status !== 0) {
-    const packages = ['python3-ipykernel', 'python3-matplotlib', 'python3-venv'];
-    if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
-      console.error(`mcpbox: installing Debian packages ${packages.join(' ')} …`);
-      execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 2, 2] });
-      execFileSync('apt-get', ['install', '-y', '-qq', ...packages], {
+if (wantPython && debianPackagesMissing()) {
+  if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
+    console.error(`mcpbox: installing Debian packages ${DEBIAN_PACKAGES.join(' ')} …`);
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 2, 2], env });
+    execFileSync(
+      'apt-get',
+      ['install', '-y', '-qq', '--no-install-recommends', ...DEBIAN_PACKAGES],
+      {
         stdio: ['ignore', 2, 2],
-        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      });
-    } else {
-      console.error(
-        `mcpbox: Python kernels need Debian packages: sudo apt-get install ${packages.join(' ')}`,
-      );
-      process.exit(1);
-    }
+        env,
+      },
+    );
+  } else {
+    console.error(
+      `mcpbox: kernels and the sandbox need Debian packages: sudo apt-get install ${DEBIAN_PACKAGES.join(' ')}`,
+    );
+    process.exit(1);
   }
 }
