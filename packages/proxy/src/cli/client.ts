@@ -3,16 +3,18 @@
  *
  *   mcp-client -- COMMAND [ARGS…]     start a server and talk to it over stdio
  *   mcp-client URL [--token TOKEN]    Streamable HTTP, falling back to HTTP+SSE
+ *   --protocol 2025-11-25|2026-07-28  pin the protocol era (default: negotiate, `auto`)
  *
  * Commands are read from the terminal (line editing, history, tab completion) or, when stdin is
  * a pipe, line by line until end of input.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { ConnectTarget, HttpTransportChoice } from '../client/connect.ts';
+import type { ConnectTarget, HttpTransportChoice, ProtocolChoice } from '../client/connect.ts';
 
 interface ClientOptions {
   token?: string;
   transport: HttpTransportChoice;
+  protocol: ProtocolChoice;
   quietServer?: boolean;
   history: boolean;
 }
@@ -32,9 +34,21 @@ export function targetFromArgs(operands: string[], options: ClientOptions): Conn
     } catch {
       throw new InvalidArgumentError(`not a valid URL: ${first}`);
     }
-    return { kind: 'http', url, token: options.token, transport: options.transport };
+    return {
+      kind: 'http',
+      url,
+      token: options.token,
+      transport: options.transport,
+      protocol: options.protocol,
+    };
   }
-  return { kind: 'stdio', command: first, args: rest, quietServer: options.quietServer };
+  return {
+    kind: 'stdio',
+    command: first,
+    args: rest,
+    quietServer: options.quietServer,
+    protocol: options.protocol,
+  };
 }
 
 const program = new Command('mcp-client')
@@ -45,6 +59,15 @@ const program = new Command('mcp-client')
   .addOption(
     new Option('--transport <kind>', 'HTTP transport')
       .choices(['auto', 'streamable-http', 'sse'])
+      .default('auto'),
+  )
+  .addOption(
+    new Option(
+      '--protocol <version>',
+      'MCP protocol revision: auto negotiates (2026-07-28 if the server speaks it, else 2025)',
+    )
+      // Listed here, not imported, so `--help` does not load the SDK.
+      .choices(['auto', '2025-11-25', '2026-07-28'])
       .default('auto'),
   )
   .option('--quiet-server', "hide the stdio server's stderr")

@@ -2,7 +2,7 @@
  * The interactive client's command language: one line in, output through `Output`. Each command
  * is an entry in `COMMANDS`; any other first word that names a tool calls that tool.
  */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import {
   type ArgumentsFromText,
   argumentsFromText,
@@ -213,7 +213,6 @@ async function callTool(ctx: CommandContext, tool: Tool, text: string): Promise<
   if (!args) return;
   const result = await ctx.session.client.callTool(
     { name: tool.name, arguments: args },
-    undefined,
     {
       signal: ctx.signal,
       // Long-running tools report progress; show it, and let it keep the request alive.

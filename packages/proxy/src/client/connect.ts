@@ -1,18 +1,28 @@
 /**
  * Opens an MCP connection for the interactive client: a child process over stdio, or a URL over
  * Streamable HTTP, falling back to the older HTTP+SSE transport when the server does not speak
- * Streamable HTTP.
+ * Streamable HTTP. Either protocol era: `auto` probes with `server/discover` and falls back to
+ * the 2025 `initialize` (over stdio the SDK probes on a short-lived second process); a version
+ * pins that era.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+import type { Client, VersionNegotiationOptions } from '@modelcontextprotocol/client';
 import {
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  SSEClientTransport,
   StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+/** `auto`, or the protocol revision to insist on. */
+export type ProtocolChoice = 'auto' | '2025-11-25' | '2026-07-28';
 
 export interface StdioTarget {
   kind: 'stdio';
+  /** Which protocol era to speak. Default `auto`. */
+  protocol?: ProtocolChoice;
   command: string;
   args: string[];
   /** Drop the server's stderr instead of showing it in the terminal. Default false. */
@@ -23,6 +33,8 @@ export type HttpTransportChoice = 'auto' | 'streamable-http' | 'sse';
 
 export interface HttpTarget {
   kind: 'http';
+  /** Which protocol era to speak. Default `auto`. */
+  protocol?: ProtocolChoice;
   url: URL;
   /** Sent as `Authorization: Bearer <token>`; never printed. */
   token?: string;
@@ -45,9 +57,21 @@ export interface Connection {
  *   because a `Client` that failed to connect keeps its half-set-up state.
  */
 export async function connect(target: ConnectTarget, newClient: () => Client): Promise<Connection> {
+  const negotiated = () => {
+    const client = newClient();
+    client.setVersionNegotiation(negotiation(target.protocol ?? 'auto'));
+    return client;
+  };
   return target.kind === 'stdio'
-    ? connectStdio(target, newClient())
-    : connectHttp(target, newClient);
+    ? connectStdio(target, negotiated())
+    : connectHttp(target, negotiated, newClient);
+}
+
+/** The SDK's negotiation mode for a choice: a 2025 pin is the plain `initialize` handshake. */
+function negotiation(choice: ProtocolChoice): VersionNegotiationOptions {
+  if (choice === 'auto') return { mode: 'auto' };
+  if (choice === '2025-11-25') return { mode: 'legacy' };
+  return { mode: { pin: choice } };
 }
 
 async function connectStdio(target: StdioTarget, client: Client): Promise<Connection> {
@@ -81,13 +105,20 @@ async function connectStdio(target: StdioTarget, client: Client): Promise<Connec
 /** Statuses with which a server says "not here / not this way": worth trying the SSE transport. */
 const FALLBACK_STATUSES = new Set([400, 404, 405]);
 
-async function connectHttp(target: HttpTarget, newClient: () => Client): Promise<Connection> {
+/**
+ * @param newClient for the HTTP+SSE fallback, which predates 2026-07-28: a plain 2025 client.
+ */
+async function connectHttp(
+  target: HttpTarget,
+  negotiated: () => Client,
+  newClient: () => Client,
+): Promise<Connection> {
   const requestInit: RequestInit | undefined = target.token
     ? { headers: { Authorization: `Bearer ${target.token}` } }
     : undefined;
 
   if (target.transport !== 'sse') {
-    const client = newClient();
+    const client = negotiated();
     const transport = new StreamableHTTPClientTransport(target.url, { requestInit });
     try {
       await client.connect(transport);
@@ -104,9 +135,10 @@ async function connectHttp(target: HttpTarget, newClient: () => Client): Promise
       await client.close().catch(() => {});
       const fallback =
         target.transport === 'auto' &&
-        err instanceof StreamableHTTPError &&
-        err.code !== undefined &&
-        FALLBACK_STATUSES.has(err.code);
+        target.protocol !== '2026-07-28' &&
+        err instanceof SdkHttpError &&
+        err.status !== undefined &&
+        FALLBACK_STATUSES.has(err.status);
       if (!fallback) throw explainHttpError(err);
     }
   }
@@ -122,12 +154,23 @@ async function connectHttp(target: HttpTarget, newClient: () => Client): Promise
   return { client, via: `HTTP+SSE ${target.url.href}`, close: () => client.close() };
 }
 
-/** Adds the one hint a user needs to an HTTP status they can fix. */
+/**
+ * Adds the one hint a user needs to an HTTP status they can fix. A failure the era probe wrapped
+ * ("Version negotiation probe failed: fetch failed") is shown as the failure itself, whose cause
+ * names the network reason (ECONNREFUSED, …).
+ */
 function explainHttpError(err: unknown): unknown {
-  const code = (err as { code?: unknown }).code;
-  if (code === 401 || code === 403) {
+  if (
+    err instanceof SdkError &&
+    err.code === SdkErrorCode.EraNegotiationFailed &&
+    err.cause instanceof Error
+  ) {
+    return explainHttpError(err.cause);
+  }
+  const status = err instanceof SdkHttpError ? err.status : undefined;
+  if (status === 401 || status === 403) {
     return new Error(
-      `${(err as Error).message} (HTTP ${code}) — the server refused the credentials: check --token or MCP_TOKEN`,
+      `${(err as Error).message} (HTTP ${status}) — the server refused the credentials: check --token or MCP_TOKEN`,
     );
   }
   return err;

@@ -3,7 +3,7 @@
  * lets the user accept, decline or cancel, then asks each field of the requested schema the
  * same way `call NAME` asks for tool parameters.
  */
-import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/server';
 import { type Ask, askArguments } from './askArguments.ts';
 
 export async function answerElicitation(

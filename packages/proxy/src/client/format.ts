@@ -9,10 +9,10 @@ import type {
   Prompt,
   ReadResourceResult,
   Resource,
-  ResourceTemplate,
+  ResourceTemplateType,
   ServerCapabilities,
   Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { parametersOf } from './schema.ts';
 
 type ContentBlock = CallToolResult['content'][number];
@@ -44,7 +44,7 @@ export function formatTools(tools: Tool[]): string {
   return [`${plural(tools.length, 'tool')}:`, ...lines].join('\n');
 }
 
-export function formatResources(resources: Resource[], templates: ResourceTemplate[]): string {
+export function formatResources(resources: Resource[], templates: ResourceTemplateType[]): string {
   const out: string[] = [];
   if (resources.length === 0 && templates.length === 0) return 'No resources.';
   if (resources.length > 0) {

@@ -1,12 +1,15 @@
 /**
  * The real `mcp-client` bin, driven through piped stdin, against real servers over stdio:
- * @modelcontextprotocol/server-everything, and a small fixture that changes its tool list.
+ * @modelcontextprotocol/server-everything, a small fixture that changes its tool list, and a
+ * 2026-only SDK v2 server (the framework's upstream-modern fixture).
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import {
   everythingBin,
   growingServerCommand,
+  repoRoot,
   runScript,
   startClient,
 } from './__fixtures__/driveClient.ts';
@@ -107,7 +110,7 @@ test('call NAME without arguments asks for each parameter, typed, re-asking bad 
   assert.equal(run.code, 0, run.output);
   assert.match(
     run.stdout,
-    /mcp> call get-sum\n {2}a \(number, required\): x\n {2}a \(number, required\): 3\n/,
+    /mcp> call get-sum\n {2}a \(number, required\)[^:\n]*: x\n {2}a \(number, required\)[^:\n]*: 3\n/,
   );
   assert.match(run.stderr, /a: expected a number, got "x"/);
   assert.match(run.stdout, /The sum of 3 and 4\.5 is 7\.5\./);
@@ -208,5 +211,43 @@ test('start-up failures exit 1 with a one-line reason', async (t) => {
   assert.match(
     dies.stderr,
     /could not connect: .*the server exited before the MCP handshake finished/,
+  );
+});
+
+test('either protocol era: negotiated by default and named in the banner; --protocol pins one', async (t) => {
+  const modern = [
+    '--quiet-server',
+    '--',
+    process.execPath,
+    '--import',
+    'tsx',
+    join(repoRoot, 'packages/framework/src/__fixtures__/upstream-modern.ts'),
+  ];
+  const auto = await runScript(t, modern, ['echo {"text":"hi"}']);
+  assert.equal(auto.code, 0, auto.output);
+  assert.match(
+    auto.stdout,
+    /^Connected to upstream-modern 1\.0\.0 via stdio .*, protocol 2026-07-28 \(modern\): \d+ tools/m,
+  );
+  assert.match(auto.stdout, /echo: hi/);
+
+  const pinned = await runScript(
+    t,
+    ['--protocol', '2026-07-28', ...modern],
+    ['echo {"text":"pinned"}'],
+  );
+  assert.equal(pinned.code, 0, pinned.output);
+  assert.match(pinned.stdout, /protocol 2026-07-28 \(modern\)/);
+  assert.match(pinned.stdout, /echo: pinned/);
+
+  const refused = await runScript(t, ['--protocol', '2025-11-25', ...modern], []);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /^mcp-client: could not connect: .*2025-11-25/m);
+
+  const legacy = await runScript(t, ['--quiet-server', '--', ...growingServerCommand], ['tools']);
+  assert.equal(legacy.code, 0, legacy.output);
+  assert.match(
+    legacy.stdout,
+    /^Connected to growing 1\.0\.0 via stdio .*, protocol 2025-11-25 \(legacy\)/m,
   );
 });

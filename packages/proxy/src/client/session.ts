@@ -1,18 +1,12 @@
 /**
  * The interactive client's connection and what it knows about the server: the SDK `Client`, the
- * cached lists of tools, resources and prompts (kept fresh by `list_changed`), and whether the
- * server is still there. Commands read and call through this; it never prints results itself,
- * only notices about things the server did on its own.
+ * cached lists of tools, resources and prompts (kept fresh by `list_changed`, which a 2026
+ * connection receives on a `subscriptions/listen` stream the SDK opens), and whether the server
+ * is still there. Commands read and call through this; it never prints results itself, only
+ * notices about things the server did on its own.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  ElicitRequestSchema,
-  LoggingMessageNotificationSchema,
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
 import type { Ask } from './askArguments.ts';
 import { type Connection, type ConnectTarget, connect } from './connect.ts';
 import { answerElicitation } from './elicitation.ts';
@@ -58,7 +52,7 @@ export class ClientSession {
   #connection: Connection | null = null;
   #tools: Tool[] | undefined;
   #resources: Resource[] | undefined;
-  #templates: ResourceTemplate[] | undefined;
+  #templates: ResourceTemplateType[] | undefined;
   #prompts: Prompt[] | undefined;
   /**
    * Asks the user a question at the prompt; set by the REPL. While unset, a server's request
@@ -108,7 +102,8 @@ export class ClientSession {
     const tools = await this.listTools();
     const v = connection.client.getServerVersion();
     const name = v ? `${v.name} ${v.version}` : 'server';
-    return `Connected to ${name} via ${connection.via}: ${tools.length} tools. Type "help" for commands.`;
+    const protocol = `${connection.client.getNegotiatedProtocolVersion()} (${connection.client.getProtocolEra()})`;
+    return `Connected to ${name} via ${connection.via}, protocol ${protocol}: ${tools.length} tools. Type "help" for commands.`;
   }
 
   async reconnect(): Promise<string> {
@@ -143,7 +138,7 @@ export class ClientSession {
     return this.#tools;
   }
 
-  async listResources(): Promise<{ resources: Resource[]; templates: ResourceTemplate[] }> {
+  async listResources(): Promise<{ resources: Resource[]; templates: ResourceTemplateType[] }> {
     const client = this.client;
     if (!client.getServerCapabilities()?.resources) return { resources: [], templates: [] };
     this.#resources = await allPages(async (cursor) => {
@@ -241,12 +236,12 @@ export class ClientSession {
         ),
       },
     });
-    client.setRequestHandler(ElicitRequestSchema, (request) =>
+    client.setRequestHandler('elicitation/create', (request) =>
       this.askUser
         ? answerElicitation(request.params, this.askUser, this.#out)
         : { action: 'cancel' as const },
     );
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    client.setNotificationHandler('notifications/message', (n) => {
       const { level, logger, data } = n.params;
       const text = typeof data === 'string' ? data : JSON.stringify(data);
       this.#out.notice(`[server ${level}${logger ? ` ${logger}` : ''}] ${text}`);

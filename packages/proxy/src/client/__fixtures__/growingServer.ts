@@ -3,15 +3,16 @@
  * more, so the server sends `notifications/tools/list_changed` on demand. `fail` answers with an
  * isError result; `slow` reports progress and then waits to be cancelled. Run as `node --import tsx growingServer.ts`.
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+
+import { McpServer } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 
 const server = new McpServer({ name: 'growing', version: '1.0.0' });
 
 server.registerTool(
   'shout',
-  { description: 'Upper-cases its text', inputSchema: { text: z.string() } },
+  { description: 'Upper-cases its text', inputSchema: z.object({ text: z.string() }) },
   async ({ text }) => ({ content: [{ type: 'text', text: text.toUpperCase() }] }),
 );
 
@@ -23,22 +24,24 @@ server.registerTool('fail', { description: 'Always fails' }, async () => ({
 server.registerTool(
   'slow',
   { description: 'Reports progress, then waits until cancelled (at most 60 s)' },
-  async (extra) => {
-    const progressToken = extra._meta?.progressToken;
+  async (ctx) => {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
     if (progressToken !== undefined) {
-      await extra.sendNotification({
+      await ctx.mcpReq.notify({
         method: 'notifications/progress',
         params: { progressToken, progress: 1, total: 2, message: 'started' },
       });
     }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 60_000);
-      extra.signal.addEventListener('abort', () => {
+      ctx.mcpReq.signal.addEventListener('abort', () => {
         clearTimeout(timer);
         resolve();
       });
     });
-    return { content: [{ type: 'text', text: extra.signal.aborted ? 'cancelled' : 'finished' }] };
+    return {
+      content: [{ type: 'text', text: ctx.mcpReq.signal.aborted ? 'cancelled' : 'finished' }],
+    };
   },
 );
 
@@ -52,7 +55,10 @@ server.registerTool('grow', { description: 'Adds the tools twice and thrice' }, 
     ] as const) {
       server.registerTool(
         name,
-        { inputSchema: { n: z.number() }, outputSchema: { result: z.number() } },
+        {
+          inputSchema: z.object({ n: z.number() }),
+          outputSchema: z.object({ result: z.number() }),
+        },
         async ({ n }) => ({
           content: [{ type: 'text', text: String(n * factor) }],
           structuredContent: { result: n * factor },
