@@ -335,9 +335,11 @@ export class UpstreamConnection {
   /**
    * On a 2026-07-28 connection change notifications come only on a `subscriptions/listen`
    * stream: open one for the lists the upstream says can change. A stream the upstream drops
-   * while the connection lives is opened again (once per drop; the SDK never re-listens).
+   * while the connection lives is opened again (the SDK never re-listens); if that fails, the
+   * upstream is gone, and the connection is dropped so the next call reconnects and re-listens.
    */
-  async #listen(live: ConnectedUpstream): Promise<void> {
+  async #listen(live: ConnectedUpstream, again = false): Promise<void> {
+    const { logger } = this.#options;
     const capabilities = live.client.getServerCapabilities() ?? {};
     const filter = {
       ...(capabilities.tools?.listChanged && { toolsListChanged: true }),
@@ -349,17 +351,23 @@ export class UpstreamConnection {
     try {
       subscription = await live.client.listen(filter, { timeout: this.#options.connectTimeoutMs });
     } catch (error) {
-      this.#options.logger.warn(
-        `upstream '${this.name}': cannot subscribe to its list changes (${errorMessage(error)}); changes will not be noticed`,
-      );
+      if (!again) {
+        logger.warn(
+          `upstream '${this.name}': cannot subscribe to its list changes (${errorMessage(error)}); changes will not be noticed`,
+        );
+      } else if (this.#live === live) {
+        logger.warn(
+          `upstream '${this.name}' dropped its change stream and cannot be reached (${errorMessage(error)}); it will be reconnected on the next call`,
+        );
+        this.#live = undefined;
+        void this.#release(live);
+      }
       return;
     }
     void subscription.closed.then((reason) => {
       if (reason !== 'remote' || this.#live !== live || this.#closing) return;
-      this.#options.logger.debug(
-        `upstream '${this.name}' dropped its change stream; listening again`,
-      );
-      void this.#listen(live);
+      logger.debug(`upstream '${this.name}' dropped its change stream; listening again`);
+      void this.#listen(live, true);
     });
   }
 
@@ -446,10 +454,14 @@ export class UpstreamConnection {
     }
     const release = call.deadline.hold();
     try {
-      return await ask(params);
+      // A call cancelled meanwhile stops waiting for the answer (the caller may never give it).
+      return await untilAborted(ask(params), call.deadline.signal);
     } catch (error) {
-      call.failure ??= { error };
-      call.deadline.abort(error);
+      // A cancelled call is reported as cancelled; any other failure is the caller's own.
+      if (!call.deadline.signal.aborted) {
+        call.failure ??= { error };
+        call.deadline.abort(error);
+      }
       throw error;
     } finally {
       release();
@@ -614,6 +626,16 @@ export class UpstreamConnection {
       { cause: error },
     );
   }
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /**

@@ -206,6 +206,23 @@ test('a 2026-only upstream over HTTP: input_required rounds reach the caller; li
     "the caller's own error ends the call, as it is",
   );
 
+  const controller = new AbortController();
+  const unanswered = connection.callTool(
+    'confirm',
+    { action: 'wait' },
+    {
+      signal: controller.signal,
+      elicit: () => {
+        controller.abort('the caller went away');
+        return new Promise(() => {}); // a question nobody ever answers
+      },
+    },
+  );
+  await assert.rejects(unanswered, {
+    code: 'CANCELLED',
+    message: "tools/call on upstream 'modern-http' was cancelled",
+  });
+
   await connection.callTool('add_tool', { name: 'late' });
   for (let i = 0; i < 200 && !changes.includes('tools'); i++) {
     await new Promise((resolve) => setTimeout(resolve, 25));
