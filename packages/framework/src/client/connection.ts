@@ -18,10 +18,6 @@
 import type {
   CallToolResult,
   ClientRequest,
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  ElicitRequestParams,
-  ElicitResult,
   GetPromptRequest,
   GetPromptResult,
   Implementation,
@@ -51,6 +47,7 @@ import { type ConnectedUpstream, connectUpstream, type TransportKind } from './c
 import { UpstreamError } from './errors.ts';
 import { type EnvMap, expandUpstreamParams } from './expand.ts';
 import { describeUpstream, type UpstreamParams } from './params.ts';
+import { type Askers, CallerQuestions, MAX_INPUT_ROUNDS } from './questions.ts';
 import { NO_SDK_TIMEOUT, ProgressRouter, RequestDeadline } from './requestControl.ts';
 import { VerdictCache, verdictKey } from './verdicts.ts';
 
@@ -82,26 +79,13 @@ export interface UpstreamConnectionOptions {
   verdicts?: VerdictCache;
 }
 
-export interface CallOptions {
+export interface CallOptions extends Askers {
   /** Cancels the call: the upstream is told (`notifications/cancelled`, or the stream closed). */
   signal?: AbortSignal;
   /** Asks the upstream for progress (`_meta.progressToken`) and receives each notification. */
   onprogress?: (progress: Progress) => void;
   /** Overrides `requestTimeoutMs` for this call. */
   timeout?: number;
-  /**
-   * Answers the upstream's elicitations during this call — the caller's own `ctx.elicit`. If it
-   * throws, the call ends with that error (and the upstream's request is cancelled).
-   * Without it, an upstream that asks fails the call with `INPUT_UNAVAILABLE`.
-   */
-  elicit?: (params: ElicitRequestParams) => Promise<ElicitResult>;
-  /** Answers the upstream's sampling requests during this call, like `elicit`. */
-  sample?: (params: CreateMessageRequestParams) => Promise<CreateMessageResult>;
-  /**
-   * Who is calling (a session or principal id). A 2025 upstream's requests do not say which call
-   * they belong to; with several calls in flight they are routed only when all are one caller's.
-   */
-  caller?: string;
 }
 
 /** Stderr, in the process-wide format, for callers that pass no logger. */
@@ -113,22 +97,10 @@ const LooseResult = z.object({}).passthrough();
 const LoosePage = z.object({ nextCursor: z.string().optional() }).passthrough();
 
 const MAX_PAGES = 1000;
-/** `input_required` rounds one call may take before we call the upstream broken. */
-const MAX_INPUT_ROUNDS = 10;
 /** The methods whose result may be `input_required` (2026-07-28, basic/patterns/mrtr). */
 const INTERACTIVE = new Set(['tools/call', 'prompts/get', 'resources/read']);
 /** `_meta` keys that describe the upstream's connection, not the content: not passed on. */
 const PROTOCOL_META_PREFIX = 'io.modelcontextprotocol/';
-
-type Question = 'elicit' | 'sample';
-
-/** A call in flight, for routing the upstream's questions to whoever made it. */
-interface InFlight {
-  readonly options: CallOptions;
-  readonly deadline: RequestDeadline;
-  /** The caller's error from answering a question; the call ends with it. */
-  failure?: { error: unknown };
-}
 
 export class UpstreamConnection {
   readonly name: string;
@@ -146,12 +118,13 @@ export class UpstreamConnection {
   /** Clients whose transport closed; a closed client is never handed out again. */
   readonly #dead = new WeakSet<Client>();
   readonly #progress: ProgressRouter;
-  readonly #calls = new Set<InFlight>();
+  readonly #questions: CallerQuestions;
 
   constructor(name: string, params: UpstreamParams, options: UpstreamConnectionOptions = {}) {
     this.name = name;
     this.params = params;
     this.#progress = new ProgressRouter(name);
+    this.#questions = new CallerQuestions(name);
     this.#verdicts = options.verdicts ?? new VerdictCache();
     this.#options = {
       env: options.env ?? process.env,
@@ -391,10 +364,10 @@ export class UpstreamConnection {
     client.onerror = (error) => logger.debug(`upstream '${this.name}': ${errorMessage(error)}`);
     // A 2025 upstream asks by sending requests; they carry nothing naming the call they belong to.
     client.setRequestHandler('elicitation/create', ({ params }) =>
-      this.#answer(this.#askedBy('elicit'), 'elicit', params),
+      this.#questions.answerRequest('elicit', params),
     );
     client.setRequestHandler('sampling/createMessage', ({ params }) =>
-      this.#answer(this.#askedBy('sample'), 'sample', params),
+      this.#questions.answerRequest('sample', params),
     );
     const changed = (kind: ListKind) => async () => onListChanged?.(kind);
     client.setNotificationHandler('notifications/tools/list_changed', changed('tools'));
@@ -405,67 +378,6 @@ export class UpstreamConnection {
       logger.debug(`[upstream ${this.name}] ${params.level}: ${data}`);
     });
     return client;
-  }
-
-  /**
-   * The call a 2025 upstream's request belongs to: the only call in flight that can answer it,
-   * or the latest of several made by one caller. Questions are never guessed across callers.
-   */
-  #askedBy(question: Question): InFlight {
-    const able = [...this.#calls].filter((call) => call.options[question] && !call.failure);
-    const what = question === 'elicit' ? 'elicitation' : 'sampling';
-    if (able.length === 0) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidRequest,
-        `no call in progress through mcpbox can answer this ${what} request`,
-      );
-    }
-    const callers = new Set(able.map((call) => call.options.caller));
-    if (able.length > 1 && (callers.size > 1 || callers.has(undefined))) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidRequest,
-        `${able.length} calls from different callers are in progress through mcpbox; cannot tell which one this ${what} request is for`,
-      );
-    }
-    return able[able.length - 1];
-  }
-
-  /**
-   * Puts the upstream's question to the caller. The call's clock stops meanwhile (a person may be
-   * answering). A caller that cannot answer ends the call with its own error.
-   */
-  async #answer(call: InFlight, question: 'elicit', params: unknown): Promise<ElicitResult>;
-  async #answer(call: InFlight, question: 'sample', params: unknown): Promise<CreateMessageResult>;
-  async #answer(
-    call: InFlight,
-    question: Question,
-    params: unknown,
-  ): Promise<ElicitResult | CreateMessageResult> {
-    const ask = call.options[question] as ((p: unknown) => Promise<never>) | undefined;
-    if (!ask) {
-      const what = question === 'elicit' ? 'elicitation' : 'sampling';
-      const error = new UpstreamError(
-        'INPUT_UNAVAILABLE',
-        `upstream '${this.name}' asked for ${what}, which this caller cannot provide`,
-      );
-      call.failure = { error };
-      call.deadline.abort(error);
-      throw error;
-    }
-    const release = call.deadline.hold();
-    try {
-      // A call cancelled meanwhile stops waiting for the answer (the caller may never give it).
-      return await untilAborted(ask(params), call.deadline.signal);
-    } catch (error) {
-      // A cancelled call is reported as cancelled; any other failure is the caller's own.
-      if (!call.deadline.signal.aborted) {
-        call.failure ??= { error };
-        call.deadline.abort(error);
-      }
-      throw error;
-    } finally {
-      release();
-    }
   }
 
   async #request(
@@ -487,8 +399,7 @@ export class UpstreamConnection {
     const withToken = route
       ? { ...params, _meta: { ...(params._meta as object), progressToken: route.token } }
       : params;
-    const call: InFlight = { options, deadline };
-    this.#calls.add(call);
+    const call = this.#questions.begin(options, deadline);
     try {
       let leg: Record<string, unknown> = withToken;
       for (let round = 0; ; round++) {
@@ -507,48 +418,17 @@ export class UpstreamConnection {
             `upstream '${this.name}' still asked for input after ${MAX_INPUT_ROUNDS} rounds of ${method}`,
           );
         }
-        leg = await this.#nextRound(call, withToken, result);
+        leg = await this.#questions.nextRound(call, withToken, result);
         deadline.touch();
       }
     } catch (error) {
       if (call.failure) throw call.failure.error;
       throw this.#explainRequestError(error, live, method, deadline, timeout);
     } finally {
-      this.#calls.delete(call);
+      this.#questions.end(call);
       deadline.dispose();
       route?.release();
     }
-  }
-
-  /**
-   * Answers one `input_required` result (2026-07-28): each embedded request goes to the caller,
-   * one after the other in the order sent, and the original params are sent again with the
-   * answers and the upstream's `requestState`, byte for byte.
-   */
-  async #nextRound(
-    call: InFlight,
-    original: Record<string, unknown>,
-    result: Record<string, unknown>,
-  ): Promise<Record<string, unknown>> {
-    const requests = (result.inputRequests ?? {}) as Record<string, unknown>;
-    const responses: Record<string, unknown> = {};
-    for (const [key, request] of Object.entries(requests)) {
-      const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown };
-      if (method === 'elicitation/create') {
-        responses[key] = await this.#answer(call, 'elicit', params);
-      } else if (method === 'sampling/createMessage') {
-        responses[key] = await this.#answer(call, 'sample', params);
-      } else {
-        throw new UpstreamError(
-          'PROTOCOL_ERROR',
-          `upstream '${this.name}' asked for ${JSON.stringify(method)}, which mcpbox does not offer upstreams`,
-        );
-      }
-    }
-    const next: Record<string, unknown> = { ...original };
-    if (Object.keys(responses).length > 0) next.inputResponses = responses;
-    if (typeof result.requestState === 'string') next.requestState = result.requestState;
-    return next;
   }
 
   async #listAll(capability: ListKind, method: string, key: string): Promise<unknown[]> {
@@ -626,16 +506,6 @@ export class UpstreamConnection {
       { cause: error },
     );
   }
-}
-
-/** `promise`, or a rejection with the signal's reason as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /**
