@@ -144,7 +144,10 @@ export function upstreamPlugin(
     const what = describeChange(kind, change);
     if (reload) {
       logger?.info(`upstream '${name}' changed its ${what}; mirroring the change`);
-      await reload(plugin);
+      const result = (await reload(plugin)) as { ok?: boolean; error?: string } | undefined;
+      if (result?.ok === false) {
+        logger?.warn(`upstream '${name}': mirroring the change failed: ${result.error}`);
+      }
     } else {
       logger?.warn(
         `upstream '${name}' changed its ${what}; reload plugin '${plugin}' to mirror the change`,
