@@ -9,14 +9,21 @@ export { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 export { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 export {
   type AppLike,
+  CONFIG_SETTING_NAMES,
   checkCredentialEndpoint,
+  checkUnauthenticatedBind,
   createOAuth,
+  type ExposureRemedies,
   type HttpMiddleware,
   IntrospectionTokenVerifier,
+  isLoopbackHost,
   type OAuth,
   type OAuthConfig,
   type OAuthOptions,
   type OAuthRejectionReason,
+  type OAuthSettingNames,
+  type UnauthenticatedBind,
+  UnauthenticatedBindError,
 } from './auth/index.ts';
 export { Catalog } from './catalog/catalog.ts';
 export {

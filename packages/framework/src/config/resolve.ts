@@ -18,7 +18,7 @@ export const DEFAULTS = {
   port: 12201,
   transport: 'stdio',
   stateless: false,
-  oauth_enabled: true,
+  allow_unauthenticated: false,
   oauth_cache_ttl: 28800,
   management_port: 12299,
   auto_prefix: false,
@@ -90,9 +90,15 @@ export function resolveConfig(
     // The health server sits next to the MCP port unless told otherwise; computed here, after
     // every layer (including --http), so `--http 8000` gives 8001.
     health_port: written.health_port ?? (w.port === 0 ? 0 : Math.min(w.port + 1, 65535)),
+    // Loopback unless configured otherwise: /metrics and /health/plugins have no authentication.
+    health_host: written.health_host ?? '127.0.0.1',
     transport: w.transport,
     stateless: w.stateless,
-    oauth_enabled: w.oauth_enabled,
+    allow_unauthenticated: w.allow_unauthenticated,
+    // Setting a URL asks for OAuth; createOAuth then refuses to start with the other missing.
+    oauth_enabled:
+      written.oauth_enabled ??
+      (written.oauth_server_url !== undefined || written.oauth_public_url !== undefined),
     oauth_server_url: written.oauth_server_url,
     oauth_public_url: written.oauth_public_url,
     oauth_cache_ttl: w.oauth_cache_ttl,

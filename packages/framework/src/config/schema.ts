@@ -92,6 +92,10 @@ const version = leaf('a version string', (v) =>
   typeof v === 'string' || typeof v === 'number' ? String(v) : undefined,
 );
 const bool = leaf('true or false', parseBoolean);
+/** Empty means "not set", so `${VAR:-}` leaves the decision to the default. */
+const optionalBool = leaf<boolean | ''>('true or false', (v) =>
+  v === '' ? '' : parseBoolean(v),
+).transform((v) => (v === '' ? undefined : v));
 const port = leaf('a port number (0-65535)', (v) => parseInteger(v, 0, 65535));
 const seconds = leaf('a whole number of seconds (0 or more)', (v) =>
   parseInteger(v, 0, Number.MAX_SAFE_INTEGER),
@@ -148,9 +152,11 @@ export const writtenConfigShape = {
   host: nonEmpty.optional(),
   port: port.optional(),
   health_port: port.optional(),
+  health_host: nonEmpty.optional(),
   transport: transport.optional(),
   stateless: bool.optional(),
-  oauth_enabled: bool.optional(),
+  allow_unauthenticated: optionalBool.optional(),
+  oauth_enabled: optionalBool.optional(),
   oauth_server_url: optionalUrl.optional(),
   oauth_public_url: optionalUrl.optional(),
   oauth_cache_ttl: seconds.optional(),

@@ -56,11 +56,24 @@ export interface WrittenConfig {
   port?: number;
   /** Health server port. Default `port + 1`, computed after command-line overrides. */
   health_port?: number;
+  /**
+   * Address the health server binds. Default `127.0.0.1`, whatever `host` says: its endpoints
+   * (`/metrics`, `/health/plugins`) have no authentication.
+   */
+  health_host?: string;
   /** `stdio` (default), `http` (also written `streamable-http`) or `sse`. */
   transport?: TransportKind;
   /** Streamable HTTP without session ids. Default `false`. */
   stateless?: boolean;
-  /** OAuth token introspection for HTTP transports. Default `true` (no-op without URLs). */
+  /**
+   * Serve HTTP on an address beyond loopback without authentication, on purpose. Default
+   * `false`: such a start is refused.
+   */
+  allow_unauthenticated?: boolean;
+  /**
+   * OAuth token introspection for HTTP transports. Default: on when `oauth_server_url` or
+   * `oauth_public_url` is set; on with a URL missing is a start-up error.
+   */
   oauth_enabled?: boolean;
   oauth_server_url?: string;
   oauth_public_url?: string;
@@ -100,8 +113,11 @@ export interface Config {
   host: string;
   port: number;
   health_port: number;
+  health_host: string;
   transport: TransportKind;
   stateless: boolean;
+  allow_unauthenticated: boolean;
+  /** Resolved: as written, else whether either OAuth URL is set. */
   oauth_enabled: boolean;
   oauth_server_url: string | undefined;
   oauth_public_url: string | undefined;

@@ -32,7 +32,13 @@ program
     'serve Streamable HTTP at http://127.0.0.1:<port>/mcp (default: stdio)',
     portNumber,
   )
+  .option('--host <address>', 'HTTP bind address (default 127.0.0.1: this machine only)')
+  .option(
+    '--allow-unauthenticated',
+    'serve HTTP beyond loopback without authentication (refused otherwise)',
+  )
   .option('--health-port <port>', 'health server port (default: HTTP port + 1)', portNumber)
+  .option('--health-host <address>', 'health server bind address (default 127.0.0.1)')
   .option('--mgmt-port <port>', 'management API port on 127.0.0.1 (default 12299)', portNumber)
   .option('--mgmt-token <token>', 'bearer token required by the management API')
   .option('-d, --plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
@@ -52,7 +58,10 @@ program
         autoload: options.autoload,
         configFile: options.config,
         httpPort: options.http,
+        host: options.host,
+        allowUnauthenticated: options.allowUnauthenticated,
         healthPort: options.healthPort,
+        healthHost: options.healthHost,
         mgmtPort: options.mgmtPort,
         mgmtToken: options.mgmtToken,
         pluginDirs: options.pluginDir,

@@ -15,7 +15,10 @@
  * With a token every request needs `Authorization: Bearer <token>` (compared in constant time),
  * else 401 `{"ok":false,"error":"unauthorized"}`. A failed operation or a malformed body is 400
  * `{"ok":false,"error":…}`; an unknown command or path 404. Requests whose `Host` is not a
- * loopback name are refused (a web page cannot reach the API through DNS rebinding).
+ * loopback name are refused (a web page cannot reach the API through DNS rebinding), and so are
+ * state-changing requests that a browser marks as coming from another site (`origin.ts`), with
+ * or without a token. Bodies are JSON whatever their `Content-Type` says (`curl -d` sends
+ * `application/x-www-form-urlencoded`).
  *
  * The server writes nothing to stdout: under stdio that belongs to the MCP protocol.
  *
@@ -23,7 +26,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@mcpbox/framework';
+import { checkUnauthenticatedBind, createLogger } from '@mcpbox/framework';
 import type { PluginManager } from '../proxy/manager.ts';
 import { bearerCheck } from './auth.ts';
 import { HttpError } from './errors.ts';
@@ -37,6 +40,8 @@ export interface ManagementServerOptions {
   host?: string;
   /** Bearer token; unset or empty means no authentication. */
   token?: string;
+  /** Without a token, a `host` beyond loopback is refused unless this is true. */
+  allowUnauthenticated?: boolean;
 }
 
 export interface ManagementServer {
@@ -170,6 +175,21 @@ export async function startManagementServer(
   options: ManagementServerOptions,
 ): Promise<ManagementServer> {
   const host = options.host ?? '127.0.0.1';
+  if (!options.token) {
+    checkUnauthenticatedBind(
+      {
+        what: 'the management API',
+        host,
+        allowUnauthenticated: options.allowUnauthenticated,
+        remedies: {
+          loopback: 'host 127.0.0.1',
+          authenticate: 'set a token (--mgmt-token, management_token)',
+          allow: '--allow-unauthenticated (or allow_unauthenticated: true)',
+        },
+      },
+      log,
+    );
+  }
   const authorized = bearerCheck(options.token);
   const routes = routesFor(options.manager);
 

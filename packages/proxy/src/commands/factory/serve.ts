@@ -31,7 +31,13 @@ export interface FactoryOptions {
   configFile?: string;
   /** `--http PORT`: switches to Streamable HTTP. */
   httpPort?: number;
+  /** `--host`: the HTTP bind address. */
+  host?: string;
+  /** `--allow-unauthenticated`: serve beyond loopback without authentication, on purpose. */
+  allowUnauthenticated?: boolean;
   healthPort?: number;
+  /** `--health-host`: the health server's bind address (default 127.0.0.1). */
+  healthHost?: string;
   /** `--plugin-dir`, searched before the config's `plugin_dirs` and the repository's plugins/. */
   pluginDirs?: string[];
   stateless?: boolean;
@@ -55,7 +61,10 @@ function readConfig(options: FactoryOptions): Config {
     overrides: {
       transport: options.httpPort === undefined ? undefined : 'http',
       port: options.httpPort,
+      host: options.host,
+      allow_unauthenticated: options.allowUnauthenticated,
       health_port: options.healthPort,
+      health_host: options.healthHost,
       stateless: options.stateless,
       log_level: options.logLevel,
     },
@@ -96,7 +105,7 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
     // Up before plugins load, so /health/ready can say "not yet" while they do.
     health = await startHealthServer({
       port: config.health_port,
-      host: config.host,
+      host: config.health_host,
       stats: server.stats,
       readiness: () =>
         loading

@@ -38,7 +38,13 @@ export interface ProxyServeOptions {
   configFile?: string;
   /** `--http PORT`: Streamable HTTP (and legacy SSE) instead of stdio. */
   httpPort?: number;
+  /** `--host`: the HTTP bind address. */
+  host?: string;
+  /** `--allow-unauthenticated`: serve beyond loopback without authentication, on purpose. */
+  allowUnauthenticated?: boolean;
   healthPort?: number;
+  /** `--health-host`: the health server's bind address (default 127.0.0.1). */
+  healthHost?: string;
   mgmtPort?: number;
   mgmtToken?: string;
   /**
@@ -63,7 +69,10 @@ function readConfig(options: ProxyServeOptions): Config {
     overrides: {
       transport: options.httpPort === undefined ? undefined : 'http',
       port: options.httpPort,
+      host: options.host,
+      allow_unauthenticated: options.allowUnauthenticated,
       health_port: options.healthPort,
+      health_host: options.healthHost,
       management_port: options.mgmtPort,
       management_token: options.mgmtToken,
       autoload: options.autoload,
@@ -160,12 +169,13 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
       manager,
       port: config.management_port,
       token: config.management_token,
+      allowUnauthenticated: config.allow_unauthenticated,
     });
 
     if (http) {
       health = await startHealthServer({
         port: config.health_port,
-        host: config.host,
+        host: config.health_host,
         stats: server.stats,
         readiness: () => {
           if (loading)

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { endProcessGroup } from '../../../../framework/src/__fixtures__/serverProcess.ts';
 
 export const PROXY_BIN = fileURLToPath(new URL('../../../bin/mcp-proxy.js', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
@@ -39,21 +40,7 @@ export async function startProxy(
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => resolve(code)),
   );
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    try {
-      process.kill(-child.pid!, 'SIGTERM');
-    } catch {
-      return;
-    }
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {}
-    }, 5000);
-    await exited;
-    clearTimeout(timer);
-  };
+  const stop = () => endProcessGroup(child, exited);
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   while (true) {
     const line = /serving .* management API http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
