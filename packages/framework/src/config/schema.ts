@@ -108,6 +108,27 @@ const stringList = leaf('a list of strings', (v) => (Array.isArray(v) ? v : unde
 const stringMap = leaf('a mapping of strings', (v) => (isMapping(v) ? v : undefined)).pipe(
   z.record(str),
 );
+/** A JavaScript regular expression that compiles and cannot match the empty string. */
+const pattern = z.unknown().transform((value, ctx): string => {
+  let problem: string | undefined;
+  if (typeof value !== 'string' || value === '') problem = 'a non-empty string';
+  else {
+    try {
+      if (new RegExp(value).test('')) problem = 'one that cannot match the empty string';
+    } catch (error) {
+      problem = `a valid one (${(error as Error).message})`;
+    }
+  }
+  if (problem === undefined) return value as string;
+  ctx.addIssue({
+    code: z.ZodIssueCode.custom,
+    message: `expected a regular expression, ${problem}; got ${describeValue(value)}`,
+  });
+  return z.NEVER;
+});
+const patternList = leaf('a list of regular expressions', (v) =>
+  Array.isArray(v) ? v : undefined,
+).pipe(z.array(pattern));
 const logLevel = leaf<LogLevel>(
   `one of ${LOG_LEVELS.join(', ')}`,
   oneOf(LOG_LEVELS, { warn: 'warning' }),
@@ -179,6 +200,9 @@ export const writtenConfigShape = {
   plugin_dirs: stringList.optional(),
   plugin_config_dir: nonEmpty.optional(),
   tool_log_dir: nonEmpty.optional(),
+  redact_keys: patternList.optional(),
+  redact_values: patternList.optional(),
+  redact_heuristics: bool.optional(),
   gate: z
     .record(z.unknown(), { invalid_type_error: 'expected a mapping of gate settings' })
     .optional(),

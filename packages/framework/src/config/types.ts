@@ -97,6 +97,15 @@ export interface WrittenConfig {
   plugin_config_dir?: string;
   /** Directory of the JSON-lines tool-call log. Default `~/.mcp_proxy/logs`. */
   tool_log_dir?: string;
+  /**
+   * Extra names whose values the tool-call logs never show, as regular expressions matched
+   * case-insensitively (`password`, `token`, `api_key`, … are built in). Default `[]`.
+   */
+  redact_keys?: string[];
+  /** Extra regular expressions; every match in a logged value is replaced. Default `[]`. */
+  redact_values?: string[];
+  /** Also redact long random-looking strings in the logs (best effort). Default `true`. */
+  redact_heuristics?: boolean;
   /** TOTP gate settings, validated by the gate module. */
   gate?: Record<string, unknown>;
   /** Serve Prometheus metrics on the health server. Default `false`. */
@@ -133,6 +142,9 @@ export interface Config {
   plugin_dirs: string[];
   plugin_config_dir: string;
   tool_log_dir: string;
+  redact_keys: string[];
+  redact_values: string[];
+  redact_heuristics: boolean;
   gate: Record<string, unknown> | undefined;
   metrics: boolean;
   /** Absolute path of the file this was read from, if any (for messages). */

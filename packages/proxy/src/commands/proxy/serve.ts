@@ -112,7 +112,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   // the log and the metrics also see calls the gate blocks or the validator rejects — plugin
   // tools, mirrored upstream tools and `proxy__*` tools alike.
   const security = createSecurity(config, {
-    toolLogger: new JsonlToolLogger({ dir: config.tool_log_dir }),
+    toolLogger: new JsonlToolLogger({ dir: config.tool_log_dir, redaction: config }),
   });
   const server = createServer(config, {
     proxy: commands.slot,
