@@ -14,6 +14,7 @@ import {
   createSecurity,
   createServer,
   type HealthServer,
+  JsonlToolLogger,
   type LogLevel,
   loadConfig,
   startHealthServer,
@@ -92,8 +93,12 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
     ...config.plugin_dirs,
     BUILTIN_PLUGIN_DIR,
   ];
-  // OAuth in front of HTTP, the TOTP gate, metrics: all from the config, none when not set up.
-  const security = createSecurity(config);
+  // OAuth in front of HTTP, the TOTP gate, metrics and the JSONL tool-call log
+  // (`{tool_log_dir}/tool_calls.jsonl`, redacted by the config's `redact_*` rules too), all from
+  // the config — as in mcp-proxy.
+  const security = createSecurity(config, {
+    toolLogger: new JsonlToolLogger({ dir: config.tool_log_dir, redaction: config }),
+  });
   const server = createServer(config, { pluginDirs, ...security.httpOptions });
   security.install(server);
 
