@@ -72,7 +72,7 @@ const program = new Command('mcp-client')
     }
     const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
     try {
-      await runRepl({
+      const { exitCode } = await runRepl({
         session,
         out,
         input: process.stdin,
@@ -80,6 +80,7 @@ const program = new Command('mcp-client')
         terminal,
         historyFile: options.history ? defaultHistoryFile() : undefined,
       });
+      if (exitCode !== 0) process.exitCode = exitCode;
     } finally {
       await session.close();
     }
