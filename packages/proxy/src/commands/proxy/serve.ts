@@ -138,7 +138,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   let loading = true;
 
   const shutdown = createShutdown(async () => {
-    watcher?.close();
+    await watcher?.close();
     await management?.close();
     await inner.close();
     await server.close();
@@ -200,6 +200,8 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
 
     if (options.watch) {
       watcher = new PluginWatcher({ manager });
+      // Up before clients connect, so no save made after start-up goes unseen.
+      await watcher.ready;
       log.info(
         `watching plugin files for changes (${watcher.plugins.join(', ') || 'none loaded yet'})`,
       );

@@ -6,6 +6,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { endProcessGroup } from '../../../../framework/src/__fixtures__/serverProcess.ts';
 
 export const PROXY_BIN = fileURLToPath(new URL('../../../bin/mcp-proxy.js', import.meta.url));
@@ -93,4 +95,31 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * Launches `mcp-proxy <args>` over stdio as an MCP client would, from the repository root with
+ * `HOME` set to `home` (so `~/mcp_plugins` is the test's), and connects `client` (one with its
+ * handlers set, or a plain one); `t.after` closes it, which ends the proxy.
+ */
+export async function connectStdioProxy(
+  t: { after(fn: () => Promise<void>): void },
+  args: string[],
+  home: string,
+  client = new Client({ name: 'proxy-test', version: '1.0.0' }),
+): Promise<{ client: Client; stderr(): string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [PROXY_BIN, ...args],
+    cwd: REPO_ROOT,
+    env: { ...(process.env as Record<string, string>), HOME: home },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  t.after(() => client.close());
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
 }
