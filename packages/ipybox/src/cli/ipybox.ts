@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 
 const LEVELS = {
@@ -35,11 +36,18 @@ function port(value: string): number {
   return n;
 }
 
+/** The version of `@mcpbox/ipybox`, for `--version`. */
+function packageVersion(): string {
+  const manifest = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}
+
 const program = new Command('ipybox')
   .description(
     'MCP server that runs Python in a stateful IPython kernel; code can call the tools of registered MCP servers.\n' +
       'stdio by default; Streamable HTTP at http://127.0.0.1:PORT/mcp with --http PORT.',
   )
+  .version(packageVersion(), '-V, --version', 'print the version')
   .option('--workspace <dir>', 'workspace directory (created if missing)', '.')
   .addOption(
     new Option('--log-level <level>', 'DEBUG, INFO, WARNING, ERROR or CRITICAL')

@@ -9,6 +9,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ConnectTarget, HttpTransportChoice } from '../client/connect.ts';
+import { packageVersion } from './options.ts';
 
 interface ClientOptions {
   token?: string;
@@ -40,6 +41,7 @@ export function targetFromArgs(operands: string[], options: ClientOptions): Conn
 const program = new Command('mcp-client')
   .description('Interactive MCP client: list and call tools, read resources, get prompts.')
   .usage('[options] URL | [options] -- COMMAND [ARGS...]')
+  .version(packageVersion(), '-V, --version', 'print the version')
   .argument('<server...>', 'a Streamable HTTP / SSE URL, or (after --) a command to run over stdio')
   .addOption(new Option('--token <token>', 'bearer token for HTTP').env('MCP_TOKEN'))
   .addOption(

@@ -8,13 +8,14 @@
  */
 import { Command } from 'commander';
 import { runCommand } from '../commands/exit.ts';
-import { collect, portNumber } from './options.ts';
+import { collect, packageVersion, portNumber } from './options.ts';
 
 const program = new Command('mcp-factory')
   .description(
     'Serve MCP plugins loaded at start-up: stdio by default, Streamable HTTP with --http.\n' +
       'Plugins come from --plugins, else the config file (plugins_load, autoload, enabled plugins:).',
   )
+  .version(packageVersion(), '-V, --version', 'print the version')
   .option('-p, --plugins <names...>', 'plugins to load (names, paths or npm packages)')
   .option('-c, --config <file>', 'YAML configuration file')
   .option(

@@ -30,6 +30,7 @@ import { checkUnauthenticatedBind, createLogger } from '@mcpbox/framework';
 import type { PluginManager } from '../proxy/manager.ts';
 import { bearerCheck } from './auth.ts';
 import { HttpError } from './errors.ts';
+import { crossSiteRefusal } from './origin.ts';
 import { statusJson } from './status.ts';
 
 export interface ManagementServerOptions {
@@ -89,13 +90,17 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return undefined;
-  const type = req.headers['content-type'] ?? '';
-  if (!/^application\/json\b/i.test(type)) {
-    throw new HttpError(400, 'expected a JSON body (Content-Type: application/json)');
-  }
   try {
     return JSON.parse(text);
   } catch (error) {
+    // A body sent as something else (a form, say) is answered with what the API expects.
+    const type = req.headers['content-type'];
+    if (type !== undefined && !/^application\/json\b/i.test(type)) {
+      throw new HttpError(
+        400,
+        `expected a JSON body, e.g. {"plugin": "echo"}; got Content-Type ${type} that is not JSON`,
+      );
+    }
     throw new HttpError(400, `malformed JSON body: ${(error as Error).message}`);
   }
 }
@@ -148,7 +153,12 @@ function routesFor(manager: PluginManager): Map<string, Route> {
     ],
     [
       'POST /proxy/reload',
-      async (req) => operationResult(await manager.reload(await pluginName(req))),
+      async (req) => {
+        const plugin = await pluginName(req);
+        return operationResult(
+          await manager.reload(plugin, { howToLoad: `mcp-proxy load ${plugin}` }),
+        );
+      },
     ],
     ['GET /proxy/commands', () => ({ commands: manager.commands.list() })],
     [
@@ -197,6 +207,8 @@ export async function startManagementServer(
     if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
       return send(res, 403, { ok: false, error: 'forbidden host' });
     }
+    const crossSite = crossSiteRefusal(req, req.socket.localPort ?? 0);
+    if (crossSite) return send(res, 403, { ok: false, error: crossSite });
     if (!authorized(req.headers.authorization)) {
       return send(res, 401, { ok: false, error: 'unauthorized' });
     }

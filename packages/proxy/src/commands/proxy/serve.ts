@@ -31,6 +31,7 @@ import { PluginWatcher } from '../../proxy/watch.ts';
 import { fail } from '../exit.ts';
 import { BUILTIN_PLUGIN_DIR } from '../factory/serve.ts';
 import { createShutdown } from '../shutdown.ts';
+import { mgmtTokenFromFlags } from './mgmtToken.ts';
 
 export interface ProxyServeOptions {
   /** `--autoload`: replaces the config's `autoload` list. */
@@ -46,7 +47,10 @@ export interface ProxyServeOptions {
   /** `--health-host`: the health server's bind address (default 127.0.0.1). */
   healthHost?: string;
   mgmtPort?: number;
+  /** `--mgmt-token`: wins over the config's `management_token` and `MCP_MGMT_TOKEN`; not empty. */
   mgmtToken?: string;
+  /** `--mgmt-token-file`: the token read from a file instead (not visible in `ps`). */
+  mgmtTokenFile?: string;
   /**
    * `--plugin-dir`, searched before the config's `plugin_dirs`, then `plugin_config_dir`
    * (default `~/mcp_plugins`), then the repository's plugins/.
@@ -60,7 +64,7 @@ export interface ProxyServeOptions {
 
 const log = createLogger('proxy');
 
-function readConfig(options: ProxyServeOptions): Config {
+function readConfig(options: ProxyServeOptions, mgmtToken: string | undefined): Config {
   return loadConfig({
     file: options.configFile,
     env: options.env,
@@ -74,7 +78,7 @@ function readConfig(options: ProxyServeOptions): Config {
       health_port: options.healthPort,
       health_host: options.healthHost,
       management_port: options.mgmtPort,
-      management_token: options.mgmtToken,
+      management_token: mgmtToken,
       autoload: options.autoload,
       log_level: options.logLevel,
     },
@@ -95,7 +99,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   await registerTypeScriptForCommonJs();
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
-  const config = readConfig(options);
+  const config = readConfig(options, mgmtTokenFromFlags(options, cwd));
   configureLogging({ level: config.log_level, format: config.log_format });
 
   // The anchor's probe treated a token-protected proxy's 401 as "not running"; any answer counts.
@@ -136,6 +140,10 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   let health: HealthServer | undefined;
   let watcher: PluginWatcher | undefined;
   let loading = true;
+  // Autoloaded plugins that failed at start-up. Readiness means "serves what it was started
+  // with": one of these keeps it at 503 until it loads; a plugin the operator unloads on purpose
+  // later does not make the server unready.
+  const failedAtStartup: string[] = [];
 
   const shutdown = createShutdown(async () => {
     await watcher?.close();
@@ -180,7 +188,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
         readiness: () => {
           if (loading)
             return { ready: false, error: `loading plugins: ${config.autoload.join(', ')}` };
-          const missing = config.autoload.filter((name) => !manager.registry.isLoaded(name));
+          const missing = failedAtStartup.filter((name) => !manager.registry.isLoaded(name));
           return missing.length > 0
             ? { ready: false, error: `autoloaded plugins not loaded: ${missing.join(', ')}` }
             : { ready: true };
@@ -193,7 +201,10 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
     for (const name of config.autoload) {
       const result = await manager.load(name);
       if (result.ok) log.info(`loaded ${name}: ${result.tools.join(', ') || '(no tools)'}`);
-      else log.error(result.error ?? `Plugin '${name}' failed to load`);
+      else {
+        failedAtStartup.push(name);
+        log.error(result.error ?? `Plugin '${name}' failed to load`);
+      }
     }
     manager.markStartupDone();
     loading = false;
