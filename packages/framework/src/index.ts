@@ -105,9 +105,11 @@ export { ServerMetrics, type ServerMetricsOptions, type ToolCallOutcome } from '
 export {
   type AvailablePlugin,
   importPluginSource,
+  isPluginPath,
   listAvailablePlugins,
   type PluginSource,
   pluginModuleOf,
+  pluginNameOfPath,
   resolvePlugin,
 } from './plugins/load.ts';
 export {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connectStdioProxy, freePort } from './__fixtures__/proxyProcess.ts';
+import { connectStdio, freePort } from './__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin, writeFile } from './__fixtures__/testdir.ts';
 
 test('stdio: management API beside the protocol, list_changed after REST, --watch', async (t) => {
@@ -28,12 +28,11 @@ test('stdio: management API beside the protocol, list_changed after REST, --watc
     changes += 1;
     onChange();
   });
-  const { stderr } = await connectStdioProxy(
-    t,
-    ['--mgmt-port', String(port), '-d', dir, '-a', 'counter', '--watch'],
-    dir,
+  const { stderr } = await connectStdio(t, {
+    args: ['--mgmt-port', String(port), '-d', dir, '-a', 'counter', '--watch'],
+    home: dir,
     client,
-  );
+  });
   const waitChange = (count: number) =>
     new Promise<void>((resolve) => {
       onChange = () => changes >= count && resolve();
@@ -64,6 +63,8 @@ test('stdio: management API beside the protocol, list_changed after REST, --watc
 
   assert.deepEqual(protocolErrors, [], 'stdout carried only protocol messages');
   assert.match(stderr(), /management API http:\/\/127\.0\.0\.1:\d+/);
+  // Before the temp folder goes (t.after runs in order): the proxy writes its log into HOME.
+  await client.close();
 });
 
 /** The watcher's unload and load are two changes; poll until the new code answers. */

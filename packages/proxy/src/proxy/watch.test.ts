@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import type { LoadResult } from '@mcpbox/framework';
 import { inProcessProxy } from './__fixtures__/inProcess.ts';
-import { connectStdioProxy, freePort } from './__fixtures__/proxyProcess.ts';
+import { connectStdio, freePort } from './__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin, writeFile } from './__fixtures__/testdir.ts';
 import { PluginWatcher } from './watch.ts';
 
@@ -122,11 +122,10 @@ test('mcp-proxy --watch: five `sed -i` saves, five reloads a client sees', async
     },
     t,
   );
-  const { client, stderr } = await connectStdioProxy(
-    t,
-    ['--mgmt-port', String(await freePort()), '-d', dir, '-a', 'weather', '--watch'],
-    dir,
-  );
+  const { client, stderr } = await connectStdio(t, {
+    args: ['--mgmt-port', String(await freePort()), '-d', dir, '-a', 'weather', '--watch'],
+    home: dir,
+  });
   const answer = async () => {
     const result = await client.callTool({ name: 'weather_v', arguments: {} });
     return (result.content as Array<{ text?: string }>)[0]?.text;
@@ -144,4 +143,6 @@ test('mcp-proxy --watch: five `sed -i` saves, five reloads a client sees', async
     }
     assert.equal(text, `w${round}`, `round ${round}: no reload after sed -i\n${stderr()}`);
   }
+  // Before the temp folder goes (t.after runs in order): the proxy writes its log into HOME.
+  await client.close();
 });

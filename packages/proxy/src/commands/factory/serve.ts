@@ -20,6 +20,7 @@ import {
   startHealthServer,
 } from '@mcpbox/framework';
 import { fail } from '../exit.ts';
+import { namePluginPaths } from '../pluginPaths.ts';
 import { createShutdown } from '../shutdown.ts';
 import { httpClientConfig, stdioClientConfig } from './clientConfig.ts';
 import { loadPlugins } from './loadPlugins.ts';
@@ -87,6 +88,8 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
 
   const selection = selectPlugins(options.plugins, config);
   if (selection.names.length === 0) throw fail('No plugins specified (use --plugins or config)');
+  // A plugin given by path goes by its folder's or file's name.
+  const named = namePluginPaths(selection.names, config, cwd);
 
   const pluginDirs = [
     ...(options.pluginDirs ?? []).map((dir) => resolve(cwd, dir)),
@@ -114,7 +117,7 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
       stats: server.stats,
       readiness: () =>
         loading
-          ? { ready: false, error: `loading plugins: ${selection.names.join(', ')}` }
+          ? { ready: false, error: `loading plugins: ${named.names.join(', ')}` }
           : missing.length > 0
             ? { ready: false, error: `plugins not loaded: ${missing.join(', ')}` }
             : { ready: true },
@@ -131,7 +134,7 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
   }, log);
 
   try {
-    const outcome = await loadPlugins(server.registry, selection.names, config);
+    const outcome = await loadPlugins(server.registry, named.names, named.config);
     loading = false;
     missing = outcome.failed.map((f) => f.plugin);
     if (outcome.loaded.length === 0) {
@@ -165,7 +168,11 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
           stdioClientConfig(
             config.server_name,
             process.execPath,
-            stdioArgs(options, outcome.loaded, cwd),
+            stdioArgs(
+              options,
+              outcome.loaded.map((name) => named.paths.get(name) ?? name),
+              cwd,
+            ),
           ),
           '',
         ].join('\n'),

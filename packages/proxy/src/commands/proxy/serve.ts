@@ -30,6 +30,7 @@ import { PluginManager } from '../../proxy/manager.ts';
 import { PluginWatcher } from '../../proxy/watch.ts';
 import { fail } from '../exit.ts';
 import { BUILTIN_PLUGIN_DIR } from '../factory/serve.ts';
+import { namePluginPaths } from '../pluginPaths.ts';
 import { createShutdown } from '../shutdown.ts';
 import { mgmtTokenFromFlags } from './mgmtToken.ts';
 
@@ -99,7 +100,10 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   await registerTypeScriptForCommonJs();
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
-  const config = readConfig(options, mgmtTokenFromFlags(options, cwd));
+  const written = readConfig(options, mgmtTokenFromFlags(options, cwd));
+  // A plugin given by path (--autoload, autoload:) goes by its folder's or file's name.
+  const named = namePluginPaths(written.autoload, written, cwd);
+  const config: Config = { ...named.config, autoload: named.names };
   configureLogging({ level: config.log_level, format: config.log_format });
 
   // The anchor's probe treated a token-protected proxy's 401 as "not running"; any answer counts.

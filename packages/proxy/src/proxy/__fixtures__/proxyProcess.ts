@@ -97,21 +97,32 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+export const FACTORY_BIN = fileURLToPath(new URL('../../../bin/mcp-factory.js', import.meta.url));
+
+export interface StdioLaunch {
+  /** The bin to run. Default `mcp-proxy`. */
+  bin?: string;
+  args: string[];
+  /** `HOME` for the child, so `~/mcp_plugins` and the like are the test's. */
+  home: string;
+  /** Default the repository root. */
+  cwd?: string;
+  /** A client with its handlers already set; default a plain one. */
+  client?: Client;
+}
+
 /**
- * Launches `mcp-proxy <args>` over stdio as an MCP client would, from the repository root with
- * `HOME` set to `home` (so `~/mcp_plugins` is the test's), and connects `client` (one with its
- * handlers set, or a plain one); `t.after` closes it, which ends the proxy.
+ * Launches a bin over stdio as an MCP client would and connects an SDK client; `t.after`
+ * closes it, which ends the child.
  */
-export async function connectStdioProxy(
+export async function connectStdio(
   t: { after(fn: () => Promise<void>): void },
-  args: string[],
-  home: string,
-  client = new Client({ name: 'proxy-test', version: '1.0.0' }),
+  { bin = PROXY_BIN, args, home, cwd = REPO_ROOT, client }: StdioLaunch,
 ): Promise<{ client: Client; stderr(): string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [PROXY_BIN, ...args],
-    cwd: REPO_ROOT,
+    args: [bin, ...args],
+    cwd,
     env: { ...(process.env as Record<string, string>), HOME: home },
     stderr: 'pipe',
   });
@@ -119,7 +130,8 @@ export async function connectStdioProxy(
   transport.stderr?.on('data', (chunk) => {
     stderr += chunk;
   });
-  t.after(() => client.close());
-  await client.connect(transport);
-  return { client, stderr: () => stderr };
+  const connected = client ?? new Client({ name: 'stdio-test', version: '1.0.0' });
+  t.after(() => connected.close());
+  await connected.connect(transport);
+  return { client: connected, stderr: () => stderr };
 }
