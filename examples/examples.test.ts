@@ -1,6 +1,7 @@
 // Every example is run here, so none of them can rot: the configs load cleanly, each launch
 // script starts and answers MCP (free ports through the scripts' environment overrides), the
-// systemd unit verifies, and the README's client snippets parse and start what they name.
+// systemd unit verifies (with the config it tells you to copy), the README's client snippets parse
+// and start what they name, and `npm start` takes a port.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -8,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseGateConfig, readConfig } from '@mcpbox/framework';
@@ -16,6 +17,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { parse as parseYaml } from 'yaml';
 // Not public API: the list of keys the schema knows, so a new option cannot go undocumented.
+import { ENVIRONMENT_KEYS } from '../packages/framework/src/config/environment.ts';
 import { KNOWN_KEYS } from '../packages/framework/src/config/schema.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -38,16 +40,35 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+const scratchHomes: string[] = [];
+// Removed once every test is over: a test's own after-hooks run in the order they were added, so
+// removing a HOME there came before stopping the server writing its logs into it (ENOTEMPTY,
+// and the failed hook left the server running).
+after(() => {
+  for (const home of scratchHomes) rmSync(home, { recursive: true, force: true });
+});
+
 /** A scratch HOME, so examples that write logs (~/.mcp_proxy) keep out of the real one. */
-function scratchHome(t: TestContext): string {
+function scratchHome(): string {
   const home = mkdtempSync(join(tmpdir(), 'mcpbox-examples-'));
-  t.after(() => rmSync(home, { recursive: true, force: true }));
+  scratchHomes.push(home);
   return home;
 }
 
 /** Starts a launch script in its own process group; killed (group and all) after the test. */
 function launch(t: TestContext, script: string, env: Record<string, string>) {
-  const child = spawn(join(SCRIPTS, script), [], {
+  return launchCommand(t, join(SCRIPTS, script), [], env);
+}
+
+/** Starts a command in its own process group; killed (group and all) after the test. */
+function launchCommand(
+  t: TestContext,
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+) {
+  const child = spawn(command, args, {
+    cwd: ROOT,
     env: { ...process.env, ...env },
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -219,7 +240,7 @@ test('run_proxy_http.sh serves echo with management; connect_proxy_http.sh talks
 });
 
 test('run_proxy_full.sh serves proxy.example.yaml: echo + greet, tool-call log', async (t) => {
-  const home = scratchHome(t);
+  const home = scratchHome();
   const [port, healthPort, mgmtPort] = [await freePort(), await freePort(), await freePort()];
   const started = launch(t, 'run_proxy_full.sh', {
     HOME: home,
@@ -244,7 +265,7 @@ test('run_proxy_full.sh serves proxy.example.yaml: echo + greet, tool-call log',
 test('run_proxy_full.sh serves /metrics with metrics: true', async (t) => {
   const [port, healthPort, mgmtPort] = [await freePort(), await freePort(), await freePort()];
   const started = launch(t, 'run_proxy_full.sh', {
-    HOME: scratchHome(t),
+    HOME: scratchHome(),
     PORT: String(port),
     HEALTH_PORT: String(healthPort),
     MGMT_PORT: String(mgmtPort),
@@ -265,7 +286,7 @@ test('run_proxy_full.sh with OAuth URLs set refuses requests without a token', a
     await freePort(),
   ];
   const started = launch(t, 'run_proxy_full.sh', {
-    HOME: scratchHome(t),
+    HOME: scratchHome(),
     PORT: String(port),
     HEALTH_PORT: String(healthPort),
     MGMT_PORT: String(mgmtPort),
@@ -325,6 +346,41 @@ test('every launch script is covered here and executable', () => {
   }
 });
 
+// ── npm start ────────────────────────────────────────────────────────────────────────────────
+
+test('npm start takes a port: npm start -- --port N, or PORT=N npm start (the flag wins)', async (t) => {
+  for (const form of ['flag', 'env'] as const) {
+    const [port, healthPort] = [await freePort(), await freePort()];
+    const forPort = form === 'flag' ? ['--port', String(port)] : [];
+    // Through npm itself; a PORT in the environment loses to the flag. Other arguments reach
+    // mcp-factory (here the health port, so both ports are known to be free).
+    const started = launchCommand(
+      t,
+      'npm',
+      ['start', '--silent', '--', ...forPort, '--health-port', String(healthPort)],
+      { HOME: scratchHome(), PORT: form === 'flag' ? '1' : String(port) },
+    );
+    await waitReady(started, healthPort);
+    assert.match(started.output(), new RegExp(`MCP endpoint: +http://127\\.0\\.0\\.1:${port}/mcp`));
+    const client = await httpClient(t, `http://127.0.0.1:${port}/mcp`);
+    assert.ok((await toolNames(client)).includes('execute_ipython_cell'));
+  }
+});
+
+test('npm start with a port that is not one stops with a message', () => {
+  const cases: Array<[string[], Record<string, string>, string]> = [
+    [['--port', 'eighty'], {}, '--port must be a port number (0-65535), got "eighty"'],
+    [[], { PORT: '70000' }, 'PORT must be a port number (0-65535), got "70000"'],
+  ];
+  for (const [args, env, message] of cases) {
+    const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'start.mjs'), ...args], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
+    assert.deepEqual([run.status, run.stderr], [1, `npm start: ${message}\n`]);
+  }
+});
+
 // ── systemd unit ─────────────────────────────────────────────────────────────────────────────
 
 test('the systemd unit verifies and runs mcp-proxy with flags it accepts', () => {
@@ -358,6 +414,32 @@ test('the systemd unit verifies and runs mcp-proxy with flags it accepts', () =>
     { encoding: 'utf8' },
   );
   for (const flag of exec.match(/--[a-z-]+/g) ?? []) assert.ok(help.includes(flag), flag);
+
+  // What the unit sets holds with the config it tells you to copy: a key the config writes as a
+  // plain value would beat the unit's MCP_* variable (the file ranks above the environment).
+  const text = readFileSync(unit, 'utf8');
+  const copied = /cp examples\/configs\/(\S+) ~\/\.config\/mcp-proxy\/proxy\.yaml/.exec(text);
+  assert.ok(copied, 'the unit says which config to copy');
+  const unitEnv = Object.fromEntries(
+    (service?.get('Environment') ?? []).map((pair) => pair.split(/=(.*)/s).slice(0, 2)),
+  ) as Record<string, string>;
+  // The EnvironmentFile the install steps write holds the management token.
+  assert.match(text, /printf 'MCP_MGMT_TOKEN=%s\\n'/);
+  const env = { ...unitEnv, MCP_MGMT_TOKEN: 'from-the-env-file', HOME: '/home/example' };
+  const loaded = readConfig({ file: join(CONFIGS, copied[1]), env });
+  assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
+  const settings: Record<string, string> = { ...unitEnv, MCP_MGMT_TOKEN: env.MCP_MGMT_TOKEN };
+  const mcpVariables = Object.keys(settings).filter((name) => name.startsWith('MCP_'));
+  assert.ok(mcpVariables.includes('MCP_LOG_FORMAT'));
+  for (const variable of mcpVariables) {
+    const key = ENVIRONMENT_KEYS[variable];
+    assert.ok(key, `${variable} is not a configuration variable`);
+    assert.equal(
+      String(loaded.config[key as keyof typeof loaded.config]),
+      settings[variable],
+      `${variable} in the unit, but ${copied[1]} sets ${key}`,
+    );
+  }
 
   const verify = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
   if (verify.error) {
@@ -412,7 +494,7 @@ async function startsAndLists(
   t: TestContext,
   snippet: { command: string; args: string[] },
 ): Promise<string[]> {
-  const home = scratchHome(t);
+  const home = scratchHome();
   const transport = new StdioClientTransport({
     ...snippet,
     env: { HOME: home, MGMT_PORT: String(await freePort()), MCP_MGMT_TOKEN: '' },

@@ -8,14 +8,21 @@
 export { completable, ResourceTemplate } from '@modelcontextprotocol/server';
 export {
   type AppLike,
+  CONFIG_SETTING_NAMES,
   checkCredentialEndpoint,
+  checkUnauthenticatedBind,
   createOAuth,
+  type ExposureRemedies,
   type HttpMiddleware,
   IntrospectionTokenVerifier,
+  isLoopbackHost,
   type OAuth,
   type OAuthConfig,
   type OAuthOptions,
   type OAuthRejectionReason,
+  type OAuthSettingNames,
+  type UnauthenticatedBind,
+  UnauthenticatedBindError,
 } from './auth/index.ts';
 export { Catalog } from './catalog/catalog.ts';
 export {
@@ -97,9 +104,11 @@ export { ServerMetrics, type ServerMetricsOptions, type ToolCallOutcome } from '
 export {
   type AvailablePlugin,
   importPluginSource,
+  isPluginPath,
   listAvailablePlugins,
   type PluginSource,
   pluginModuleOf,
+  pluginNameOfPath,
   resolvePlugin,
 } from './plugins/load.ts';
 export {
@@ -165,6 +174,9 @@ export {
   JsonlToolLogger,
   type JsonlToolLoggerOptions,
   REDACTED,
+  type RedactionSettings,
+  Redactor,
+  redactText,
   redactValue,
   TextToolLogger,
   type TextToolLoggerOptions,

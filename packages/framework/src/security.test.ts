@@ -122,6 +122,34 @@ describe('one interceptor for every tool call', () => {
     );
   });
 
+  test("security's own log lines redact what a validator quotes from the arguments", async (t) => {
+    const lines: string[] = [];
+    const record = (msg: string, extra?: unknown) => lines.push(`${msg} ${JSON.stringify(extra)}`);
+    const logger = { debug: record, info: record, warn: record, error: record };
+    const security = createSecurity(noAuth, { logger });
+    t.after(() => security.close());
+    const server = await serverWithEcho(t);
+    security.install(server);
+    security.setPreCallValidator((tool, params) => {
+      if (tool === 'echo_upper') throw new Error(`cannot parse ${String(params.message)}`);
+      return `refused ${String(params.message)}`;
+    });
+    const client = await inMemoryClient(server);
+    t.after(() => client.close());
+    await client.callTool({ name: 'echo', arguments: { message: 'password=hush-one' } });
+    await client.callTool({
+      name: 'echo_upper',
+      arguments: { message: 'postgres://u:hush-two@db/x' },
+    });
+    assert.equal(lines.length, 3, lines.join('\n'));
+    assert.ok(
+      lines.every((l) => !l.includes('hush-')),
+      lines.join('\n'),
+    );
+    assert.match(lines[0], /refused password=\[REDACTED\]/);
+    assert.match(lines[1], /postgres:\/\/u:\*\*\*@db/);
+  });
+
   test('a server-wide gate protects the tools its groups name, whatever plugin owns them', async (t) => {
     const secret = newSecret();
     process.env.MCPBOX_TEST_GATE_OPS = secret;
@@ -226,6 +254,7 @@ describe('OAuth and the gated plugin over real HTTP', () => {
     as.tokens.set('alice-token', {
       active: true,
       client_id: 'alice',
+      sub: 'alice@example.com',
       scope: 'user',
       exp: Math.floor(Date.now() / 1000) + 3600,
     });
@@ -240,13 +269,17 @@ describe('OAuth and the gated plugin over real HTTP', () => {
     t.after(() => {
       delete process.env.MCPBOX_TEST_GATED_SECRET;
     });
-    const security = createSecurity({
-      ...noAuth,
-      transport: 'http',
-      oauth_server_url: as.url,
-      oauth_public_url: 'http://127.0.0.1/mcp',
-      oauth_required_scopes: ['user'],
-    });
+    const toolLogger = new JsonlToolLogger({ dir: await tempDir(t) });
+    const security = createSecurity(
+      {
+        ...noAuth,
+        transport: 'http',
+        oauth_server_url: as.url,
+        oauth_public_url: 'http://127.0.0.1/mcp',
+        oauth_required_scopes: ['user'],
+      },
+      { toolLogger },
+    );
     t.after(() => security.close());
     const server: McpboxServer = createServer({
       name: 'secured',
@@ -277,7 +310,7 @@ describe('OAuth and the gated plugin over real HTTP', () => {
       t.after(() => client.close());
       return client;
     };
-    return { as, url, secret, connect, health, security };
+    return { as, url, secret, connect, health, security, toolLogger };
   }
 
   test('no token or a bad token cannot connect; a valid token can', async (t) => {
@@ -310,7 +343,7 @@ describe('OAuth and the gated plugin over real HTTP', () => {
   });
 
   test('two HTTP sessions: an unlock in one leaves the other locked; /metrics counts it all', async (t) => {
-    const { connect, secret, health } = await start(t);
+    const { connect, secret, health, toolLogger } = await start(t);
     const alice = await connect('alice-token');
     const bob = await connect('bob-token');
     const locked = await alice.callTool({
@@ -319,9 +352,10 @@ describe('OAuth and the gated plugin over real HTTP', () => {
     });
     assert.equal(locked.isError, true);
     assert.match(firstText(locked), /^Group 'secrets' is locked\./);
+    const code = codeAt(secret, Date.now());
     const unlock = await alice.callTool({
       name: 'gate_unlock',
-      arguments: { group: 'secrets', code: codeAt(secret, Date.now()) },
+      arguments: { group: 'secrets', code },
     });
     assert.equal(unlock.isError, undefined, firstText(unlock));
     assert.equal(
@@ -345,6 +379,26 @@ describe('OAuth and the gated plugin over real HTTP', () => {
     );
     assert.match(metrics, /^mcpbox_gate_blocked_calls_total\{group="secrets"\} 2$/m);
     assert.match(metrics, /^mcpbox_gate_unlocks_total\{group="secrets"\} 1$/m);
+    assert.ok(!metrics.includes(code), 'the TOTP code is in no metric');
+
+    // Each entry names the caller: the MCP session and the OAuth subject (else the client id).
+    const log = await readLog(toolLogger);
+    const aliceSession = alice.transport?.sessionId;
+    const bobSession = bob.transport?.sessionId;
+    assert.ok(aliceSession && bobSession && aliceSession !== bobSession);
+    assert.deepEqual(
+      log.map((e) => [e.tool, e.session, e.principal]),
+      [
+        ['gated_secret_action', aliceSession, 'alice@example.com'],
+        ['gate_unlock', aliceSession, 'alice@example.com'],
+        ['gated_secret_action', aliceSession, 'alice@example.com'],
+        ['gated_secret_action', bobSession, 'bob'],
+      ],
+    );
+    assert.deepEqual(log[1].params, { group: 'secrets', code: '[REDACTED]' });
+    const logText = await readFile(toolLogger.path, 'utf8');
+    assert.ok(!logText.includes(code), 'the TOTP code is in no log entry');
+    assert.ok(!logText.includes('alice-token') && !logText.includes('bob-token'), 'nor a token');
   });
 });
 

@@ -9,7 +9,9 @@
  *
  * @example
  * ```ts
- * const security = createSecurity(config, { toolLogger: new JsonlToolLogger({ dir: config.tool_log_dir }) });
+ * const security = createSecurity(config, {
+ *   toolLogger: new JsonlToolLogger({ dir: config.tool_log_dir, redaction: config }),
+ * });
  * const server = createServer(config, security.httpOptions);
  * security.install(server);
  * health.addRoute('/metrics', security.metrics!.handler); // when config.metrics
@@ -33,10 +35,14 @@ import type { GateCallContext } from './gate/session.ts';
 import type { ToolRegistrar } from './gate/tools.ts';
 import { createLogger, type Logger } from './logging/index.ts';
 import { ServerMetrics, type ToolCallOutcome } from './metrics/metrics.ts';
+import { type RedactionSettings, Redactor } from './toollog/redact.ts';
 import type { ToolLogger } from './toollog/types.ts';
 
-/** The configuration keys security reads (a subset of the framework's `Config`). */
-export interface SecurityConfig extends OAuthConfig {
+/**
+ * The configuration keys security reads (a subset of the framework's `Config`). The `redact_*`
+ * keys apply to security's own log lines; give them to the tool logger too (`redaction: config`).
+ */
+export interface SecurityConfig extends OAuthConfig, RedactionSettings {
   gate?: Record<string, unknown> | undefined;
   metrics?: boolean;
   /** The file the configuration came from; problems are reported as `<file>: <key>: …`. */
@@ -53,12 +59,28 @@ export type PreCallValidator = (
   params: Record<string, unknown>,
 ) => string | null | undefined | Promise<string | null | undefined>;
 
+/**
+ * What a call's context says about the caller: the gate's view, plus what OAuth put in
+ * `authInfo` (the SDK's `AuthInfo`: `clientId`, and `extra.sub` from token introspection).
+ */
+export type CallerContext = GateCallContext & {
+  authInfo?: { clientId?: string; extra?: Record<string, unknown> };
+};
+
 /** One tool call as the server's interceptors see it. */
 export interface InterceptedCall {
   readonly tool: string;
   readonly plugin: string;
   args: Record<string, unknown> | undefined;
-  readonly ctx: GateCallContext;
+  readonly ctx: CallerContext;
+}
+
+/** Who made a call, for the log: the OAuth subject, else the OAuth client; never the token. */
+export function principalOf(ctx: CallerContext): string | undefined {
+  const sub = ctx.authInfo?.extra?.sub;
+  if (typeof sub === 'string' && sub !== '') return sub;
+  const client = ctx.authInfo?.clientId;
+  return typeof client === 'string' && client !== '' && client !== 'unknown' ? client : undefined;
 }
 
 /** What `install` needs from the server (`McpboxServer` has it). */
@@ -119,6 +141,8 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
   }));
   const gate = configuredGate.enabled ? configuredGate : undefined;
   const metrics = options.metrics ?? (config.metrics ? new ServerMetrics() : undefined);
+  // A validator's reason or error may quote the arguments it judged.
+  const redactor = Redactor.for(config);
   let validator = options.validator;
   let toolLogger = options.toolLogger;
 
@@ -129,7 +153,7 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
       return typeof reason === 'string' && reason !== '' ? reason : undefined;
     } catch (error) {
       logger.error(`pre-call validator failed on ${call.tool}; the call is rejected`, {
-        error: error instanceof Error ? error.message : String(error),
+        error: redactor.text(error instanceof Error ? error.message : String(error)),
       });
       return 'the pre-call validator failed';
     }
@@ -149,7 +173,10 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
       const group = reason === undefined ? gate?.groupOfTool(call.tool) : undefined;
       const blocked = group === undefined ? undefined : gate!.check(group, call.ctx);
       if (reason !== undefined) {
-        logger.info(`tool call rejected: ${call.tool}`, { plugin: call.plugin, reason });
+        logger.info(`tool call rejected: ${call.tool}`, {
+          plugin: call.plugin,
+          reason: redactor.text(reason),
+        });
         outcome = 'rejected';
         result = rejected(reason);
       } else if (blocked !== undefined) {
@@ -166,10 +193,12 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
     } finally {
       const seconds = (performance.now() - started) / 1000;
       metrics?.recordToolCall({ tool: call.tool, plugin: call.plugin, outcome, seconds });
+      // Raw here; the logger redacts while it writes, off this call's path.
       toolLogger?.logCall(call.tool, args, result ?? thrown, outcome === 'ok', {
         outcome,
         plugin: call.plugin,
         sessionId: call.ctx.sessionId,
+        principal: principalOf(call.ctx),
         durationMs: seconds * 1000,
       });
     }

@@ -5,6 +5,13 @@
  */
 export { checkCredentialEndpoint } from './endpoint.ts';
 export {
+  checkUnauthenticatedBind,
+  type ExposureRemedies,
+  isLoopbackHost,
+  type UnauthenticatedBind,
+  UnauthenticatedBindError,
+} from './exposure.ts';
+export {
   type IntrospectionOptions,
   IntrospectionTokenVerifier,
   OAUTH_CHANNEL,
@@ -12,9 +19,11 @@ export {
 } from './introspection.ts';
 export {
   type AppLike,
+  CONFIG_SETTING_NAMES,
   createOAuth,
   type HttpMiddleware,
   type OAuth,
   type OAuthConfig,
   type OAuthOptions,
+  type OAuthSettingNames,
 } from './oauth.ts';

@@ -6,8 +6,9 @@ import { describe, test } from 'node:test';
 import express from 'express';
 import { ConfigError } from '../config/errors.ts';
 import { recordingLogger } from '../gate/testing.ts';
+import { UnauthenticatedBindError } from './exposure.ts';
 import { OAUTH_CHANNEL } from './introspection.ts';
-import { createOAuth, type OAuthConfig } from './oauth.ts';
+import { CONFIG_SETTING_NAMES, createOAuth, type OAuthConfig } from './oauth.ts';
 import { startIntrospectionServer, type TestAuthorizationServer } from './testing.ts';
 
 type After = { after: (fn: () => Promise<void> | void) => void };
@@ -239,23 +240,85 @@ describe('OAuth bearer check against a real introspection server', () => {
 });
 
 describe('OAuth configuration matrix', () => {
-  test('stdio and oauth_enabled: false are silent; a missing URL warns loudly once', () => {
+  test('stdio, and OAuth off on a loopback bind, are silent and unauthenticated', () => {
     const logger = recordingLogger();
     assert.equal(
       createOAuth(
-        { ...base, transport: 'stdio', oauth_server_url: 'https://as.example.com' },
+        {
+          ...base,
+          transport: 'stdio',
+          host: '0.0.0.0',
+          oauth_server_url: 'https://as.example.com',
+        },
         logger,
       ),
       undefined,
     );
-    assert.equal(createOAuth({ ...base, oauth_enabled: false }, logger), undefined);
+    for (const host of [undefined, '127.0.0.1', 'localhost', '::1']) {
+      assert.equal(createOAuth({ ...base, host, oauth_enabled: false }, logger), undefined);
+    }
     assert.deepEqual(logger.lines, []);
-    assert.equal(createOAuth({ ...base, oauth_public_url: undefined }, logger), undefined);
-    assert.equal(logger.lines.length, 1);
-    assert.match(
-      logger.lines[0],
-      /^warn OAuth is enabled but oauth_server_url and oauth_public_url are not set: the http endpoint runs WITHOUT AUTHENTICATION/,
+  });
+
+  test('OAuth on with a URL missing is a start-up error naming it, not an open endpoint', () => {
+    const logger = recordingLogger();
+    assert.throws(
+      () => createOAuth({ ...base, oauth_public_url: undefined }, logger),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        e.issues.length === 1 &&
+        /^oauth_server_url and oauth_public_url: not set, but OAuth is on: set both .*oauth_enabled: false/.test(
+          e.issues[0],
+        ),
     );
+    assert.throws(
+      () =>
+        createOAuth(
+          { ...base, oauth_server_url: 'https://as.example.com', oauth_public_url: undefined },
+          logger,
+          {
+            settingNames: {
+              ...CONFIG_SETTING_NAMES,
+              publicUrl: '--public',
+              disableOAuth: undefined,
+            },
+          },
+        ),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        e.issues[0] ===
+          '--public: not set, but OAuth is on: set both oauth_server_url and --public',
+    );
+    assert.deepEqual(logger.lines, []);
+  });
+
+  test('OAuth off beyond loopback: refused, unless allowed (then one warning)', () => {
+    const logger = recordingLogger();
+    for (const host of ['0.0.0.0', '::', '192.168.1.5', 'example.com']) {
+      assert.throws(
+        () => createOAuth({ ...base, host, oauth_enabled: false }, logger),
+        (e: unknown) =>
+          e instanceof UnauthenticatedBindError &&
+          e.code === 'UNAUTHENTICATED_BIND' &&
+          e.message.startsWith(
+            `refusing to serve the http endpoint on ${host} without authentication`,
+          ) &&
+          e.message.includes('--allow-unauthenticated'),
+      );
+    }
+    assert.deepEqual(logger.lines, []);
+    const open = { ...base, host: '0.0.0.0', oauth_enabled: false, allow_unauthenticated: true };
+    assert.equal(createOAuth(open, logger), undefined);
+    assert.equal(logger.lines.length, 1);
+    assert.match(logger.lines[0], /^warn the http endpoint on 0\.0\.0\.0 has no authentication/);
+  });
+
+  test('OAuth on beyond loopback needs no permission', () => {
+    const oauth = createOAuth(
+      { ...base, host: '0.0.0.0', oauth_server_url: 'https://as.example.com' },
+      recordingLogger(),
+    );
+    assert.ok(oauth);
   });
 
   test('refuses plain http to another host and malformed URLs', () => {

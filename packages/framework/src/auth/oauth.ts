@@ -3,12 +3,17 @@
  * `requireBearerAuth` with {@link IntrospectionTokenVerifier}) and RFC 9728 protected-resource
  * metadata naming `oauth_public_url` and the authorization server.
  *
- * | configuration                         | result                                  |
- * | ------------------------------------- | --------------------------------------- |
- * | HTTP, enabled, both URLs set          | every MCP request needs a valid token   |
- * | HTTP, enabled, a URL missing          | one loud warning, no authentication     |
- * | `oauth_enabled: false`                | no authentication, no warning           |
- * | stdio                                 | ignored                                 |
+ * OAuth is on when `oauth_enabled` says so, or, when it is not written, when either URL is set
+ * (the resolved `Config` carries the answer). Without OAuth the exposure rule applies
+ * (see `exposure.ts`):
+ *
+ * | configuration                                  | result                                    |
+ * | ---------------------------------------------- | ----------------------------------------- |
+ * | HTTP, OAuth on, both URLs set                  | every MCP request needs a valid token     |
+ * | HTTP, OAuth on, a URL missing                  | start-up error naming the missing URL     |
+ * | HTTP, OAuth off, loopback `host`               | no authentication, no warning             |
+ * | HTTP, OAuth off, `host` beyond loopback        | start-up error, unless `allow_unauthenticated` (then one warning) |
+ * | stdio                                          | ignored                                   |
  *
  * The SDK's `mcpAuthMetadataRouter` is not used: besides the resource metadata it publishes
  * authorization-server metadata at this server's origin, which a pure resource server would have
@@ -26,11 +31,16 @@ import {
 import { ConfigError } from '../config/errors.ts';
 import type { Logger } from '../logging/index.ts';
 import { checkCredentialEndpoint, trimTrailingSlash } from './endpoint.ts';
+import { checkUnauthenticatedBind } from './exposure.ts';
 import { type Clock, IntrospectionTokenVerifier, publishRejection } from './introspection.ts';
 
 /** The configuration keys OAuth reads (a subset of the framework's `Config`). */
 export interface OAuthConfig {
   transport: string;
+  /** The address the HTTP server binds. Default `127.0.0.1`, as the server's. */
+  host?: string;
+  /** Serve without authentication beyond loopback on purpose. Default `false`. */
+  allow_unauthenticated?: boolean;
   oauth_enabled: boolean;
   oauth_server_url: string | undefined;
   oauth_public_url: string | undefined;
@@ -65,40 +75,87 @@ export interface OAuthOptions {
   clock?: Clock;
   /** Introspection timeout. Default 10 000 ms. */
   timeoutMs?: number;
+  /**
+   * How the program's users write the settings that start-up errors name. Default
+   * {@link CONFIG_SETTING_NAMES} (mcp-factory, mcp-proxy: config keys and their flags).
+   */
+  settingNames?: OAuthSettingNames;
 }
+
+/** The words start-up errors use for each setting, so they never advise one a program lacks. */
+export interface OAuthSettingNames {
+  serverUrl: string;
+  publicUrl: string;
+  /** How to bind loopback instead. */
+  loopback: string;
+  /** How to allow an unauthenticated bind beyond loopback. */
+  allowUnauthenticated: string;
+  /** How to turn OAuth off, if the program has a way. */
+  disableOAuth?: string;
+}
+
+/** The settings as mcp-factory and mcp-proxy spell them: config keys, and flags where they exist. */
+export const CONFIG_SETTING_NAMES: OAuthSettingNames = {
+  serverUrl: 'oauth_server_url',
+  publicUrl: 'oauth_public_url',
+  loopback: '--host 127.0.0.1, or host: 127.0.0.1',
+  allowUnauthenticated: '--allow-unauthenticated (or allow_unauthenticated: true)',
+  disableOAuth: 'oauth_enabled: false',
+};
 
 const METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /**
  * OAuth for `config`, or `undefined` when requests go unauthenticated (see the module table).
  *
- * @throws ConfigError when a URL is unusable (not https, or plain http to another machine).
+ * @throws ConfigError when OAuth is on and a URL is missing or unusable (not https, or plain http
+ *   to another machine).
+ * @throws UnauthenticatedBindError when OAuth is off and `host` is beyond loopback without
+ *   `allow_unauthenticated`.
  */
 export function createOAuth(
   config: OAuthConfig,
   logger: Logger,
   options: OAuthOptions = {},
 ): OAuth | undefined {
-  if (config.transport === 'stdio' || !config.oauth_enabled) return undefined;
-  const missing = [
-    config.oauth_server_url ? '' : 'oauth_server_url',
-    config.oauth_public_url ? '' : 'oauth_public_url',
-  ].filter(Boolean);
-  if (missing.length > 0) {
-    logger.warn(
-      `OAuth is enabled but ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set: the ${config.transport} endpoint runs WITHOUT AUTHENTICATION. Set both URLs, or oauth_enabled: false to run open on purpose.`,
+  const names = options.settingNames ?? CONFIG_SETTING_NAMES;
+  if (config.transport === 'stdio') return undefined;
+  if (!config.oauth_enabled) {
+    checkUnauthenticatedBind(
+      {
+        what: `the ${config.transport} endpoint`,
+        host: config.host ?? '127.0.0.1',
+        allowUnauthenticated: config.allow_unauthenticated,
+        remedies: {
+          loopback: names.loopback,
+          authenticate: `set ${names.serverUrl} and ${names.publicUrl} for OAuth`,
+          allow: names.allowUnauthenticated,
+        },
+      },
+      logger,
     );
     return undefined;
   }
+  // OAuth asked for but half set up must not quietly serve without it.
+  const missing = [
+    config.oauth_server_url ? undefined : names.serverUrl,
+    config.oauth_public_url ? undefined : names.publicUrl,
+  ].filter((name) => name !== undefined);
+  if (missing.length > 0) {
+    const off = names.disableOAuth ? `, or ${names.disableOAuth} to serve without OAuth` : '';
+    throw new ConfigError([
+      `${missing.join(' and ')}: not set, but OAuth is on: set both ${names.serverUrl} and ${names.publicUrl}${off}`,
+    ]);
+  }
 
   const server = checkCredentialEndpoint(config.oauth_server_url!);
-  if ('reason' in server) throw new ConfigError([`oauth_server_url: ${server.reason}`]);
+  if ('reason' in server) throw new ConfigError([`${names.serverUrl}: ${server.reason}`]);
   let publicUrl: URL;
   try {
     publicUrl = new URL(config.oauth_public_url!);
     if (publicUrl.protocol !== 'https:' && publicUrl.protocol !== 'http:') throw new Error();
   } catch {
-    throw new ConfigError(['oauth_public_url: expected an http(s) URL']);
+    throw new ConfigError([`${names.publicUrl}: expected an http(s) URL`]);
   }
 
   const issuer = trimTrailingSlash(server.url);

@@ -22,10 +22,12 @@ test('defaults: loopback bind, port 12201, health on port+1, stdio', () => {
   assert.equal(config.host, '127.0.0.1');
   assert.equal(config.port, 12201);
   assert.equal(config.health_port, 12202);
+  assert.equal(config.health_host, '127.0.0.1');
   assert.equal(config.transport, 'stdio');
   assert.equal(config.log_level, 'info');
   assert.equal(config.log_format, 'text');
-  assert.equal(config.oauth_enabled, true);
+  assert.equal(config.allow_unauthenticated, false);
+  assert.equal(config.oauth_enabled, false);
   assert.equal(config.oauth_cache_ttl, 28800);
   assert.equal(config.management_port, 12299);
   assert.equal(config.plugin_config_dir, '/home/tester/mcp_plugins');
@@ -104,6 +106,35 @@ test('MCP_OAUTH_ENABLED accepts true/1/yes/on', () => {
     });
     assert.equal(config.oauth_enabled, true, word);
   }
+});
+
+test('OAuth is on when written so, else when either URL is set; health_host stays loopback', () => {
+  const url = 'https://auth.example.com';
+  const on = (env: Record<string, string>) => loadConfig({ env: { HOME, ...env } }).oauth_enabled;
+  assert.equal(on({ MCP_OAUTH_SERVER_URL: url }), true);
+  assert.equal(on({ MCP_PUBLIC_URL: url }), true);
+  assert.equal(on({ MCP_OAUTH_SERVER_URL: url, MCP_OAUTH_ENABLED: 'false' }), false);
+  assert.equal(on({ MCP_OAUTH_SERVER_URL: '', MCP_PUBLIC_URL: '' }), false);
+  // Empty leaves the decision to the default, so `oauth_enabled: ${MCP_OAUTH_ENABLED:-}` works.
+  assert.equal(on({ MCP_OAUTH_SERVER_URL: url, MCP_OAUTH_ENABLED: '' }), true);
+  assert.equal(on({ MCP_OAUTH_ENABLED: '' }), false);
+
+  const config = loadConfig({
+    env: { HOME, MCP_HOST: '0.0.0.0' },
+    overrides: { allow_unauthenticated: true },
+  });
+  assert.equal(config.host, '0.0.0.0');
+  assert.equal(config.health_host, '127.0.0.1');
+  assert.equal(config.allow_unauthenticated, true);
+  const result = readConfig({
+    env: { HOME },
+    overrides: { allow_unauthenticated: 'maybe' as never, health_host: '' },
+  });
+  assert.ok(!result.ok);
+  assert.deepEqual(result.errors, [
+    'command line: allow_unauthenticated: expected true or false, got "maybe"',
+    'command line: health_host: expected a non-empty string, got ""',
+  ]);
 });
 
 test('precedence: command line > file > environment > program defaults', (t) => {

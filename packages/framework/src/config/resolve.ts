@@ -21,7 +21,7 @@ export const DEFAULTS = {
   session_idle_timeout: 1800,
   max_sessions: 1000,
   max_message_size: 64 * 1024 * 1024,
-  oauth_enabled: true,
+  allow_unauthenticated: false,
   oauth_cache_ttl: 28800,
   management_port: 12299,
   auto_prefix: false,
@@ -93,12 +93,18 @@ export function resolveConfig(
     // The health server sits next to the MCP port unless told otherwise; computed here, after
     // every layer (including --http), so `--http 8000` gives 8001.
     health_port: written.health_port ?? (w.port === 0 ? 0 : Math.min(w.port + 1, 65535)),
+    // Loopback unless configured otherwise: /metrics and /health/plugins have no authentication.
+    health_host: written.health_host ?? '127.0.0.1',
     transport: w.transport,
     stateless: w.stateless,
     session_idle_timeout: w.session_idle_timeout,
     max_sessions: w.max_sessions,
     max_message_size: w.max_message_size,
-    oauth_enabled: w.oauth_enabled,
+    allow_unauthenticated: w.allow_unauthenticated,
+    // Setting a URL asks for OAuth; createOAuth then refuses to start with the other missing.
+    oauth_enabled:
+      written.oauth_enabled ??
+      (written.oauth_server_url !== undefined || written.oauth_public_url !== undefined),
     oauth_server_url: written.oauth_server_url,
     oauth_public_url: written.oauth_public_url,
     oauth_cache_ttl: w.oauth_cache_ttl,
@@ -113,6 +119,9 @@ export function resolveConfig(
     plugin_dirs: written.plugin_dirs ?? [],
     plugin_config_dir: written.plugin_config_dir ?? join(context.home, 'mcp_plugins'),
     tool_log_dir: written.tool_log_dir ?? join(context.home, '.mcp_proxy', 'logs'),
+    redact_keys: written.redact_keys ?? [],
+    redact_values: written.redact_values ?? [],
+    redact_heuristics: written.redact_heuristics ?? true,
     gate: written.gate,
     metrics: w.metrics,
     config_file: context.configFile,

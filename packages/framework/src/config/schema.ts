@@ -92,6 +92,10 @@ const version = leaf('a version string', (v) =>
   typeof v === 'string' || typeof v === 'number' ? String(v) : undefined,
 );
 const bool = leaf('true or false', parseBoolean);
+/** Empty means "not set", so `${VAR:-}` leaves the decision to the default. */
+const optionalBool = leaf<boolean | ''>('true or false', (v) =>
+  v === '' ? '' : parseBoolean(v),
+).transform((v) => (v === '' ? undefined : v));
 const port = leaf('a port number (0-65535)', (v) => parseInteger(v, 0, 65535));
 const seconds = leaf('a whole number of seconds (0 or more)', (v) =>
   parseInteger(v, 0, Number.MAX_SAFE_INTEGER),
@@ -104,6 +108,27 @@ const stringList = leaf('a list of strings', (v) => (Array.isArray(v) ? v : unde
 const stringMap = leaf('a mapping of strings', (v) => (isMapping(v) ? v : undefined)).pipe(
   z.record(z.string(), str),
 );
+/** A JavaScript regular expression that compiles and cannot match the empty string. */
+const pattern = z.unknown().transform((value, ctx): string => {
+  let problem: string | undefined;
+  if (typeof value !== 'string' || value === '') problem = 'a non-empty string';
+  else {
+    try {
+      if (new RegExp(value).test('')) problem = 'one that cannot match the empty string';
+    } catch (error) {
+      problem = `a valid one (${(error as Error).message})`;
+    }
+  }
+  if (problem === undefined) return value as string;
+  ctx.addIssue({
+    code: z.ZodIssueCode.custom,
+    message: `expected a regular expression, ${problem}; got ${describeValue(value)}`,
+  });
+  return z.NEVER;
+});
+const patternList = leaf('a list of regular expressions', (v) =>
+  Array.isArray(v) ? v : undefined,
+).pipe(z.array(pattern));
 const logLevel = leaf<LogLevel>(
   `one of ${LOG_LEVELS.join(', ')}`,
   oneOf(LOG_LEVELS, { warn: 'warning' }),
@@ -148,6 +173,7 @@ export const writtenConfigShape = {
   host: nonEmpty.optional(),
   port: port.optional(),
   health_port: port.optional(),
+  health_host: nonEmpty.optional(),
   transport: transport.optional(),
   stateless: bool.optional(),
   session_idle_timeout: seconds.optional(),
@@ -157,7 +183,8 @@ export const writtenConfigShape = {
   max_sessions: leaf('a whole number (0 or more)', (v) =>
     parseInteger(v, 0, Number.MAX_SAFE_INTEGER),
   ).optional(),
-  oauth_enabled: bool.optional(),
+  allow_unauthenticated: optionalBool.optional(),
+  oauth_enabled: optionalBool.optional(),
   oauth_server_url: optionalUrl.optional(),
   oauth_public_url: optionalUrl.optional(),
   oauth_cache_ttl: seconds.optional(),
@@ -179,6 +206,9 @@ export const writtenConfigShape = {
   plugin_dirs: stringList.optional(),
   plugin_config_dir: nonEmpty.optional(),
   tool_log_dir: nonEmpty.optional(),
+  redact_keys: patternList.optional(),
+  redact_values: patternList.optional(),
+  redact_heuristics: bool.optional(),
   gate: z
     .record(z.string(), z.unknown(), { error: 'expected a mapping of gate settings' })
     .optional(),

@@ -56,6 +56,11 @@ export interface WrittenConfig {
   port?: number;
   /** Health server port. Default `port + 1`, computed after command-line overrides. */
   health_port?: number;
+  /**
+   * Address the health server binds. Default `127.0.0.1`, whatever `host` says: its endpoints
+   * (`/metrics`, `/health/plugins`) have no authentication.
+   */
+  health_host?: string;
   /** `stdio` (default), `http` (also written `streamable-http`) or `sse`. */
   transport?: TransportKind;
   /** Streamable HTTP without session ids. Default `false`. */
@@ -66,7 +71,15 @@ export interface WrittenConfig {
   max_sessions?: number;
   /** Largest stdio message in bytes; a larger one is refused and skipped. Default 64 MiB. */
   max_message_size?: number;
-  /** OAuth token introspection for HTTP transports. Default `true` (no-op without URLs). */
+  /**
+   * Serve HTTP on an address beyond loopback without authentication, on purpose. Default
+   * `false`: such a start is refused.
+   */
+  allow_unauthenticated?: boolean;
+  /**
+   * OAuth token introspection for HTTP transports. Default: on when `oauth_server_url` or
+   * `oauth_public_url` is set; on with a URL missing is a start-up error.
+   */
   oauth_enabled?: boolean;
   oauth_server_url?: string;
   oauth_public_url?: string;
@@ -90,6 +103,15 @@ export interface WrittenConfig {
   plugin_config_dir?: string;
   /** Directory of the JSON-lines tool-call log. Default `~/.mcp_proxy/logs`. */
   tool_log_dir?: string;
+  /**
+   * Extra names whose values the tool-call logs never show, as regular expressions matched
+   * case-insensitively (`password`, `token`, `api_key`, … are built in). Default `[]`.
+   */
+  redact_keys?: string[];
+  /** Extra regular expressions; every match in a logged value is replaced. Default `[]`. */
+  redact_values?: string[];
+  /** Also redact long random-looking strings in the logs (best effort). Default `true`. */
+  redact_heuristics?: boolean;
   /** TOTP gate settings, validated by the gate module. */
   gate?: Record<string, unknown>;
   /** Serve Prometheus metrics on the health server. Default `false`. */
@@ -106,11 +128,14 @@ export interface Config {
   host: string;
   port: number;
   health_port: number;
+  health_host: string;
   transport: TransportKind;
   stateless: boolean;
   session_idle_timeout: number;
   max_sessions: number;
   max_message_size: number;
+  allow_unauthenticated: boolean;
+  /** Resolved: as written, else whether either OAuth URL is set. */
   oauth_enabled: boolean;
   oauth_server_url: string | undefined;
   oauth_public_url: string | undefined;
@@ -126,6 +151,9 @@ export interface Config {
   plugin_dirs: string[];
   plugin_config_dir: string;
   tool_log_dir: string;
+  redact_keys: string[];
+  redact_values: string[];
+  redact_heuristics: boolean;
   gate: Record<string, unknown> | undefined;
   metrics: boolean;
   /** Absolute path of the file this was read from, if any (for messages). */

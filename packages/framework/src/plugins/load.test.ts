@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { FIXTURE_PLUGINS } from '../__fixtures__/testServer.ts';
 import { Catalog } from '../catalog/catalog.ts';
-import { listAvailablePlugins, resolvePlugin } from './load.ts';
+import { listAvailablePlugins, pluginNameOfPath, resolvePlugin } from './load.ts';
 import { PluginRegistry } from './registry.ts';
 
 /** Writes a tree of files under a fresh temp dir; removed after the test. */
@@ -47,6 +47,42 @@ describe('plugin loader', () => {
     const b = resolvePlugin('b', [first, second]);
     assert.equal(b.kind === 'file' && b.path, join(second, 'b', 'index.ts'));
     assert.equal(b.kind === 'file' && b.watch, join(second, 'b'));
+  });
+
+  test('a path names an entry file or a plugin folder holding an index file', (t) => {
+    const dir = testdir(t, {
+      'weather.ts': 'export function register() {}',
+      'demo_full/index.ts': 'export function register() {}',
+      'empty/readme.md': 'no index here',
+    });
+    const file = resolvePlugin(join(dir, 'weather.ts'), []);
+    assert.deepEqual(file, {
+      kind: 'file',
+      path: join(dir, 'weather.ts'),
+      root: dir,
+      watch: join(dir, 'weather.ts'),
+    });
+    const folder = resolvePlugin(join(dir, 'demo_full'), []);
+    assert.deepEqual(folder, {
+      kind: 'file',
+      path: join(dir, 'demo_full', 'index.ts'),
+      root: join(dir, 'demo_full'),
+      watch: join(dir, 'demo_full'),
+    });
+    const empty = join(dir, 'empty');
+    assert.throws(() => resolvePlugin(empty, []), {
+      code: 'PLUGIN_NOT_FOUND',
+      message: `Plugin '${empty}' not found (looked in: ${empty}, ${empty}/index.{ts,js,mjs})`,
+    });
+  });
+
+  test('a plugin given by path is named after its folder or its file, without extension', () => {
+    assert.equal(pluginNameOfPath('/abs/plugins/demo_full'), 'demo_full');
+    assert.equal(pluginNameOfPath('/abs/plugins/demo_full/'), 'demo_full');
+    assert.equal(pluginNameOfPath('/abs/plugins/demo_full/index.ts'), 'demo_full');
+    assert.equal(pluginNameOfPath('/abs/x/weather.ts'), 'weather');
+    assert.equal(pluginNameOfPath('/abs/x/weather.mjs'), 'weather');
+    assert.equal(pluginNameOfPath('/abs/x/tools.v2'), 'tools.v2');
   });
 
   test('falls back to an installed npm package by specifier', () => {

@@ -2,7 +2,8 @@
  * Finds and imports plugin modules: a `.ts`/`.js` file or folder in a plugin directory, or an
  * installed npm package. TypeScript runs without a build step (tsx is registered in the process).
  * A fresh import (for reloads) re-reads the plugin's entry file and every file it imports from
- * its own folder, so code changes are picked up.
+ * its own folder, so code changes are picked up. A plugin outside the host's tree resolves
+ * `zod`, `@mcpbox/*` and `@modelcontextprotocol/*` to the host's copies (hostPackages.ts).
  *
  * @module
  */
@@ -12,6 +13,7 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { McpboxError } from '../errors.ts';
+import { shareHostPackages } from './hostPackages.ts';
 import type { PluginModule } from './types.ts';
 
 /** Where a plugin's code came from; kept for reloads and file watching. */
@@ -28,13 +30,14 @@ export type PluginSource =
   | { kind: 'package'; specifier: string; url: string }
   | { kind: 'module' };
 
+/** The entry file of a plugin folder, in order of preference. */
+const INDEX_FILES = ['index.ts', 'index.js', 'index.mjs'];
+
 const ENTRY_CANDIDATES = (dir: string, name: string) => [
   join(dir, `${name}.ts`),
   join(dir, `${name}.js`),
   join(dir, `${name}.mjs`),
-  join(dir, name, 'index.ts'),
-  join(dir, name, 'index.js'),
-  join(dir, name, 'index.mjs'),
+  ...INDEX_FILES.map((file) => join(dir, name, file)),
 ];
 
 function isFile(path: string): boolean {
@@ -45,23 +48,40 @@ function isFile(path: string): boolean {
   }
 }
 
-/** Names that are paths rather than plugin names or package specifiers. */
-function isPathLike(name: string): boolean {
+/** Names that are paths (`/abs/x.ts`, `./x`, `../plugins/x`) rather than names or packages. */
+export function isPluginPath(name: string): boolean {
   return name.startsWith('.') || name.startsWith('/');
 }
 
 /**
- * Resolves a plugin name: `name.ts`, `name.js`, `name/index.ts`, `name/index.js` in each
+ * The name a plugin given by its path goes by: a folder's name (for the folder or its index
+ * file), else the file's name without its extension — `/abs/plugins/demo_full` and
+ * `/abs/plugins/demo_full/index.ts` are `demo_full`, `/abs/x/weather.ts` is `weather`.
+ */
+export function pluginNameOfPath(path: string): string {
+  const full = resolve(path);
+  const file = basename(full);
+  if (INDEX_FILES.includes(file)) return basename(dirname(full));
+  return file.replace(/\.(ts|js|mjs)$/, '');
+}
+
+/**
+ * Resolves a plugin name: `name.ts`, `name.js`, `name.mjs`, `name/index.{ts,js,mjs}` in each
  * directory in order, then an installed npm package (`pkg`, `@scope/pkg`). A name starting with
- * `/` or `.` is a path to the entry file.
+ * `/` or `.` is a path: to the entry file, or to a plugin folder holding an index file.
  *
  * @throws McpboxError `PLUGIN_NOT_FOUND`, naming every place it looked.
  */
 export function resolvePlugin(name: string, dirs: readonly string[]): PluginSource {
-  if (isPathLike(name)) {
+  if (isPluginPath(name)) {
     const path = resolve(name);
-    if (isFile(path)) return fileSource(path, basename(path).startsWith('index.'));
-    throw new McpboxError('PLUGIN_NOT_FOUND', `Plugin '${name}' not found (looked in: ${path})`);
+    if (isFile(path)) return fileSource(path, INDEX_FILES.includes(basename(path)));
+    const index = INDEX_FILES.map((file) => join(path, file)).find(isFile);
+    if (index) return fileSource(index, true);
+    throw new McpboxError(
+      'PLUGIN_NOT_FOUND',
+      `Plugin '${name}' not found (looked in: ${path}, ${join(path, 'index.{ts,js,mjs}')})`,
+    );
   }
   for (const dir of dirs) {
     for (const candidate of ENTRY_CANDIDATES(dir, name)) {
@@ -103,6 +123,7 @@ export async function importPluginSource(
   if (source.kind === 'module') {
     throw new McpboxError('PLUGIN_INVALID', 'a plugin given as a module has no source to import');
   }
+  shareHostPackages();
   if (source.kind === 'package') return import(source.url);
   const url = pathToFileURL(source.path);
   if (options.fresh) {
@@ -204,9 +225,7 @@ export async function listAvailablePlugins(dirs: readonly string[]): Promise<Ava
 function pluginNameOf(dir: string, entry: import('node:fs').Dirent): string | undefined {
   if (entry.name.startsWith('_') || entry.name.startsWith('.')) return undefined;
   if (entry.isDirectory()) {
-    const hasIndex = ['index.ts', 'index.js', 'index.mjs'].some((f) =>
-      isFile(join(dir, entry.name, f)),
-    );
+    const hasIndex = INDEX_FILES.some((f) => isFile(join(dir, entry.name, f)));
     return hasIndex ? entry.name : undefined;
   }
   const match = /^(.+)\.(ts|js|mjs)$/.exec(entry.name);

@@ -1,9 +1,11 @@
 /**
- * Turning params and results into bounded, redacted text for the loggers.
+ * Turning params and results into bounded, redacted text for the loggers. Called while a batch
+ * is written, in the background.
  *
  * @module
  */
-import { redactParams, redactText, redactValue } from './redact.ts';
+import type { Redactor } from './redact.ts';
+import type { CallDetails } from './types.ts';
 
 /** Cuts `text` to `max` characters, saying how much was cut. */
 export function truncate(text: string, max: number): string {
@@ -12,30 +14,28 @@ export function truncate(text: string, max: number): string {
 }
 
 /** Redacted params with every string cut to `maxString` characters (structure kept for JSON). */
-export function boundedParams(tool: string, params: unknown, maxString: number): unknown {
-  const cut = (v: unknown): unknown => {
-    if (typeof v === 'string') return truncate(v, maxString);
-    if (Array.isArray(v)) return v.map(cut);
-    if (v !== null && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([k, inner]) => [k, cut(inner)]));
-    }
-    return v;
-  };
-  return cut(redactParams(tool, params));
+export function boundedParams(
+  redactor: Redactor,
+  tool: string,
+  params: unknown,
+  maxString: number,
+): unknown {
+  return redactor.params(tool, params ?? {}, maxString);
 }
 
-/** JSON text of redacted params, for one-line and Markdown logs. */
-export function paramsText(tool: string, params: unknown): string {
-  return safeJson(redactParams(tool, params ?? {}));
+/** JSON text of redacted params cut to `max` characters, for one-line logs. */
+export function paramsText(redactor: Redactor, tool: string, params: unknown, max: number): string {
+  return truncate(safeJson(redactor.params(tool, params ?? {}, max)), max);
 }
 
 /**
- * Readable, redacted text of a tool result: a string as is, a `CallToolResult` as its text blocks
- * (other blocks named by type), anything else as JSON.
+ * Readable, redacted text of a tool result cut to `max` characters: a string as is, a
+ * `CallToolResult` as its text blocks (other blocks named by type; the structured content when
+ * there is no block), anything else as JSON.
  */
-export function resultText(result: unknown): string {
-  if (typeof result === 'string') return redactText(result);
-  if (result instanceof Error) return redactText(result.message);
+export function resultText(redactor: Redactor, result: unknown, max: number): string {
+  if (typeof result === 'string') return redactor.text(result, max);
+  if (result instanceof Error) return redactor.text(result.message, max);
   if (
     result !== null &&
     typeof result === 'object' &&
@@ -45,18 +45,24 @@ export function resultText(result: unknown): string {
       content: unknown[];
       structuredContent?: unknown;
     };
+    if (content.length === 0 && structuredContent !== undefined) {
+      return truncate(safeJson(redactor.value(structuredContent, max)), max);
+    }
     const parts = content.map((block) => {
       const b = block as { type?: unknown; text?: unknown };
-      return b.type === 'text' && typeof b.text === 'string'
-        ? redactText(b.text)
-        : `[${String(b.type)}]`;
+      return b.type === 'text' && typeof b.text === 'string' ? b.text : `[${String(b.type)}]`;
     });
-    if (parts.length === 0 && structuredContent !== undefined) {
-      return safeJson(redactValue(structuredContent));
-    }
-    return parts.join('\n');
+    return redactor.text(parts.join('\n'), max);
   }
-  return safeJson(redactValue(result));
+  return truncate(safeJson(redactor.value(result, max)), max);
+}
+
+/** ` session=… principal=…`: who made the call, the parts that are known (metadata, not redacted). */
+export function callerText(details: CallDetails | undefined): string {
+  return (
+    (details?.sessionId === undefined ? '' : ` session=${details.sessionId}`) +
+    (details?.principal === undefined ? '' : ` principal=${details.principal}`)
+  );
 }
 
 function safeJson(value: unknown): string {

@@ -6,7 +6,14 @@
  */
 export { CompositeToolLogger } from './composite.ts';
 export { JsonlToolLogger, type JsonlToolLoggerOptions } from './jsonl.ts';
-export { REDACTED, redactParams, redactValue } from './redact.ts';
+export {
+  REDACTED,
+  type RedactionSettings,
+  Redactor,
+  redactParams,
+  redactText,
+  redactValue,
+} from './redact.ts';
 export { TextToolLogger, type TextToolLoggerOptions } from './text.ts';
 export { TranscriptLogger, type TranscriptLoggerOptions } from './transcript.ts';
 export type {

@@ -11,7 +11,7 @@ import { appendFile, mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { boundedParams, resultText, truncate } from './format.ts';
+import { boundedParams, resultText } from './format.ts';
 import { localDate, localIso } from './time.ts';
 import type { ToolLoggerBaseOptions } from './types.ts';
 import { formatOrSkip, type QueuedCall, QueuedToolLogger } from './writeQueue.ts';
@@ -59,9 +59,11 @@ export class JsonlToolLogger extends QueuedToolLogger {
       ts: localIso(ts),
       tool,
       ...(details?.plugin === undefined ? {} : { plugin: details.plugin }),
+      // Who called: metadata from the transport and OAuth, not arguments, so not redacted.
       ...(details?.sessionId === undefined ? {} : { session: details.sessionId }),
-      params: boundedParams(tool, params ?? {}, this.#maxParamChars),
-      result: truncate(resultText(result), this.#maxResultChars),
+      ...(details?.principal === undefined ? {} : { principal: details.principal }),
+      params: boundedParams(this.redactor, tool, params, this.#maxParamChars),
+      result: resultText(this.redactor, result, this.#maxResultChars),
       ok,
       ...(details?.outcome === undefined ? {} : { outcome: details.outcome }),
       ...(details?.durationMs === undefined

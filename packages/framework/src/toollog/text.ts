@@ -1,12 +1,13 @@
 /**
- * `TextToolLogger`: one line per call, `[YYYY-MM-DD HH:MM:SS] OK|FAIL tool {params}`, in a file
- * rotated by size to `.1` … `.N` like logrotate.
+ * `TextToolLogger`: one line per call, `[YYYY-MM-DD HH:MM:SS] OK|FAIL tool {params}` (then
+ * `session=…` / `principal=…` when known), in a file rotated by size to `.1` … `.N` like
+ * logrotate.
  *
  * @module
  */
 import { appendFile, mkdir, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { paramsText, truncate } from './format.ts';
+import { callerText, paramsText } from './format.ts';
 import { localDate, localTime } from './time.ts';
 import type { ToolLoggerBaseOptions } from './types.ts';
 import { formatOrSkip, type QueuedCall, QueuedToolLogger } from './writeQueue.ts';
@@ -43,7 +44,8 @@ export class TextToolLogger extends QueuedToolLogger {
 
   #format({ ts, tool, params, ok, details }: QueuedCall): string {
     const status = details?.outcome === 'rejected' ? 'REJECTED' : ok ? 'OK' : 'FAIL';
-    return `[${localDate(ts)} ${localTime(ts)}] ${status} ${tool} ${truncate(paramsText(tool, params), this.#maxParamChars)}\n`;
+    const args = paramsText(this.redactor, tool, params, this.#maxParamChars);
+    return `[${localDate(ts)} ${localTime(ts)}] ${status} ${tool} ${args}${callerText(details)}\n`;
   }
 
   /** Appends a batch in as few writes as the rotations allow. */

@@ -6,8 +6,7 @@
  */
 import { appendFile, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { resultText, truncate } from './format.ts';
-import { redactParams } from './redact.ts';
+import { callerText, resultText } from './format.ts';
 import { localDate, localTime } from './time.ts';
 import type { ToolLoggerBaseOptions } from './types.ts';
 import { formatOrSkip, type QueuedCall, QueuedToolLogger } from './writeQueue.ts';
@@ -50,13 +49,16 @@ export class TranscriptLogger extends QueuedToolLogger<TranscriptEnd> {
 
   #format({ ts, tool, params, result, ok, details }: QueuedCall): string {
     const mark = details?.outcome === 'rejected' ? '⊘' : ok ? '✓' : '✗';
-    const paramLines = Object.entries(asRecord(redactParams(tool, params ?? {})))
+    const redacted = this.redactor.params(tool, params ?? {}, this.#maxResultChars);
+    const paramLines = Object.entries(asRecord(redacted))
       .map(([k, v]) => `  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join('\n');
-    const body = truncate(resultText(result), this.#maxResultChars);
+    const body = resultText(this.redactor, result, this.#maxResultChars);
     const fence = fenceFor(body);
+    const caller = callerText(details).trim();
     return (
       `## [${localTime(ts)}] ${mark} \`${tool}\`\n\n` +
+      (caller === '' ? '' : `**Caller:** ${caller}\n\n`) +
       `**Parameters:**\n${paramLines || '  (none)'}\n\n` +
       `**Result:**\n${fence}\n${body}\n${fence}\n\n---\n\n`
     );

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { RedactionSettings } from './redact.ts';
 
 /** Milliseconds since the epoch; injected so tests can move time (rotation, retention). */
 export type Clock = () => number;
@@ -19,7 +20,10 @@ export type CallOutcome = 'ok' | 'error' | 'rejected';
 export interface CallDetails {
   outcome?: CallOutcome;
   plugin?: string;
+  /** The MCP session the call came in on (Streamable HTTP), when there is one. */
   sessionId?: string;
+  /** Who made the call: the OAuth subject, else the OAuth client id, when authenticated. */
+  principal?: string;
   durationMs?: number;
 }
 
@@ -41,6 +45,11 @@ export interface ToolLoggerBaseOptions {
   clock?: Clock;
   /** Receives the single warning when writing fails; stderr by default. */
   logger?: WarningSink;
+  /**
+   * Extra redaction rules (`redact_keys`, `redact_values`, `redact_heuristics`; pass the
+   * `Config` as it is). Built-in rules apply either way.
+   */
+  redaction?: RedactionSettings;
 }
 
 /** The default sink: stderr, because under stdio stdout belongs to the protocol. */

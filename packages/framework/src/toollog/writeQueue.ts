@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { Redactor } from './redact.ts';
 import {
   type CallDetails,
   type Clock,
@@ -115,11 +116,14 @@ export function formatOrSkip<T>(format: () => T): T | undefined {
  */
 export abstract class QueuedToolLogger<Extra = never> implements ToolLogger {
   protected readonly clock: Clock;
+  /** Applied in `writeBatch`, so redaction costs the background writer, not the call. */
+  protected readonly redactor: Redactor;
   readonly #queue: WriteQueue<QueuedCall | Extra>;
   #closed = false;
 
   constructor(name: string, options: ToolLoggerBaseOptions) {
     this.clock = options.clock ?? Date.now;
+    this.redactor = Redactor.for(options.redaction);
     this.#queue = new WriteQueue(name, options.logger ?? stderrSink, (items) =>
       this.writeBatch(items),
     );

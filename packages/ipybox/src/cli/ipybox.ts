@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 
 const LEVELS = {
@@ -21,6 +22,12 @@ function logLevel(value: string): (typeof LEVELS)[keyof typeof LEVELS] {
   return level;
 }
 
+function seconds(value: string): number {
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('must be a whole number of seconds');
+  return n;
+}
+
 function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) {
@@ -29,11 +36,18 @@ function port(value: string): number {
   return n;
 }
 
+/** The version of `@mcpbox/ipybox`, for `--version`. */
+function packageVersion(): string {
+  const manifest = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}
+
 const program = new Command('ipybox')
   .description(
     'MCP server that runs Python in a stateful IPython kernel; code can call the tools of registered MCP servers.\n' +
       'stdio by default; Streamable HTTP at http://127.0.0.1:PORT/mcp with --http PORT.',
   )
+  .version(packageVersion(), '-V, --version', 'print the version')
   .option('--workspace <dir>', 'workspace directory (created if missing)', '.')
   .addOption(
     new Option('--log-level <level>', 'DEBUG, INFO, WARNING, ERROR or CRITICAL')
@@ -41,7 +55,23 @@ const program = new Command('ipybox')
       .argParser(logLevel),
   )
   .option('--http <port>', 'serve Streamable HTTP on this port instead of stdio', port)
-  .option('--host <host>', 'HTTP bind address', '127.0.0.1')
+  .option('--host <host>', 'HTTP bind address (127.0.0.1: this machine only)', '127.0.0.1')
+  .option(
+    '--allow-unauthenticated',
+    'HTTP: serve beyond loopback without OAuth (refused otherwise)',
+  )
+  .option('--oauth-server-url <url>', 'HTTP: OAuth introspection at <url>/introspect (RFC 7662)')
+  .option('--oauth-public-url <url>', "HTTP: this server's public URL (OAuth resource metadata)")
+  .option(
+    '--oauth-required-scopes <scopes...>',
+    'HTTP: scopes every token must carry (403 otherwise)',
+  )
+  .option(
+    '--oauth-cache-ttl <seconds>',
+    'HTTP: seconds a verified token stays cached (0: none)',
+    seconds,
+    28800,
+  )
   .option('--python <path>', 'Python interpreter with ipykernel (default /usr/bin/python3)')
   .addOption(
     new Option('--approval <mode>', 'tool calls from code: auto, elicit (ask the user) or deny')
@@ -57,17 +87,36 @@ const program = new Command('ipybox')
     'after',
     '\nExamples:\n' +
       '  ipybox --workspace ~/work                 # stdio, for an MCP client that launches it\n' +
-      '  ipybox --workspace ~/work --http 8000     # http://127.0.0.1:8000/mcp',
+      '  ipybox --workspace ~/work --http 8000     # http://127.0.0.1:8000/mcp\n' +
+      '  ipybox --http 8000 --host 0.0.0.0 --oauth-server-url https://auth.example.com \\\n' +
+      '         --oauth-public-url https://ipybox.example.com/mcp   # other machines, with OAuth',
   )
   .showHelpAfterError()
   .action(async (options) => {
+    // Imported here, so --help loads neither the server nor the framework.
     const { serveIpybox } = await import('../server/serve.ts');
+    const { httpAuthentication } = await import('./httpAuth.ts');
+    const { configureLogging } = await import('@mcpbox/framework');
     try {
+      configureLogging({ level: options.logLevel });
+      // Decided before anything starts: a refused bind leaves no kernel or port behind.
+      const httpOptions =
+        options.http === undefined
+          ? undefined
+          : httpAuthentication({
+              host: options.host,
+              allowUnauthenticated: options.allowUnauthenticated,
+              oauthServerUrl: options.oauthServerUrl,
+              oauthPublicUrl: options.oauthPublicUrl,
+              oauthCacheTtl: options.oauthCacheTtl,
+              oauthRequiredScopes: options.oauthRequiredScopes,
+            });
       await serveIpybox({
         workspace: options.workspace,
         logLevel: options.logLevel,
         httpPort: options.http,
         host: options.host,
+        httpOptions,
         python: options.python,
         approval: options.approval,
         approvalTimeout: options.approvalTimeout,

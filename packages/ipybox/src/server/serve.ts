@@ -5,7 +5,13 @@
  *
  * @module
  */
-import { configureLogging, createLogger, createServer, type LogLevel } from '@mcpbox/framework';
+import {
+  configureLogging,
+  createLogger,
+  createServer,
+  type LogLevel,
+  type Security,
+} from '@mcpbox/framework';
 import * as plugin from '../plugin.ts';
 import type { WrittenSettings } from './settings.ts';
 
@@ -15,6 +21,8 @@ export interface ServeIpyboxOptions {
   /** Streamable HTTP on this port; stdio when undefined. */
   httpPort?: number;
   host?: string;
+  /** HTTP middleware and routes, e.g. OAuth from the CLI's flags. */
+  httpOptions?: Security['httpOptions'];
   python?: string;
   approval?: WrittenSettings['approval'];
   approvalTimeout?: number;
@@ -32,6 +40,7 @@ export async function serveIpybox(options: ServeIpyboxOptions): Promise<void> {
     transport: options.httpPort === undefined ? 'stdio' : 'http',
     port: options.httpPort,
     host: options.host,
+    ...options.httpOptions,
   });
   const config: WrittenSettings = {
     workspace: options.workspace,

@@ -10,6 +10,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ConnectTarget, HttpTransportChoice, ProtocolChoice } from '../client/connect.ts';
+import { packageVersion } from './options.ts';
 
 interface ClientOptions {
   token?: string;
@@ -54,6 +55,7 @@ export function targetFromArgs(operands: string[], options: ClientOptions): Conn
 const program = new Command('mcp-client')
   .description('Interactive MCP client: list and call tools, read resources, get prompts.')
   .usage('[options] URL | [options] -- COMMAND [ARGS...]')
+  .version(packageVersion(), '-V, --version', 'print the version')
   .argument('<server...>', 'a Streamable HTTP / SSE URL, or (after --) a command to run over stdio')
   .addOption(new Option('--token <token>', 'bearer token for HTTP').env('MCP_TOKEN'))
   .addOption(
@@ -95,7 +97,7 @@ const program = new Command('mcp-client')
     }
     const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
     try {
-      await runRepl({
+      const { exitCode } = await runRepl({
         session,
         out,
         input: process.stdin,
@@ -103,6 +105,7 @@ const program = new Command('mcp-client')
         terminal,
         historyFile: options.history ? defaultHistoryFile() : undefined,
       });
+      if (exitCode !== 0) process.exitCode = exitCode;
     } finally {
       await session.close();
     }

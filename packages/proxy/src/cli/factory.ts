@@ -8,13 +8,14 @@
  */
 import { Command } from 'commander';
 import { runCommand } from '../commands/exit.ts';
-import { collect, portNumber } from './options.ts';
+import { collect, packageVersion, portNumber } from './options.ts';
 
 const program = new Command('mcp-factory')
   .description(
     'Serve MCP plugins loaded at start-up: stdio by default, Streamable HTTP with --http.\n' +
       'Plugins come from --plugins, else the config file (plugins_load, autoload, enabled plugins:).',
   )
+  .version(packageVersion(), '-V, --version', 'print the version')
   .option('-p, --plugins <names...>', 'plugins to load (names, paths or npm packages)')
   .option('-c, --config <file>', 'YAML configuration file')
   .option(
@@ -22,7 +23,13 @@ const program = new Command('mcp-factory')
     'serve Streamable HTTP at http://127.0.0.1:<port>/mcp (0: any free port)',
     portNumber,
   )
+  .option('--host <address>', 'HTTP bind address (default 127.0.0.1: this machine only)')
+  .option(
+    '--allow-unauthenticated',
+    'serve HTTP beyond loopback without authentication (refused otherwise)',
+  )
   .option('--health-port <port>', 'health server port (default: HTTP port + 1)', portNumber)
+  .option('--health-host <address>', 'health server bind address (default 127.0.0.1)')
   .option('-d, --plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
   .option('--stateless', 'Streamable HTTP without sessions')
   .option('--log-level <level>', 'debug, info, warning or error')
@@ -41,7 +48,10 @@ const program = new Command('mcp-factory')
         plugins: options.plugins,
         configFile: options.config,
         httpPort: options.http,
+        host: options.host,
+        allowUnauthenticated: options.allowUnauthenticated,
         healthPort: options.healthPort,
+        healthHost: options.healthHost,
         pluginDirs: options.pluginDir,
         stateless: options.stateless,
         logLevel: options.logLevel,

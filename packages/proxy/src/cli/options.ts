@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 
 /** Parses a TCP port (0 = any free port); commander prints the message on a bad value. */
@@ -15,3 +16,9 @@ export function portNumber(value: string): number {
 
 /** Collects a repeatable option (`-d a -d b`) into a list. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The version of `@mcpbox/proxy`, for `--version` on its bins. */
+export function packageVersion(): string {
+  const manifest = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}

@@ -10,16 +10,21 @@
 import { Command, Option } from 'commander';
 import { runCommand } from '../commands/exit.ts';
 import type { RemoteAction } from '../commands/proxy/remote.ts';
-import { collect, portNumber } from './options.ts';
+import { collect, packageVersion, portNumber } from './options.ts';
 
 const program = new Command('mcp-proxy')
   .description(
     'An MCP server whose plugins are loaded, unloaded and reloaded at run time, and the ' +
       'commands that manage a running proxy through its management API.',
   )
+  .version(packageVersion(), '-V, --version', 'print the version')
   .showHelpAfterError();
 
-program
+const TOKEN_HELP =
+  '\nManagement token: --mgmt-token is visible to every user in `ps`; prefer\n' +
+  '--mgmt-token-file PATH (a file only you can read) or MCP_MGMT_TOKEN in the environment.';
+
+const serve = program
   .command('serve', { isDefault: true })
   .description('run the proxy (the default command)')
   .option(
@@ -32,29 +37,52 @@ program
     'serve Streamable HTTP at http://127.0.0.1:<port>/mcp (default: stdio)',
     portNumber,
   )
+  .option('--host <address>', 'HTTP bind address (default 127.0.0.1: this machine only)')
+  .option(
+    '--allow-unauthenticated',
+    'serve HTTP beyond loopback without authentication (refused otherwise)',
+  )
   .option('--health-port <port>', 'health server port (default: HTTP port + 1)', portNumber)
+  .option('--health-host <address>', 'health server bind address (default 127.0.0.1)')
   .option('--mgmt-port <port>', 'management API port on 127.0.0.1 (default 12299)', portNumber)
-  .option('--mgmt-token <token>', 'bearer token required by the management API')
+  .option('--mgmt-token <token>', 'bearer token required by the management API (see below)')
+  .option('--mgmt-token-file <path>', 'read the management token from this file')
   .option('-d, --plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
   .option('--watch', 'reload a plugin when its files change')
   .option('--log-level <level>', 'debug, info, warning or error')
+  // Operands are not serve's: without this, `mcp-proxy frobnicate` said "too many arguments for
+  // 'serve'" (commander hands unknown commands to the default one). The action says what it is.
+  .allowExcessArguments(true)
   .addHelpText(
     'after',
     '\nExamples:\n' +
       '  mcp-proxy -a echo                          # stdio, management API on 127.0.0.1:12299\n' +
       '  mcp-proxy --http 8000 -a echo greet --watch\n' +
-      '  mcp-proxy serve -c proxy.yaml --mgmt-token "$MCP_MGMT_TOKEN"',
+      '  mcp-proxy serve -c proxy.yaml --mgmt-token-file ~/.config/mcp-proxy/token\n' +
+      TOKEN_HELP +
+      '\nPrecedence: --mgmt-token or --mgmt-token-file > management_token in the config >\n' +
+      'MCP_MGMT_TOKEN. An empty --mgmt-token is an error, not "no authentication".',
   )
   .action(async (options) => {
+    const [unexpected] = serve.args;
+    if (unexpected !== undefined) {
+      if (program.args[0] === 'serve')
+        serve.error(`error: serve takes no arguments: '${unexpected}'`);
+      program.error(`error: unknown command '${unexpected}'`);
+    }
     await runCommand(async () => {
       const { serveProxy } = await import('../commands/proxy/serve.ts');
       await serveProxy({
         autoload: options.autoload,
         configFile: options.config,
         httpPort: options.http,
+        host: options.host,
+        allowUnauthenticated: options.allowUnauthenticated,
         healthPort: options.healthPort,
+        healthHost: options.healthHost,
         mgmtPort: options.mgmtPort,
         mgmtToken: options.mgmtToken,
+        mgmtTokenFile: options.mgmtTokenFile,
         pluginDirs: options.pluginDir,
         watch: options.watch,
         logLevel: options.logLevel,
@@ -62,23 +90,45 @@ program
     });
   });
 
-/** A client command: `--mgmt-port`, `--token` (or MCP_MGMT_TOKEN) and `--json`. */
+/**
+ * A client command: `--mgmt-port`, `--mgmt-token` (alias `--token`, the name it had before) or
+ * `--mgmt-token-file` (else MCP_MGMT_TOKEN), and `--json`.
+ */
 function remote(name: string, description: string) {
   return program
     .command(name)
     .description(description)
     .option('--mgmt-port <port>', 'management API port (default 12299)', portNumber)
-    .addOption(new Option('--token <token>', 'management API token').env('MCP_MGMT_TOKEN'))
-    .option('--json', 'print the JSON answer');
+    .option('--mgmt-token <token>', 'management API token (alias --token; see below)')
+    .addOption(new Option('--token <token>').hideHelp())
+    .option('--mgmt-token-file <path>', 'read the management API token from this file')
+    .option('--json', 'print the JSON answer')
+    .addHelpText('after', TOKEN_HELP);
 }
 
 async function runRemoteAction(
   action: RemoteAction,
-  options: { mgmtPort?: number; token?: string; json?: boolean },
+  options: {
+    mgmtPort?: number;
+    mgmtToken?: string;
+    token?: string;
+    mgmtTokenFile?: string;
+    json?: boolean;
+  },
 ) {
+  if (options.mgmtToken !== undefined && options.token !== undefined) {
+    program.error('error: --token is another name for --mgmt-token; give one of them');
+  }
   await runCommand(async () => {
-    const { runRemote } = await import('../commands/proxy/remote.ts');
-    await runRemote(action, options);
+    const [{ runRemote }, { mgmtTokenFromFlags }] = await Promise.all([
+      import('../commands/proxy/remote.ts'),
+      import('../commands/proxy/mgmtToken.ts'),
+    ]);
+    const token = mgmtTokenFromFlags({
+      mgmtToken: options.mgmtToken ?? options.token,
+      mgmtTokenFile: options.mgmtTokenFile,
+    });
+    await runRemote(action, { mgmtPort: options.mgmtPort, token, json: options.json });
   });
 }
 

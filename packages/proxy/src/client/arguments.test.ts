@@ -39,14 +39,82 @@ test('a bare value for several parameters is refused with a way forward', () => 
   assert.equal(r.kind, 'error');
   assert.match(
     (r as { message: string }).message,
-    /takes 2 parameters \(a, b\).*"call get-sum" alone/,
+    /takes 2 parameters \(a, b\).*call get-sum a=… b=….*"call get-sum" alone/,
   );
 });
 
-test('nothing typed: ask when there are parameters, call with {} when there are none', () => {
+const optionalOnly = {
+  type: 'object',
+  properties: { kind: { type: 'string' }, id: { type: 'number' } },
+};
+
+test('nothing typed: ask for required parameters; call with {} when none is required', () => {
   assert.deepEqual(argumentsFromText('', sum, 'call get-sum'), { kind: 'ask' });
   assert.deepEqual(argumentsFromText('  ', none, 'call ping'), { kind: 'args', args: {} });
   assert.equal(argumentsFromText('x', none, 'call ping').kind, 'error');
+  assert.deepEqual(argumentsFromText('', optionalOnly, 'call ref'), { kind: 'args', args: {} });
+});
+
+test('a quoted bare value is one value without its quotes', () => {
+  assert.deepEqual(argumentsFromText('"a b"', echo, 'call echo'), {
+    kind: 'args',
+    args: { message: 'a b' },
+  });
+  assert.deepEqual(argumentsFromText(`'a  b' "c"`, echo, 'call echo'), {
+    kind: 'args',
+    args: { message: 'a  b c' },
+  });
+  assert.deepEqual(argumentsFromText(`don't`, echo, 'call echo'), {
+    kind: 'args',
+    args: { message: "don't" },
+  });
+});
+
+test('NAME=VALUE pairs, typed by each parameter and quoted like a shell', () => {
+  assert.deepEqual(argumentsFromText('a=2 b="40"', sum, 'call get-sum'), {
+    kind: 'args',
+    args: { a: 2, b: 40 },
+  });
+  assert.deepEqual(argumentsFromText(`kind='a b'`, optionalOnly, 'call ref'), {
+    kind: 'args',
+    args: { kind: 'a b' },
+  });
+  assert.deepEqual(argumentsFromText('message="x=y z"', echo, 'call echo'), {
+    kind: 'args',
+    args: { message: 'x=y z' },
+  });
+  // A word that does not name a parameter is a plain value, quoted or not.
+  assert.deepEqual(argumentsFromText('"message=hi" x=1', echo, 'call echo'), {
+    kind: 'args',
+    args: { message: 'message=hi x=1' },
+  });
+});
+
+test('bad NAME=VALUE pairs are explained', () => {
+  const cases: [string, RegExp][] = [
+    ['a=1 b', /call get-sum: expected NAME=VALUE, got "b" \(quote a value with spaces/],
+    ['a=1 c=2', /call get-sum: no parameter "c" \(parameters: a, b\)/],
+    ['a=1 a=2', /call get-sum: a is given twice/],
+    ['a=one b=2', /a: expected a number, got "one"/],
+    ['a="1', /call get-sum: unterminated " quote/],
+  ];
+  for (const [text, message] of cases) {
+    const r = argumentsFromText(text, sum, 'call get-sum');
+    assert.equal(r.kind, 'error', text);
+    assert.match((r as { message: string }).message, message);
+  }
+});
+
+test('JSON for a sole array parameter keeps its quotes', () => {
+  const tags = {
+    type: 'object',
+    properties: { tags: { type: 'array', items: { type: 'string' } } },
+    required: ['tags'],
+  };
+  assert.deepEqual(argumentsFromText('["a b", "c"]', tags, 'call tag'), {
+    kind: 'args',
+    args: { tags: ['a b', 'c'] },
+  });
 });
 
 test('JSON that is not an object is refused', () => {

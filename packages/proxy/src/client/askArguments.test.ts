@@ -24,17 +24,39 @@ const schema = {
   required: ['city'],
 };
 
-test('asks each parameter in order, typed; empty skips optional ones', async () => {
-  const { asked, ask } = scripted(['Paris', '', 'no']);
+test('asks each parameter in order, typed; Enter takes the default or skips', async () => {
+  const { asked, ask } = scripted(['Paris', '', '']);
   const explained: string[] = [];
   const args = await askArguments(schema, ask, (m) => explained.push(m));
-  assert.deepEqual(args, { city: 'Paris', metric: false });
+  assert.deepEqual(args, { city: 'Paris', days: 3 });
   assert.deepEqual(asked, [
     '  city (string, required) — Where: ',
-    '  days (integer, optional, Enter skips, default 3): ',
+    '  days (integer, optional, Enter for 3): ',
     '  metric (boolean, optional, Enter skips): ',
   ]);
   assert.deepEqual(explained, []);
+});
+
+test('Enter at a required parameter with a default takes the default', async () => {
+  const approval = {
+    type: 'object',
+    properties: { approve: { type: 'boolean', default: true } },
+    required: ['approve'],
+  };
+  const { asked, ask } = scripted(['']);
+  const explained: string[] = [];
+  assert.deepEqual(await askArguments(approval, ask, (m) => explained.push(m)), {
+    approve: true,
+  });
+  assert.deepEqual(asked, ['  approve (boolean, required, Enter for true): ']);
+  assert.deepEqual(explained, [], 'not "approve is required"');
+});
+
+test('optional: false asks only the required parameters', async () => {
+  const { asked, ask } = scripted(['Rome', 'next command']);
+  const args = await askArguments(schema, ask, () => {}, { optional: false });
+  assert.deepEqual(args, { city: 'Rome' });
+  assert.equal(asked.length, 1, 'the next line is left for whoever reads next');
 });
 
 test('a required parameter left empty, or a value of the wrong type, is asked again', async () => {

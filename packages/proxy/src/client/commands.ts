@@ -27,19 +27,32 @@ export interface CommandContext {
   out: Output;
   /** Asks a follow-up question (a tool parameter); null when input has ended. */
   ask: Ask;
+  /**
+   * A person answers the questions. False for a script (piped input): then only required
+   * parameters are asked for, since an optional question would take the next line of the script.
+   */
+  interactive: boolean;
   /** Aborted when the user presses Ctrl-C during a request. */
   signal?: AbortSignal;
 }
 
-export type CommandResult = 'quit' | undefined;
+/** `failed`: an error was printed or the tool answered with `isError`. */
+export type CommandResult = 'ok' | 'failed' | 'quit';
 
-/** A mistake in how a command was typed: printed as is, without an "Error:" prefix. */
+/**
+ * A mistake in how a command was typed, or arguments that could not be had: printed as is,
+ * without an "Error:" prefix.
+ */
 class UsageError extends Error {}
+
+/** A tool result with `isError`: already printed as the result, but the command failed. */
+class ShownFailure extends Error {}
 
 interface Command {
   names: string[];
   usage: string;
   summary: string;
+  /** Throws on failure (`ShownFailure` when the output already says so). */
   run(ctx: CommandContext, rest: string): Promise<void>;
   /** Leaves the REPL after running. */
   quits?: boolean;
@@ -56,11 +69,11 @@ export const COMMANDS: Command[] = [
   },
   {
     names: ['call'],
-    usage: 'call NAME [JSON|value]',
-    summary: 'call a tool; without arguments, asks for each parameter',
+    usage: 'call NAME [ARGS]',
+    summary: 'call a tool; without arguments, asks for the required parameters',
     async run(ctx, rest) {
       const { name, rest: args } = splitWord(rest);
-      if (!name) throw new UsageError('Usage: call NAME [JSON|value]');
+      if (!name) throw new UsageError('Usage: call NAME [ARGS]');
       const tool = await ctx.session.findTool(name);
       if (!tool) throw new UsageError(`Unknown tool "${name}". Type "tools" to list them.`);
       await callTool(ctx, tool, args);
@@ -95,12 +108,12 @@ export const COMMANDS: Command[] = [
   },
   {
     names: ['prompt'],
-    usage: 'prompt NAME [JSON|value]',
-    summary: 'get a prompt; without arguments, asks for each one',
+    usage: 'prompt NAME [ARGS]',
+    summary: 'get a prompt; without arguments, asks for the required ones',
     async run(ctx, rest) {
       const { session, out, signal } = ctx;
       const { name, rest: text } = splitWord(rest);
-      if (!name) throw new UsageError('Usage: prompt NAME [JSON|value]');
+      if (!name) throw new UsageError('Usage: prompt NAME [ARGS]');
       const prompt = await session.findPrompt(name);
       if (!prompt) throw new UsageError(`Unknown prompt "${name}". Type "prompts" to list them.`);
       const schema = promptArgumentsSchema(prompt.arguments);
@@ -109,7 +122,6 @@ export const COMMANDS: Command[] = [
         argumentsFromText(text, schema, `prompt ${name}`),
         schema,
       );
-      if (!args) return;
       const result = await session.client.getPrompt(
         { name, arguments: stringifyValues(args) },
         { signal },
@@ -158,8 +170,12 @@ export function helpText(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
     '',
-    'Shorthand: TOOL [JSON|value] calls a tool, e.g. `echo hello` when echo has one',
-    'required parameter, or `echo {"message": "hi"}`. Tab completes commands and tool names.',
+    'ARGS: NAME=VALUE pairs (`get-sum a=1 b=2`), a JSON object (`get-sum {"a": 1, "b": 2}`),',
+    'or one value for the sole required parameter (`echo hello`). Quote as in a shell to keep',
+    'spaces: `echo "a  b"`, `city=\'New York\'`. Without ARGS the required parameters are asked',
+    'for (at a terminal the optional ones too; Enter skips or takes the default).',
+    '',
+    'Shorthand: TOOL [ARGS] is call TOOL [ARGS]. Tab completes commands and tool names.',
   ].join('\n');
 }
 
@@ -175,27 +191,29 @@ export function splitWord(text: string): { name: string; rest: string } {
  */
 export async function runLine(line: string, ctx: CommandContext): Promise<CommandResult> {
   const { name, rest } = splitWord(line);
-  if (name === '' || name.startsWith('#')) return undefined;
+  if (name === '' || name.startsWith('#')) return 'ok';
   try {
     const command = COMMANDS.find((c) => c.names.includes(name));
     if (command) {
       await command.run(ctx, rest);
-      return command.quits ? 'quit' : undefined;
+      return command.quits ? 'quit' : 'ok';
     }
     // Tool shorthand. Without a connection no word can be a tool: say so, not "unknown".
     if (!ctx.session.connected) throw new NotConnectedError();
     const tool = ctx.session.knownTools.find((t) => t.name === name);
     if (tool) {
       await callTool(ctx, tool, rest);
-      return undefined;
+      return 'ok';
     }
     ctx.out.error(`Unknown command "${name}". Type "help" for commands, "tools" for tool names.`);
   } catch (err) {
-    if (err instanceof UsageError) ctx.out.error(err.message);
+    if (err instanceof ShownFailure) {
+      // printed where it happened
+    } else if (err instanceof UsageError) ctx.out.error(err.message);
     else if (ctx.signal?.aborted) ctx.out.error('Cancelled.');
     else ctx.out.error(`Error: ${formatError(err)}${hint(err, ctx.session)}`);
   }
-  return undefined;
+  return 'failed';
 }
 
 /** A network failure on a connection we still think is open: say what to do about it. */
@@ -210,7 +228,6 @@ function hint(err: unknown, session: ClientSession): string {
 async function callTool(ctx: CommandContext, tool: Tool, text: string): Promise<void> {
   const parsed = argumentsFromText(text, tool.inputSchema, `call ${tool.name}`);
   const args = await resolveArguments(ctx, parsed, tool.inputSchema);
-  if (!args) return;
   const result = await ctx.session.client.callTool(
     { name: tool.name, arguments: args },
     {
@@ -226,20 +243,22 @@ async function callTool(ctx: CommandContext, tool: Tool, text: string): Promise<
   // The SDK's return type also admits the pre-2024-11 `toolResult` shape; formatCallResult
   // prints either.
   ctx.out.print(formatCallResult(result as CallToolResult));
+  if (result.isError === true) throw new ShownFailure('the tool answered isError');
 }
 
-/** Arguments from the command line, or asked for; null when there is nothing to send. */
+/** Arguments from the command line, or asked for; a `UsageError` when there are none. */
 async function resolveArguments(
   ctx: CommandContext,
   parsed: ArgumentsFromText,
   schema: unknown,
-): Promise<Record<string, unknown> | null> {
-  if (parsed.kind === 'error') {
-    ctx.out.error(parsed.message);
-    return null;
-  }
+): Promise<Record<string, unknown>> {
+  if (parsed.kind === 'error') throw new UsageError(parsed.message);
   if (parsed.kind === 'args') return parsed.args;
-  const asked = await askArguments(schema, ctx.ask, (m) => ctx.out.error(m));
-  if (!asked) ctx.out.error('Not sent: input ended before every required parameter was given.');
+  const asked = await askArguments(schema, ctx.ask, (m) => ctx.out.error(m), {
+    optional: ctx.interactive,
+  });
+  if (!asked) {
+    throw new UsageError('Not sent: input ended before every required parameter was given.');
+  }
   return asked;
 }

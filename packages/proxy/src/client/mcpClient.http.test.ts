@@ -65,7 +65,9 @@ test('an HTTP server that dies: a message, the prompt comes back, reconnect afte
   client.send('echo three');
   await client.waitFor('Echo: three');
   client.send('q');
-  assert.equal(await client.exited, 0);
+  // Piped input is a script, and `echo two` failed in it.
+  assert.equal(await client.exited, 1);
+  assert.match(client.stderr(), /mcp-client: 1 command failed \(exit code 1\)\./);
 });
 
 /** A stateless Streamable HTTP server that answers only `Authorization: Bearer <token>`. */

@@ -4,11 +4,18 @@
  * 2026-only SDK v2 server (the framework's upstream-modern fixture).
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
+  askingServerCommand,
+  clientBin,
   everythingBin,
   growingServerCommand,
+  killGroup,
   repoRoot,
   runScript,
   startClient,
@@ -62,11 +69,11 @@ test('every command works against server-everything over stdio, and EOF exits 0'
   assert.match(out, /Server: mcp-servers\/everything 2\.0\.0 \(Everything Reference Server\)/);
   assert.match(out, /Capabilities: \{\n/);
   assert.match(out, /Instructions:\n# Everything Server/);
-  assert.match(out, /call NAME \[JSON\|value\]/);
+  assert.match(out, /call NAME \[ARGS\]/);
   assert.equal(run.stderr, '', 'no errors expected');
 });
 
-test('bad input gets a message and the next command still runs', async (t) => {
+test('bad input gets a message, the next command still runs, and the script exits 1', async (t) => {
   const run = await runScript(t, everything, [
     'frobnicate',
     'call echo {"message": oops}',
@@ -78,7 +85,8 @@ test('bad input gets a message and the next command still runs', async (t) => {
     'quit',
     'echo never runs',
   ]);
-  assert.equal(run.code, 0, run.output);
+  assert.equal(run.code, 1, run.output);
+  assert.match(run.stderr, /mcp-client: 6 commands failed \(exit code 1\)\.\n$/);
   assert.match(run.stderr, /Unknown command "frobnicate"\. Type "help"/);
   assert.match(
     run.stderr,
@@ -92,7 +100,7 @@ test('bad input gets a message and the next command still runs', async (t) => {
   assert.doesNotMatch(run.stdout, /never runs/);
 });
 
-test('call NAME without arguments asks for each parameter, typed, re-asking bad values', async (t) => {
+test('call NAME without arguments asks for each required parameter, typed, re-asking bad values', async (t) => {
   const run = await runScript(t, everything, [
     'call get-sum',
     'x', // not a number: explained, asked again
@@ -101,11 +109,9 @@ test('call NAME without arguments asks for each parameter, typed, re-asking bad 
     'get-structured-content',
     'Atlantis', // not in the enum
     'Chicago',
-    'get-resource-links',
-    '', // optional: skipped
     'prompt args-prompt',
-    'Oslo',
-    '',
+    'Oslo', // city; state is optional, so a script is not asked for it
+    'echo after the prompt',
   ]);
   assert.equal(run.code, 0, run.output);
   assert.match(
@@ -119,9 +125,100 @@ test('call NAME without arguments asks for each parameter, typed, re-asking bad 
     /location: expected one of New York\|Chicago\|Los Angeles, got "Atlantis"/,
   );
   assert.match(run.stdout, /"temperature"/);
-  assert.match(run.stdout, /count \(number, optional, Enter skips, default 3\)/);
-  assert.match(run.stdout, /\[resource link demo:\/\/resource\//);
-  assert.match(run.stdout, /\[user\] .*Oslo/);
+  assert.match(
+    run.stdout,
+    /mcp> prompt args-prompt\n {2}city \(string, required\)[^\n]*: Oslo\n\[user\] .*Oslo/,
+  );
+  assert.match(run.stdout, /Echo: after the prompt/);
+  assert.doesNotMatch(run.stdout, /state \(/);
+});
+
+test('a tool with only optional parameters is called with {}; the next line stays a command', async (t) => {
+  const run = await runScript(t, everything, [
+    'get-resource-reference', // resourceType?, resourceId?
+    'echo next line',
+    'call get-resource-links', // count?
+    'echo last line',
+  ]);
+  assert.equal(run.code, 0, run.output);
+  assert.doesNotMatch(run.stdout, /resourceType \(|count \(/, 'nothing is asked');
+  assert.match(
+    run.stdout,
+    /mcp> get-resource-reference\nReturning resource reference for Resource 1/,
+  );
+  assert.match(run.stdout, /mcp> echo next line\nEcho: next line\n/);
+  assert.match(
+    run.stdout,
+    /mcp> call get-resource-links\nHere are \d+ resource links.*\n\[resource link demo:\/\/resource\//,
+  );
+  assert.match(run.stdout, /mcp> echo last line\nEcho: last line\n/);
+  assert.equal(run.stderr, '');
+});
+
+test('arguments are quoted like a shell: bare values and NAME=VALUE pairs', async (t) => {
+  const run = await runScript(t, everything, [
+    'echo "a b"',
+    `echo 'single  quoted'   and more`,
+    "echo don't panic",
+    'get-sum a=2 b="40"',
+    `prompt args-prompt city="New York" state='NY'`,
+    'echo "unterminated',
+  ]);
+  assert.match(run.stdout, /^Echo: a b$/m);
+  assert.match(run.stdout, /^Echo: single {2}quoted {3}and more$/m);
+  assert.match(run.stdout, /^Echo: don't panic$/m);
+  assert.match(run.stdout, /The sum of 2 and 40 is 42\./);
+  assert.match(run.stdout, /\[user\] .*New York, NY/);
+  assert.match(run.stderr, /call echo: unterminated " quote in: "unterminated/);
+  assert.equal(run.code, 1, 'the unterminated quote failed');
+});
+
+test('a script exits 1 when a tool answers isError, and says how many commands failed', async (t) => {
+  const failing = await runScript(
+    t,
+    ['--', ...growingServerCommand],
+    ['shout before', 'fail', 'shout after'],
+  );
+  assert.equal(failing.code, 1, failing.output);
+  assert.match(
+    failing.stdout,
+    /BEFORE[\s\S]*Tool error \(isError\):\nit broke on purpose[\s\S]*AFTER/,
+  );
+  assert.match(failing.stderr, /mcp-client: 1 command failed \(exit code 1\)\./);
+
+  const passing = await runScript(t, ['--', ...growingServerCommand], ['shout fine']);
+  assert.equal(passing.code, 0, passing.output);
+  assert.equal(passing.stderr, '');
+});
+
+test('an approval request (ipybox --approval elicit) is asked once; Enter approves', async (t) => {
+  const run = await runScript(
+    t,
+    ['--', ...askingServerCommand],
+    [
+      'guarded',
+      '', // Enter: the default, approve
+      'guarded',
+      'n',
+      'configure',
+      '', // accept the form
+      '', // retries: Enter takes the default 3
+      'echo-less line that must be a command',
+    ],
+  );
+  const approvals = run.stdout.match(/Approve \(Run files\.rm\)\? \[Y\]es, \[n\]o, \[c\]ancel: /g);
+  assert.equal(approvals?.length, 2, run.output);
+  assert.doesNotMatch(run.stdout, /approve \(boolean/);
+  assert.doesNotMatch(run.stderr, /is required/);
+  assert.match(
+    run.stdout,
+    /\[c\]ancel: \nanswer: \{"action":"accept","content":\{"approve":true\}\}\n[\s\S]*\[c\]ancel: n\nanswer: \{"action":"accept","content":\{"approve":false\}\}/,
+  );
+  assert.match(
+    run.stdout,
+    /retries \(integer, required, Enter for 3\): \nanswer: \{"action":"accept","content":\{"retries":3\}\}/,
+  );
+  assert.match(run.stderr, /Unknown command "echo-less"/);
 });
 
 test('a server asking for input (elicitation) gets the answers typed at the prompt', async (t) => {
@@ -155,7 +252,7 @@ test('a server asking for input (elicitation) gets the answers typed at the prom
 
 test('input ending in the middle of the questions gives a message, not a call', async (t) => {
   const run = await runScript(t, everything, ['call get-sum', '1']);
-  assert.equal(run.code, 0, run.output);
+  assert.equal(run.code, 1, run.output);
   assert.match(run.stderr, /Not sent: input ended before every required parameter was given/);
   assert.doesNotMatch(run.stdout, /The sum/);
 });
@@ -177,7 +274,9 @@ test('a server killed mid-session: a message, the prompt comes back, reconnect r
   client.send('echo again');
   await client.waitFor('Echo: again');
   client.send('quit');
-  assert.equal(await client.exited, 0);
+  // Piped input is a script, and the two commands sent while disconnected failed in it.
+  assert.equal(await client.exited, 1);
+  assert.match(client.stderr(), /mcp-client: 2 commands failed \(exit code 1\)\./);
 });
 
 test('list_changed: the refreshed tool list is announced, new tools are callable', async (t) => {
@@ -194,7 +293,7 @@ test('list_changed: the refreshed tool list is announced, new tools are callable
   client.send('fail');
   await client.waitFor('Tool error (isError):\nit broke on purpose');
   client.send('exit');
-  assert.equal(await client.exited, 0);
+  assert.equal(await client.exited, 1, 'a script in which `fail` failed');
 });
 
 test('start-up failures exit 1 with a one-line reason', async (t) => {
@@ -249,5 +348,47 @@ test('either protocol era: negotiated by default and named in the banner; --prot
   assert.match(
     legacy.stdout,
     /^Connected to growing 1\.0\.0 via stdio .*, protocol 2025-11-25 \(legacy\)/m,
+  );
+});
+
+test('`mcp-client … < script | head -n 1`: the closed pipe ends the client quietly with 0', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-client-pipe-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const script = join(dir, 'script.txt');
+  // Far more output than a pipe buffers, so the client is still writing after head has exited.
+  writeFileSync(script, 'help\n'.repeat(300));
+  const pipeline = spawn(
+    'bash',
+    [
+      '-c',
+      // $PIPESTATUS alone is its first element: the client's exit status, not head's.
+      '"$NODE" "$CLIENT" --quiet-server -- "$SERVER" stdio < "$SCRIPT" | head -n 1; exit "$PIPESTATUS"',
+    ],
+    {
+      env: {
+        ...process.env,
+        NODE: process.execPath,
+        CLIENT: clientBin,
+        SERVER: everythingBin,
+        SCRIPT: script,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
+  t.after(() => killGroup(pipeline));
+  let stdout = '';
+  let stderr = '';
+  pipeline.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  pipeline.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const [code] = await once(pipeline, 'exit');
+  assert.equal(stderr, '', 'no EPIPE stack trace');
+  assert.equal(code, 0, 'the client itself exits 0');
+  assert.match(stdout, /^Connected to mcp-servers\/everything [^\n]*\n$/);
+  const pid = Number(/pid (\d+)/.exec(stdout)![1]);
+  assert.throws(
+    () => process.kill(pid, 0),
+    { code: 'ESRCH' },
+    'the stdio server it started is gone',
   );
 });

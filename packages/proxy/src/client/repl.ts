@@ -1,6 +1,7 @@
 /**
  * The read-eval-print loop: node:readline for line editing, history and tab completion on a
- * terminal; the same loop reads piped input line by line and returns at end of input.
+ * terminal; the same loop reads piped input line by line as a script and returns at end of input
+ * (or when whoever reads the output goes away, as `| head` does).
  */
 import * as readline from 'node:readline';
 import { COMMAND_NAMES, runLine } from './commands.ts';
@@ -14,10 +15,16 @@ export const PROMPT = 'mcp> ';
 /**
  * Output that keeps the prompt intact: a notice arriving while the user is typing is printed
  * above the prompt, and the prompt is redrawn with what they had typed.
+ *
+ * A write error on either stream (EPIPE once the reader of a pipe has exited) closes that
+ * stream quietly instead of crashing the client with an unhandled 'error' event; when stdout
+ * closes, the listeners of `onStdoutClosed` end the session.
  */
 export class ReplOutput implements Output {
   readonly #stdout: NodeJS.WritableStream;
   readonly #stderr: NodeJS.WritableStream;
+  readonly #closed = new Set<NodeJS.WritableStream>();
+  readonly #onStdoutClosed: (() => void)[] = [];
   #rl: readline.Interface | undefined;
   #terminal = false;
   /** True while a prompt is shown and nothing runs. */
@@ -26,6 +33,34 @@ export class ReplOutput implements Output {
   constructor(stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream) {
     this.#stdout = stdout;
     this.#stderr = stderr;
+    for (const stream of new Set([stdout, stderr])) {
+      stream.on('error', (err: NodeJS.ErrnoException) => this.#closeStream(stream, err));
+    }
+  }
+
+  get stdoutClosed(): boolean {
+    return this.#closed.has(this.#stdout);
+  }
+
+  /** Calls `listener` once stdout can no longer be written (at once if it already cannot). */
+  onStdoutClosed(listener: () => void): void {
+    if (this.stdoutClosed) listener();
+    else this.#onStdoutClosed.push(listener);
+  }
+
+  #closeStream(stream: NodeJS.WritableStream, err: NodeJS.ErrnoException): void {
+    if (this.#closed.has(stream)) return;
+    this.#closed.add(stream);
+    // A reader that went away is normal end of output; anything else is worth a line on the
+    // other stream, if that one still works.
+    if (err.code !== 'EPIPE') {
+      const other = stream === this.#stdout ? this.#stderr : this.#stdout;
+      if (!this.#closed.has(other))
+        other.write(`mcp-client: cannot write output: ${err.message}\n`);
+    }
+    if (stream === this.#stdout) {
+      for (const listener of this.#onStdoutClosed.splice(0)) listener();
+    }
   }
 
   attach(rl: readline.Interface | undefined, terminal: boolean): void {
@@ -46,6 +81,7 @@ export class ReplOutput implements Output {
   }
 
   #write(stream: NodeJS.WritableStream, text: string): void {
+    if (this.#closed.has(stream)) return;
     const rl = this.#rl;
     if (!rl || !this.idle) {
       stream.write(`${text}\n`);
@@ -74,17 +110,26 @@ export interface ReplOptions {
   historySize?: number;
 }
 
-/** Runs until `quit` or end of input. */
-export async function runRepl(options: ReplOptions): Promise<void> {
+export interface ReplResult {
+  /**
+   * 1 when a script (input not a terminal) had a command fail: an error printed, or a tool
+   * result with `isError`. A person at a terminal saw each failure, so a session there exits 0.
+   */
+  exitCode: 0 | 1;
+}
+
+/** Runs until `quit`, end of input, or stdout closing. */
+export async function runRepl(options: ReplOptions): Promise<ReplResult> {
   const { session, out, terminal, historyFile, historySize = DEFAULT_HISTORY_SIZE } = options;
   const useHistory = terminal && historyFile !== undefined;
+  const initialHistory = useHistory ? loadHistory(historyFile, historySize) : [];
   const rl = readline.createInterface({
     input: options.input,
     output: options.output,
     terminal,
     prompt: PROMPT,
     historySize,
-    history: useHistory ? loadHistory(historyFile, historySize) : [],
+    history: [...initialHistory],
     removeHistoryDuplicates: true,
     completer: terminal
       ? (line: string) =>
@@ -98,15 +143,25 @@ export async function runRepl(options: ReplOptions): Promise<void> {
   });
   out.attach(rl, terminal);
 
-  if (useHistory) {
-    rl.on('history', (history: string[]) => {
+  // Only command lines are history. readline adds every line entered, so an answer to a
+  // question (a tool parameter, an approval, an elicitation field: maybe a password) is taken
+  // out again before anything is saved, by restoring the history as the last command left it.
+  let answering = false;
+  let commandHistory = initialHistory;
+  rl.on('history', (history: string[]) => {
+    if (answering) {
+      history.splice(0, history.length, ...commandHistory);
+      return;
+    }
+    commandHistory = [...history];
+    if (useHistory) {
       try {
         saveHistory(historyFile, history, historySize);
       } catch (err) {
         out.error(`Could not save history to ${historyFile}: ${(err as Error).message}`);
       }
-    });
-  }
+    }
+  });
 
   const queue = new LineQueue();
   let running: AbortController | null = null;
@@ -131,35 +186,58 @@ export async function runRepl(options: ReplOptions): Promise<void> {
     out.print('\n(To exit, press Ctrl-C again or Ctrl-D, or type quit)');
   });
 
+  // Nobody reads the output any more (`mcp-client … | head`): stop, as a shell command would.
+  out.onStdoutClosed(() => {
+    running?.abort();
+    queue.end();
+  });
+
+  const write = (text: string) => {
+    if (!out.stdoutClosed) options.output.write(text);
+  };
   const read = async (prompt: string): Promise<string | null> => {
     rl.setPrompt(prompt);
+    answering = prompt !== PROMPT;
     out.idle = true;
-    rl.prompt();
+    if (!out.stdoutClosed) rl.prompt();
     try {
       const line = await queue.next();
       // Piped input is not echoed by a terminal; echoing it makes the output a readable
       // transcript (`mcp> echo hi` then `Echo: hi`) instead of results glued to prompts.
-      if (!terminal) options.output.write(line === null ? '\n' : `${line}\n`);
+      if (!terminal) write(line === null ? '\n' : `${line}\n`);
       return line;
     } finally {
       out.idle = false;
+      answering = false;
       rl.setPrompt(PROMPT);
     }
   };
 
   session.askUser = read;
+  let failed = 0;
   for (;;) {
     const line = await read(PROMPT);
     if (line === null) {
-      if (terminal) options.output.write('\n');
+      if (terminal) write('\n');
       break;
     }
     running = new AbortController();
-    const result = await runLine(line, { session, out, ask: read, signal: running.signal });
+    const result = await runLine(line, {
+      session,
+      out,
+      ask: read,
+      interactive: terminal,
+      signal: running.signal,
+    });
     running = null;
     if (result === 'quit') break;
+    if (out.stdoutClosed) break; // a call cut short by the closed output is no failure
+    if (result === 'failed') failed++;
   }
   session.askUser = undefined;
   out.attach(undefined, terminal);
   rl.close();
+  if (terminal || failed === 0) return { exitCode: 0 };
+  out.error(`mcp-client: ${failed} ${failed === 1 ? 'command' : 'commands'} failed (exit code 1).`);
+  return { exitCode: 1 };
 }

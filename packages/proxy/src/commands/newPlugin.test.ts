@@ -56,6 +56,20 @@ test('writes index.ts, tools.ts and tools.test.ts, and the generated test passes
   assert.match(text, /mcp-factory --plugin-dir plugins -p weather/);
 });
 
+test('a plugin made outside the current folder is described by absolute paths', () => {
+  const result = {
+    dir: '/home/ann/weather-plugin/weather',
+    files: ['index.ts', 'tools.ts', 'tools.test.ts'].map(
+      (f) => `/home/ann/weather-plugin/weather/${f}`,
+    ),
+  };
+  const text = describeNewPlugin('weather', result, '/srv/mcpbox');
+  assert.match(text, /^Created plugin "weather" in \/home\/ann\/weather-plugin\/weather\/:/);
+  assert.match(text, /^ {2}\/home\/ann\/weather-plugin\/weather\/index\.ts$/m);
+  assert.match(text, /mcp-factory --plugin-dir \/home\/ann\/weather-plugin -p weather/);
+  assert.doesNotMatch(text, /\.\.\//);
+});
+
 test('the generated plugin loads into the real registry and its tools answer over MCP', async (t) => {
   const cwd = scratchDir(t);
   await newPlugin('demo_calc', '.', { cwd });

@@ -12,7 +12,7 @@
  * @module
  */
 import { mkdir, stat, writeFile } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 
 /** Lowercase letters, digits and underscores, starting with a letter: safe as a folder name,
  * a tool-name prefix (`NAME_hello`) and an identifier. */
@@ -112,20 +112,25 @@ export async function newPlugin(
   return { dir: target, files: files.map(([file]) => join(target, file)) };
 }
 
+/** `path` relative to `cwd` when it lies below it, else absolute (no `../../` chains). */
+function shownPath(path: string, cwd: string): string {
+  const below = relative(cwd, path);
+  return below === '' ? '.' : below.startsWith('..') || isAbsolute(below) ? path : below;
+}
+
 /** What the CLI prints after scaffolding: the files and the next steps. */
 export function describeNewPlugin(
   name: string,
   result: NewPluginResult,
   cwd = process.cwd(),
 ): string {
-  const dir = relative(cwd, result.dir) || result.dir;
-  const pluginDir = relative(cwd, resolve(result.dir, '..')) || '.';
+  const pluginDir = shownPath(resolve(result.dir, '..'), cwd);
   return [
-    `Created plugin "${name}" in ${dir}/:`,
-    ...result.files.map((f) => `  ${relative(cwd, f)}`),
+    `Created plugin "${name}" in ${shownPath(result.dir, cwd)}/:`,
+    ...result.files.map((f) => `  ${shownPath(f, cwd)}`),
     '',
     'Next:',
-    `  node --import tsx --test ${relative(cwd, result.files[2])}   # test the logic`,
+    `  node --import tsx --test ${shownPath(result.files[2], cwd)}   # test the logic`,
     `  mcp-factory --plugin-dir ${pluginDir} -p ${name}   # serve it over stdio`,
   ].join('\n');
 }

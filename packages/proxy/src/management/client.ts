@@ -27,7 +27,7 @@ export class ManagementUnavailableError extends Error {
 export class ManagementUnauthorizedError extends Error {
   readonly code = 'MGMT_UNAUTHORIZED';
   constructor() {
-    super('unauthorized — provide --token or set MCP_MGMT_TOKEN');
+    super('unauthorized — provide --mgmt-token (or --mgmt-token-file) or set MCP_MGMT_TOKEN');
     this.name = 'ManagementUnauthorizedError';
   }
 }

@@ -15,7 +15,10 @@
  * With a token every request needs `Authorization: Bearer <token>` (compared in constant time),
  * else 401 `{"ok":false,"error":"unauthorized"}`. A failed operation or a malformed body is 400
  * `{"ok":false,"error":…}`; an unknown command or path 404. Requests whose `Host` is not a
- * loopback name are refused (a web page cannot reach the API through DNS rebinding).
+ * loopback name are refused (a web page cannot reach the API through DNS rebinding), and so are
+ * state-changing requests that a browser marks as coming from another site (`origin.ts`), with
+ * or without a token. Bodies are JSON whatever their `Content-Type` says (`curl -d` sends
+ * `application/x-www-form-urlencoded`).
  *
  * The server writes nothing to stdout: under stdio that belongs to the MCP protocol.
  *
@@ -23,10 +26,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@mcpbox/framework';
+import { checkUnauthenticatedBind, createLogger } from '@mcpbox/framework';
 import type { PluginManager } from '../proxy/manager.ts';
 import { bearerCheck } from './auth.ts';
 import { HttpError } from './errors.ts';
+import { crossSiteRefusal } from './origin.ts';
 import { statusJson } from './status.ts';
 
 export interface ManagementServerOptions {
@@ -37,6 +41,8 @@ export interface ManagementServerOptions {
   host?: string;
   /** Bearer token; unset or empty means no authentication. */
   token?: string;
+  /** Without a token, a `host` beyond loopback is refused unless this is true. */
+  allowUnauthenticated?: boolean;
 }
 
 export interface ManagementServer {
@@ -84,13 +90,17 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return undefined;
-  const type = req.headers['content-type'] ?? '';
-  if (!/^application\/json\b/i.test(type)) {
-    throw new HttpError(400, 'expected a JSON body (Content-Type: application/json)');
-  }
   try {
     return JSON.parse(text);
   } catch (error) {
+    // A body sent as something else (a form, say) is answered with what the API expects.
+    const type = req.headers['content-type'];
+    if (type !== undefined && !/^application\/json\b/i.test(type)) {
+      throw new HttpError(
+        400,
+        `expected a JSON body, e.g. {"plugin": "echo"}; got Content-Type ${type} that is not JSON`,
+      );
+    }
     throw new HttpError(400, `malformed JSON body: ${(error as Error).message}`);
   }
 }
@@ -143,7 +153,12 @@ function routesFor(manager: PluginManager): Map<string, Route> {
     ],
     [
       'POST /proxy/reload',
-      async (req) => operationResult(await manager.reload(await pluginName(req))),
+      async (req) => {
+        const plugin = await pluginName(req);
+        return operationResult(
+          await manager.reload(plugin, { howToLoad: `mcp-proxy load ${plugin}` }),
+        );
+      },
     ],
     ['GET /proxy/commands', () => ({ commands: manager.commands.list() })],
     [
@@ -170,6 +185,21 @@ export async function startManagementServer(
   options: ManagementServerOptions,
 ): Promise<ManagementServer> {
   const host = options.host ?? '127.0.0.1';
+  if (!options.token) {
+    checkUnauthenticatedBind(
+      {
+        what: 'the management API',
+        host,
+        allowUnauthenticated: options.allowUnauthenticated,
+        remedies: {
+          loopback: 'host 127.0.0.1',
+          authenticate: 'set a token (--mgmt-token, management_token)',
+          allow: '--allow-unauthenticated (or allow_unauthenticated: true)',
+        },
+      },
+      log,
+    );
+  }
   const authorized = bearerCheck(options.token);
   const routes = routesFor(options.manager);
 
@@ -177,6 +207,8 @@ export async function startManagementServer(
     if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
       return send(res, 403, { ok: false, error: 'forbidden host' });
     }
+    const crossSite = crossSiteRefusal(req, req.socket.localPort ?? 0);
+    if (crossSite) return send(res, 403, { ok: false, error: crossSite });
     if (!authorized(req.headers.authorization)) {
       return send(res, 401, { ok: false, error: 'unauthorized' });
     }

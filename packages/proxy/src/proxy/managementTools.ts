@@ -108,7 +108,9 @@ export function managementTools(options: ManagementToolsOptions): PluginModule {
           inputSchema: pluginArg,
         },
         async ({ plugin }) => {
-          const result = await manager.reload(plugin);
+          const result = await manager.reload(plugin, {
+            howToLoad: `proxy__load(plugin='${plugin}')`,
+          });
           if (!result.ok) return error(result.error ?? 'reload failed');
           return text(describeOperation('Reloaded', result) + hintFor(result));
         },

@@ -108,10 +108,10 @@ test('reload picks up code changes and is transactional: a broken version leaves
       result: { pong: true, args: {} },
     });
   }
-  // A plugin that is not loaded cannot be reloaded.
-  assert.match(
+  // A plugin that is not loaded cannot be reloaded; the answer names the tool that loads it.
+  assert.equal(
     (await proxy.call('proxy__reload', { plugin: 'clash' })).text,
-    /Plugin 'clash' not loaded, use load\(\)/,
+    "Error: Plugin 'clash' not loaded — load it with proxy__load(plugin='clash')",
   );
 });
 

@@ -27,6 +27,7 @@ import {
 } from '@mcpbox/framework';
 import type { CommandRegistry } from './commands.ts';
 import { resolvePluginConfig } from './pluginConfig.ts';
+import { pluginNameError } from './pluginName.ts';
 import { pluginPrefix } from './prefix.ts';
 import { isUpstreamEntry, upstreamModule } from './upstream.ts';
 
@@ -124,8 +125,13 @@ export class PluginManager {
     return run;
   }
 
-  /** Loads a plugin by name: a plugin-directory plugin, a package, or a `plugins:` entry. */
+  /**
+   * Loads a plugin by name: a plugin-directory plugin, a package, or a `plugins:` entry. The name
+   * is checked here, so every entry point (REST, CLI, MCP tools, autoload) refuses paths alike.
+   */
   load(name: string): Promise<LoadResult> {
+    const invalid = pluginNameError(name);
+    if (invalid) return Promise.resolve(failed(name, invalid));
     return this.#serial(async () => {
       if (this.registry.isLoaded(name)) return failed(name, `Plugin '${name}' already loaded`);
       const result = await this.#loadNew(name);
@@ -147,6 +153,8 @@ export class PluginManager {
   }
 
   unload(name: string): Promise<UnloadResult> {
+    const invalid = pluginNameError(name);
+    if (invalid) return Promise.resolve({ ...failed(name, invalid), removed: [] });
     return this.#serial(async () => {
       const plugin = this.registry.getPlugin(name);
       if (plugin?.internal) {
@@ -172,11 +180,19 @@ export class PluginManager {
    * collision with another plugin — replaces the old entries, in one catalog change. Otherwise
    * the old version keeps serving, with its commands, and the error is returned.
    * Settings and per-plugin config files are read again.
+   *
+   * `howToLoad` completes the answer for a plugin that is not loaded, in the caller's terms
+   * (`mcp-proxy load echo`, `proxy__load(plugin='echo')`).
    */
-  reload(name: string): Promise<LoadResult> {
+  reload(name: string, { howToLoad }: { howToLoad?: string } = {}): Promise<LoadResult> {
+    const invalid = pluginNameError(name);
+    if (invalid) return Promise.resolve(failed(name, invalid));
     return this.#serial(async () => {
       const old = this.registry.getPlugin(name);
-      if (!old) return failed(name, `Plugin '${name}' not loaded, use load()`);
+      if (!old) {
+        const hint = howToLoad ? `load it with ${howToLoad}` : 'load it first';
+        return failed(name, `Plugin '${name}' not loaded — ${hint}`);
+      }
       if (old.internal) return failed(name, `Plugin '${name}' is built in and cannot be reloaded`);
       const still = (error: string | undefined) =>
         failed(name, `${error ?? 'reload failed'} (the previous version is still loaded)`);

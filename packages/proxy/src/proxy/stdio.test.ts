@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { freePort, PROXY_BIN, REPO_ROOT } from './__fixtures__/proxyProcess.ts';
+import { connectStdio, freePort } from './__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin, writeFile } from './__fixtures__/testdir.ts';
 
 test('stdio: management API beside the protocol, list_changed after REST, --watch', async (t) => {
@@ -19,17 +18,6 @@ test('stdio: management API beside the protocol, list_changed after REST, --watc
     t,
   );
   const port = await freePort();
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [PROXY_BIN, '--mgmt-port', String(port), '-d', dir, '-a', 'counter', '--watch'],
-    cwd: REPO_ROOT,
-    env: { ...(process.env as Record<string, string>), HOME: dir },
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
   const protocolErrors: Error[] = [];
   const client = new Client({ name: 'stdio-test', version: '1.0.0' });
   client.onerror = (error) => protocolErrors.push(error);
@@ -39,8 +27,11 @@ test('stdio: management API beside the protocol, list_changed after REST, --watc
     changes += 1;
     onChange();
   });
-  await client.connect(transport);
-  t.after(() => client.close());
+  const { stderr } = await connectStdio(t, {
+    args: ['--mgmt-port', String(port), '-d', dir, '-a', 'counter', '--watch'],
+    home: dir,
+    client,
+  });
   const waitChange = (count: number) =>
     new Promise<void>((resolve) => {
       onChange = () => changes >= count && resolve();
@@ -58,7 +49,7 @@ test('stdio: management API beside the protocol, list_changed after REST, --watc
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ plugin: 'late' }),
   });
-  assert.equal(load.status, 200, stderr);
+  assert.equal(load.status, 200, stderr());
   await changed;
   const names = (await client.listTools()).tools.map((tool) => tool.name);
   assert.ok(names.includes('late_tool'));
@@ -70,7 +61,9 @@ test('stdio: management API beside the protocol, list_changed after REST, --watc
   await waitForText(client, 'version', 'v2');
 
   assert.deepEqual(protocolErrors, [], 'stdout carried only protocol messages');
-  assert.match(stderr, /management API http:\/\/127\.0\.0\.1:\d+/);
+  assert.match(stderr(), /management API http:\/\/127\.0\.0\.1:\d+/);
+  // Before the temp folder goes (t.after runs in order): the proxy writes its log into HOME.
+  await client.close();
 });
 
 /** The watcher's unload and load are two changes; poll until the new code answers. */

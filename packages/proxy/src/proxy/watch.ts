@@ -3,15 +3,16 @@
  * write a file in several steps). The reload is the manager's transactional one, so a broken
  * save leaves the previous version serving and is only logged.
  *
- * A folder plugin's whole folder is watched (recursively); a single-file plugin is watched
- * through its directory, filtered by file name, because editors that save by writing a new file
- * and renaming it over the old one would end a watch on the file itself.
+ * A folder plugin's whole folder is watched; a single-file plugin, its entry file. The watching
+ * is chokidar's: Node 20's own recursive `fs.watch` loses a file once an editor (or `sed -i`)
+ * has replaced it by renaming a new file over it, and so stopped reloading after a save or two.
+ * chokidar watches each directory and file itself and picks the new file up after a rename.
  *
  * @module
  */
-import { type FSWatcher, watch } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { relative, sep } from 'node:path';
 import { createLogger, errorMessage, type LoadResult, type Logger } from '@mcpbox/framework';
+import { type FSWatcher, watch } from 'chokidar';
 import type { PluginManager } from './manager.ts';
 
 export interface PluginWatcherOptions {
@@ -26,6 +27,22 @@ export interface PluginWatcherOptions {
 interface Watched {
   watcher: FSWatcher;
   timer: NodeJS.Timeout | undefined;
+  /** Settles once the initial scan is done: changes from then on are seen. */
+  ready: Promise<void>;
+}
+
+/** Files no plugin is made of: hidden files, editor backups and swap files, dependencies. */
+const NOT_PLUGIN_CODE = /(^|\/)(\.|node_modules(\/|$))|~$|\.sw[px]$/;
+
+/**
+ * Whether a path chokidar met under `root` is to be left alone. Judged by the part below the
+ * root, so a dot folder above the plugin (`.tmp/`) does not hide it; the root itself and the
+ * folders above it (chokidar asks about a single file's directory) are never ignored.
+ */
+function isNoise(root: string, path: string): boolean {
+  const below = relative(root, path);
+  if (below === '' || below === '..' || below.startsWith(`..${sep}`)) return false;
+  return NOT_PLUGIN_CODE.test(below.split(sep).join('/'));
 }
 
 export class PluginWatcher {
@@ -43,7 +60,7 @@ export class PluginWatcher {
     this.#onReload = options.onReload;
     for (const plugin of this.#manager.registry.plugins()) this.#watch(plugin.name);
     this.#stopEvents = this.#manager.onEvent((event) => {
-      if (event.type === 'unloaded') this.#unwatch(event.plugin);
+      if (event.type === 'unloaded') void this.#unwatch(event.plugin);
       else this.#watch(event.plugin);
     });
   }
@@ -53,30 +70,29 @@ export class PluginWatcher {
     return [...this.#watched.keys()];
   }
 
+  /** Settles once every plugin watched so far is being watched (for tests and start-up). */
+  get ready(): Promise<void> {
+    return Promise.all([...this.#watched.values()].map((w) => w.ready)).then(() => undefined);
+  }
+
   #watch(name: string): void {
     const plugin = this.#manager.registry.getPlugin(name);
     const source = plugin?.source;
     // Reloads keep the same files: one watcher per plugin for its whole life.
     if (!plugin || plugin.internal || source?.kind !== 'file' || this.#watched.has(name)) return;
-    const isFolder = source.watch !== source.path;
-    const target = isFolder ? source.watch : dirname(source.path);
-    const file = basename(source.path);
-    let watcher: FSWatcher;
-    try {
-      watcher = watch(target, { recursive: isFolder, persistent: false }, (_event, changed) => {
-        if (!isFolder && changed !== null && changed !== file) return;
-        if (changed !== null && /(^|\/)(\.|.*~$|.*\.sw[px]$)/.test(changed)) return;
-        this.#schedule(name);
-      });
-    } catch (error) {
-      this.#logger.warn(`cannot watch ${target} for plugin ${name}: ${errorMessage(error)}`);
-      return;
-    }
+    const target = source.watch;
+    const watcher = watch(target, {
+      ignoreInitial: true,
+      // The proxy's servers keep the process alive; a watcher alone should not.
+      persistent: false,
+      ignored: (path) => isNoise(target, path),
+    });
+    watcher.on('all', () => this.#schedule(name));
     watcher.on('error', (error) => {
       this.#logger.warn(`watching plugin ${name} failed: ${errorMessage(error)}`);
-      this.#unwatch(name);
     });
-    this.#watched.set(name, { watcher, timer: undefined });
+    const ready = new Promise<void>((resolve) => watcher.once('ready', resolve));
+    this.#watched.set(name, { watcher, timer: undefined, ready });
     this.#logger.debug(`watching ${target} for plugin ${name}`);
   }
 
@@ -98,16 +114,19 @@ export class PluginWatcher {
     this.#onReload?.(name, result);
   }
 
-  #unwatch(name: string): void {
+  #unwatch(name: string): Promise<void> {
     const watched = this.#watched.get(name);
-    if (!watched) return;
+    if (!watched) return Promise.resolve();
     clearTimeout(watched.timer);
-    watched.watcher.close();
     this.#watched.delete(name);
+    return watched.watcher.close().catch((error: unknown) => {
+      this.#logger.warn(`closing the watcher of plugin ${name} failed: ${errorMessage(error)}`);
+    });
   }
 
-  close(): void {
+  /** Stops watching every plugin; settles when the file watches are closed. */
+  async close(): Promise<void> {
     this.#stopEvents();
-    for (const name of [...this.#watched.keys()]) this.#unwatch(name);
+    await Promise.all([...this.#watched.keys()].map((name) => this.#unwatch(name)));
   }
 }

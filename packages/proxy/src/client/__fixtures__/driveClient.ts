@@ -17,6 +17,13 @@ export const everythingBin = join(repoRoot, 'node_modules/.bin/mcp-server-everyt
 export const growingServer = join(here, 'growingServer.ts');
 /** Command line (after `--`) that starts the growing fixture server over stdio. */
 export const growingServerCommand = [process.execPath, '--import', 'tsx', growingServer];
+/** Command line (after `--`) that starts the asking fixture server (elicitation, a password). */
+export const askingServerCommand = [
+  process.execPath,
+  '--import',
+  'tsx',
+  join(here, 'askingServer.ts'),
+];
 
 /** Guards each wait so a broken client fails the test instead of hanging it. */
 const WAIT_LIMIT_MS = 60_000;

@@ -4,24 +4,34 @@
  *
  * @module
  */
-import { isAbsolute } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Config, PluginRegistry } from '@mcpbox/framework';
+import {
+  type Config,
+  errorMessage,
+  importPluginSource,
+  type PluginRegistry,
+  type PluginSource,
+  resolvePlugin,
+} from '@mcpbox/framework';
 
 export interface LoadOutcome {
   loaded: string[];
   failed: Array<{ plugin: string; error: string }>;
 }
 
-/** Imports a `plugins.<name>.path` (a file or an npm specifier) for the registry. */
+/**
+ * Imports a `plugins.<name>.path` — a file, a plugin folder (its index file) or an npm
+ * specifier — the way the registry imports a plugin it looks up by name.
+ */
 async function importPath(
+  registry: PluginRegistry,
   name: string,
   path: string,
-): Promise<{ module?: unknown; error?: string }> {
+): Promise<{ module: unknown; source: PluginSource } | { error: string }> {
   try {
-    return { module: await import(isAbsolute(path) ? pathToFileURL(path).href : path) };
+    const source = resolvePlugin(path, registry.pluginDirs);
+    return { module: await importPluginSource(source), source };
   } catch (error) {
-    return { error: `Plugin '${name}' failed to import from ${path}: ${(error as Error).message}` };
+    return { error: `Plugin '${name}' failed to import from ${path}: ${errorMessage(error)}` };
   }
 }
 
@@ -33,17 +43,17 @@ export async function loadPlugins(
   const outcome: LoadOutcome = { loaded: [], failed: [] };
   for (const name of names) {
     const entry = config.plugins[name] ?? {};
-    let module: unknown;
+    let imported: { module?: unknown; source?: PluginSource } = {};
     if (entry.path) {
-      const imported = await importPath(name, entry.path);
-      if (imported.error) {
-        outcome.failed.push({ plugin: name, error: imported.error });
+      const found = await importPath(registry, name, entry.path);
+      if ('error' in found) {
+        outcome.failed.push({ plugin: name, error: found.error });
         continue;
       }
-      module = imported.module;
+      imported = found;
     }
     const result = await registry.loadPlugin(name, {
-      module,
+      ...imported,
       config: entry,
       // mcp-factory does not prefix on its own; an explicit prefix in the entry is honoured.
       prefix: typeof entry.prefix === 'string' ? entry.prefix : undefined,

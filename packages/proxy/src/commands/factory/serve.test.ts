@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
@@ -23,6 +23,16 @@ function testdir(t: TestContext, files: Record<string, string>): string {
   const all = { 'package.json': '{ "type": "module" }', ...files };
   for (const [name, text] of Object.entries(all)) writeFileSync(join(dir, name), text);
   return dir;
+}
+
+/**
+ * A scratch HOME for a server the test starts: mcp-factory writes its tool-call log to
+ * `~/.mcp_proxy/logs` by default, and a test must not write into the real one.
+ */
+function scratchHome(t: TestContext): NodeJS.ProcessEnv {
+  const home = mkdtempSync(join(tmpdir(), 'mcp-factory-home-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  return { ...process.env, HOME: home };
 }
 
 /** Runs the bin to completion (for the failure paths). */
@@ -42,7 +52,10 @@ async function runBin(args: string[], cwd?: string) {
 
 /** Starts the bin in HTTP mode; resolves once `pattern` appears on stderr. */
 async function startHttp(t: TestContext, args: string[], pattern = /MCP endpoint:\s+(\S+)/) {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: scratchHome(t),
+  });
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -68,6 +81,7 @@ async function stdioClient(t: TestContext, args: string[]) {
     command: process.execPath,
     args: [BIN, ...args],
     stderr: 'pipe',
+    env: { HOME: scratchHome(t).HOME as string },
   });
   let stderr = '';
   transport.stderr?.on('data', (c) => {
@@ -373,5 +387,59 @@ test('a busy health port: exit 1 naming the port', async (t) => {
     new RegExp(
       `Error: health port ${port} on 127.0.0.1 is already in use \\(choose another with --health-port or health_port\\)\\n$`,
     ),
+  );
+});
+
+/** The entries of a JSONL tool-call log once `count` are there (it is written in the background). */
+async function logEntries(file: string, count: number): Promise<Array<Record<string, unknown>>> {
+  let entries: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < 200 && entries.length < count; i++) {
+    try {
+      entries = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+    } catch {
+      // not written yet
+    }
+    if (entries.length < count) await new Promise((r) => setTimeout(r, 50));
+  }
+  return entries;
+}
+
+test('tool_log_dir: every call lands in tool_calls.jsonl, redacted, with the caller (HTTP and stdio)', async (t) => {
+  const dir = testdir(t, {
+    'logged.yaml': 'tool_log_dir: ./calls\noauth_enabled: false\nplugins_load: [echo]\n',
+  });
+  const file = join(dir, 'calls', 'tool_calls.jsonl');
+  const { match } = await startHttp(t, ['-c', join(dir, 'logged.yaml'), '--http', '0']);
+  const transport = new StreamableHTTPClientTransport(new URL(match[1]));
+  const client = new Client({ name: 'factory-test', version: '1.0.0' });
+  await client.connect(transport);
+  t.after(() => client.close());
+  const secret = 'postgres://app:hush-factory@db.internal/prod';
+  assert.equal(
+    text(await client.callTool({ name: 'echo', arguments: { message: secret } })),
+    secret,
+  );
+  const [entry] = await logEntries(file, 1);
+  assert.ok(entry, `no entry in ${file}`);
+  assert.equal(entry.tool, 'echo');
+  assert.equal(entry.plugin, 'echo');
+  assert.equal(entry.outcome, 'ok');
+  assert.equal(entry.session, transport.sessionId);
+  assert.deepEqual(entry.params, { message: 'postgres://app:***@db.internal/prod' });
+  assert.equal(entry.result, 'postgres://app:***@db.internal/prod');
+  assert.ok(!readFileSync(file, 'utf8').includes('hush-factory'));
+
+  const stdio = await stdioClient(t, ['-c', join(dir, 'logged.yaml')]);
+  await stdio.client.callTool({ name: 'echo_upper', arguments: { message: 'over stdio' } });
+  const entries = await logEntries(file, 2);
+  assert.deepEqual(
+    entries.map((e) => [e.tool, e.result]),
+    [
+      ['echo', 'postgres://app:***@db.internal/prod'],
+      ['echo_upper', 'OVER STDIO'],
+    ],
   );
 });

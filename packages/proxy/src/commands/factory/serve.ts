@@ -14,12 +14,14 @@ import {
   createSecurity,
   createServer,
   type HealthServer,
+  JsonlToolLogger,
   type LogLevel,
   loadConfig,
   reserveStdoutForProtocol,
   startHealthServer,
 } from '@mcpbox/framework';
 import { fail } from '../exit.ts';
+import { namePluginPaths } from '../pluginPaths.ts';
 import { createShutdown } from '../shutdown.ts';
 import { httpClientConfig, stdioClientConfig } from './clientConfig.ts';
 import { loadPlugins } from './loadPlugins.ts';
@@ -32,7 +34,13 @@ export interface FactoryOptions {
   configFile?: string;
   /** `--http PORT`: switches to Streamable HTTP. */
   httpPort?: number;
+  /** `--host`: the HTTP bind address. */
+  host?: string;
+  /** `--allow-unauthenticated`: serve beyond loopback without authentication, on purpose. */
+  allowUnauthenticated?: boolean;
   healthPort?: number;
+  /** `--health-host`: the health server's bind address (default 127.0.0.1). */
+  healthHost?: string;
   /** `--plugin-dir`, searched before the config's `plugin_dirs` and the repository's plugins/. */
   pluginDirs?: string[];
   stateless?: boolean;
@@ -56,7 +64,10 @@ function readConfig(options: FactoryOptions): Config {
     overrides: {
       transport: options.httpPort === undefined ? undefined : 'http',
       port: options.httpPort,
+      host: options.host,
+      allow_unauthenticated: options.allowUnauthenticated,
       health_port: options.healthPort,
+      health_host: options.healthHost,
       stateless: options.stateless,
       log_level: options.logLevel,
     },
@@ -78,14 +89,20 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
 
   const selection = selectPlugins(options.plugins, config);
   if (selection.names.length === 0) throw fail('No plugins specified (use --plugins or config)');
+  // A plugin given by path goes by its folder's or file's name.
+  const named = namePluginPaths(selection.names, config, cwd);
 
   const pluginDirs = [
     ...(options.pluginDirs ?? []).map((dir) => resolve(cwd, dir)),
     ...config.plugin_dirs,
     BUILTIN_PLUGIN_DIR,
   ];
-  // OAuth in front of HTTP, the TOTP gate, metrics: all from the config, none when not set up.
-  const security = createSecurity(config);
+  // OAuth in front of HTTP, the TOTP gate, metrics and the JSONL tool-call log
+  // (`{tool_log_dir}/tool_calls.jsonl`, redacted by the config's `redact_*` rules too), all from
+  // the config — as in mcp-proxy.
+  const security = createSecurity(config, {
+    toolLogger: new JsonlToolLogger({ dir: config.tool_log_dir, redaction: config }),
+  });
   const server = createServer(config, { pluginDirs, ...security.httpOptions });
   security.install(server);
 
@@ -99,11 +116,11 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
     // Up before plugins load, so /health/ready can say "not yet" while they do.
     health = await startHealthServer({
       port: config.health_port,
-      host: config.host,
+      host: config.health_host,
       stats: server.stats,
       readiness: () =>
         loading
-          ? { ready: false, error: `loading plugins: ${selection.names.join(', ')}` }
+          ? { ready: false, error: `loading plugins: ${named.names.join(', ')}` }
           : missing.length > 0
             ? { ready: false, error: `plugins not loaded: ${missing.join(', ')}` }
             : { ready: true },
@@ -120,7 +137,7 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
   }, log);
 
   try {
-    const outcome = await loadPlugins(server.registry, selection.names, config);
+    const outcome = await loadPlugins(server.registry, named.names, named.config);
     loading = false;
     missing = outcome.failed.map((f) => f.plugin);
     if (outcome.loaded.length === 0) {
@@ -154,7 +171,11 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
           stdioClientConfig(
             config.server_name,
             process.execPath,
-            stdioArgs(options, outcome.loaded, cwd),
+            stdioArgs(
+              options,
+              outcome.loaded.map((name) => named.paths.get(name) ?? name),
+              cwd,
+            ),
           ),
           '',
         ].join('\n'),

@@ -1,7 +1,7 @@
 /**
  * `mcp-proxy status|list|tools|load|unload|reload|command` against a real proxy process, run as
- * the real bin: readable output, `--json`, the token from `--token` or MCP_MGMT_TOKEN, and the
- * two connection errors.
+ * the real bin: readable output, `--json`, the token from `--mgmt-token` or MCP_MGMT_TOKEN, and
+ * the two connection errors; an unknown command named as one.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -29,7 +29,8 @@ test('client commands manage a running proxy', async (t) => {
   );
   t.after(() => proxy.stop());
   const port = String(proxy.mgmtPort);
-  const cli = (...args: string[]) => runProxyCli([...args, '--mgmt-port', port, '--token', token]);
+  const cli = (...args: string[]) =>
+    runProxyCli([...args, '--mgmt-port', port, '--mgmt-token', token]);
 
   const load = await cli('load', 'counter');
   assert.equal(load.code, 0, load.stderr);
@@ -93,14 +94,38 @@ test('client commands manage a running proxy', async (t) => {
   // Failures: one line on stderr, exit 1.
   const again = await cli('unload', 'counter');
   assert.deepEqual([again.code, again.stderr], [1, "Error: Plugin 'counter' not loaded\n"]);
+  // Reloading what is not loaded names the command that loads it (not the API's "load()").
+  const reloadUnloaded = await cli('reload', 'counter');
+  assert.deepEqual(
+    [reloadUnloaded.code, reloadUnloaded.stderr],
+    [1, "Error: Plugin 'counter' not loaded — load it with mcp-proxy load counter\n"],
+  );
   const unknown = await cli('command', 'nope');
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /^Error: Unknown command: nope/);
   const noToken = await runProxyCli(['status', '--mgmt-port', port]);
   assert.deepEqual(
     [noToken.code, noToken.stderr],
-    [1, 'Error: unauthorized — provide --token or set MCP_MGMT_TOKEN\n'],
+    [
+      1,
+      'Error: unauthorized — provide --mgmt-token (or --mgmt-token-file) or set MCP_MGMT_TOKEN\n',
+    ],
   );
+});
+
+test('an unknown command is called one, not an argument of serve', async () => {
+  const unknown = await runProxyCli(['frobnicate']);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /^error: unknown command 'frobnicate'\n/);
+  assert.doesNotMatch(unknown.stderr, /too many arguments/);
+  // The help that follows lists the commands there are.
+  assert.match(unknown.stderr, /^ {2}status \[options\]/m);
+  const afterOptions = await runProxyCli(['--http', '0', 'frobnicate']);
+  assert.equal(afterOptions.code, 1);
+  assert.match(afterOptions.stderr, /^error: unknown command 'frobnicate'\n/);
+  const toServe = await runProxyCli(['serve', 'extra']);
+  assert.equal(toServe.code, 1);
+  assert.match(toServe.stderr, /^error: serve takes no arguments: 'extra'\n/);
 });
 
 test('client commands say when no proxy is running', async () => {

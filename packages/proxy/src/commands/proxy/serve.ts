@@ -31,7 +31,9 @@ import { PluginManager } from '../../proxy/manager.ts';
 import { PluginWatcher } from '../../proxy/watch.ts';
 import { fail } from '../exit.ts';
 import { BUILTIN_PLUGIN_DIR } from '../factory/serve.ts';
+import { namePluginPaths } from '../pluginPaths.ts';
 import { createShutdown } from '../shutdown.ts';
+import { mgmtTokenFromFlags } from './mgmtToken.ts';
 
 export interface ProxyServeOptions {
   /** `--autoload`: replaces the config's `autoload` list. */
@@ -39,9 +41,18 @@ export interface ProxyServeOptions {
   configFile?: string;
   /** `--http PORT`: Streamable HTTP (and legacy SSE) instead of stdio. */
   httpPort?: number;
+  /** `--host`: the HTTP bind address. */
+  host?: string;
+  /** `--allow-unauthenticated`: serve beyond loopback without authentication, on purpose. */
+  allowUnauthenticated?: boolean;
   healthPort?: number;
+  /** `--health-host`: the health server's bind address (default 127.0.0.1). */
+  healthHost?: string;
   mgmtPort?: number;
+  /** `--mgmt-token`: wins over the config's `management_token` and `MCP_MGMT_TOKEN`; not empty. */
   mgmtToken?: string;
+  /** `--mgmt-token-file`: the token read from a file instead (not visible in `ps`). */
+  mgmtTokenFile?: string;
   /**
    * `--plugin-dir`, searched before the config's `plugin_dirs`, then `plugin_config_dir`
    * (default `~/mcp_plugins`), then the repository's plugins/.
@@ -55,7 +66,7 @@ export interface ProxyServeOptions {
 
 const log = createLogger('proxy');
 
-function readConfig(options: ProxyServeOptions): Config {
+function readConfig(options: ProxyServeOptions, mgmtToken: string | undefined): Config {
   return loadConfig({
     file: options.configFile,
     env: options.env,
@@ -64,9 +75,12 @@ function readConfig(options: ProxyServeOptions): Config {
     overrides: {
       transport: options.httpPort === undefined ? undefined : 'http',
       port: options.httpPort,
+      host: options.host,
+      allow_unauthenticated: options.allowUnauthenticated,
       health_port: options.healthPort,
+      health_host: options.healthHost,
       management_port: options.mgmtPort,
-      management_token: options.mgmtToken,
+      management_token: mgmtToken,
       autoload: options.autoload,
       log_level: options.logLevel,
     },
@@ -87,7 +101,10 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   await registerTypeScriptForCommonJs();
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
-  const config = readConfig(options);
+  const written = readConfig(options, mgmtTokenFromFlags(options, cwd));
+  // A plugin given by path (--autoload, autoload:) goes by its folder's or file's name.
+  const named = namePluginPaths(written.autoload, written, cwd);
+  const config: Config = { ...named.config, autoload: named.names };
   configureLogging({ level: config.log_level, format: config.log_format });
 
   // The anchor's probe treated a token-protected proxy's 401 as "not running"; any answer counts.
@@ -104,7 +121,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   // the log and the metrics also see calls the gate blocks or the validator rejects — plugin
   // tools, mirrored upstream tools and `proxy__*` tools alike.
   const security = createSecurity(config, {
-    toolLogger: new JsonlToolLogger({ dir: config.tool_log_dir }),
+    toolLogger: new JsonlToolLogger({ dir: config.tool_log_dir, redaction: config }),
   });
   const server = createServer(config, {
     proxy: commands.slot,
@@ -130,9 +147,13 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   let health: HealthServer | undefined;
   let watcher: PluginWatcher | undefined;
   let loading = true;
+  // Autoloaded plugins that failed at start-up. Readiness means "serves what it was started
+  // with": one of these keeps it at 503 until it loads; a plugin the operator unloads on purpose
+  // later does not make the server unready.
+  const failedAtStartup: string[] = [];
 
   const shutdown = createShutdown(async () => {
-    watcher?.close();
+    await watcher?.close();
     await management?.close();
     await inner.close();
     await server.close();
@@ -163,17 +184,18 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
       manager,
       port: config.management_port,
       token: config.management_token,
+      allowUnauthenticated: config.allow_unauthenticated,
     });
 
     if (http) {
       health = await startHealthServer({
         port: config.health_port,
-        host: config.host,
+        host: config.health_host,
         stats: server.stats,
         readiness: () => {
           if (loading)
             return { ready: false, error: `loading plugins: ${config.autoload.join(', ')}` };
-          const missing = config.autoload.filter((name) => !manager.registry.isLoaded(name));
+          const missing = failedAtStartup.filter((name) => !manager.registry.isLoaded(name));
           return missing.length > 0
             ? { ready: false, error: `autoloaded plugins not loaded: ${missing.join(', ')}` }
             : { ready: true };
@@ -186,13 +208,18 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
     for (const name of config.autoload) {
       const result = await manager.load(name);
       if (result.ok) log.info(`loaded ${name}: ${result.tools.join(', ') || '(no tools)'}`);
-      else log.error(result.error ?? `Plugin '${name}' failed to load`);
+      else {
+        failedAtStartup.push(name);
+        log.error(result.error ?? `Plugin '${name}' failed to load`);
+      }
     }
     manager.markStartupDone();
     loading = false;
 
     if (options.watch) {
       watcher = new PluginWatcher({ manager });
+      // Up before clients connect, so no save made after start-up goes unseen.
+      await watcher.ready;
       log.info(
         `watching plugin files for changes (${watcher.plugins.join(', ') || 'none loaded yet'})`,
       );

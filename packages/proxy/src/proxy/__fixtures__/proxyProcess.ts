@@ -6,6 +6,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { endProcessGroup } from '../../../../framework/src/__fixtures__/serverProcess.ts';
 
 export const PROXY_BIN = fileURLToPath(new URL('../../../bin/mcp-proxy.js', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
@@ -39,21 +42,7 @@ export async function startProxy(
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => resolve(code)),
   );
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    try {
-      process.kill(-child.pid!, 'SIGTERM');
-    } catch {
-      return;
-    }
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {}
-    }, 5000);
-    await exited;
-    clearTimeout(timer);
-  };
+  const stop = () => endProcessGroup(child, exited);
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   while (true) {
     const line = /serving .* management API http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
@@ -106,4 +95,43 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+export const FACTORY_BIN = fileURLToPath(new URL('../../../bin/mcp-factory.js', import.meta.url));
+
+export interface StdioLaunch {
+  /** The bin to run. Default `mcp-proxy`. */
+  bin?: string;
+  args: string[];
+  /** `HOME` for the child, so `~/mcp_plugins` and the like are the test's. */
+  home: string;
+  /** Default the repository root. */
+  cwd?: string;
+  /** A client with its handlers already set; default a plain one. */
+  client?: Client;
+}
+
+/**
+ * Launches a bin over stdio as an MCP client would and connects an SDK client; `t.after`
+ * closes it, which ends the child.
+ */
+export async function connectStdio(
+  t: { after(fn: () => Promise<void>): void },
+  { bin = PROXY_BIN, args, home, cwd = REPO_ROOT, client }: StdioLaunch,
+): Promise<{ client: Client; stderr(): string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, ...args],
+    cwd,
+    env: { ...(process.env as Record<string, string>), HOME: home },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const connected = client ?? new Client({ name: 'stdio-test', version: '1.0.0' });
+  t.after(() => connected.close());
+  await connected.connect(transport);
+  return { client: connected, stderr: () => stderr };
 }
