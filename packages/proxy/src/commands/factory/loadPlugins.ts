@@ -1,6 +1,7 @@
 /**
  * Loads the chosen plugins one by one into the registry. A plugin that fails (not found, throws
- * in `register`, collides) is reported and skipped; the others still load.
+ * in `register`, collides) is reported and skipped; the others still load. An entry with
+ * `command` or `url` mirrors that MCP server, as in mcp-proxy.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import {
   type PluginSource,
   resolvePlugin,
 } from '@mcpbox/framework';
+import { isUpstreamEntry, upstreamModule } from '../../proxy/upstream.ts';
 
 export interface LoadOutcome {
   loaded: string[];
@@ -44,7 +46,19 @@ export async function loadPlugins(
   for (const name of names) {
     const entry = config.plugins[name] ?? {};
     let imported: { module?: unknown; source?: PluginSource } = {};
-    if (entry.path) {
+    if (isUpstreamEntry(entry)) {
+      try {
+        // A change of the upstream's lists re-registers the mirror, so clients hear of it.
+        imported = {
+          module: upstreamModule(name, entry, process.env, (plugin) =>
+            registry.reloadPlugin(plugin),
+          ),
+        };
+      } catch (error) {
+        outcome.failed.push({ plugin: name, error: `Plugin '${name}': ${errorMessage(error)}` });
+        continue;
+      }
+    } else if (entry.path) {
       const found = await importPath(registry, name, entry.path);
       if ('error' in found) {
         outcome.failed.push({ plugin: name, error: found.error });
