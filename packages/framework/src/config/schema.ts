@@ -176,6 +176,7 @@ export const writtenConfigShape = {
   health_host: nonEmpty.optional(),
   transport: transport.optional(),
   stateless: bool.optional(),
+  resumable_streams: bool.optional(),
   session_idle_timeout: seconds.optional(),
   max_message_size: leaf('a number of bytes (1024 or more)', (v) =>
     parseInteger(v, 1024, Number.MAX_SAFE_INTEGER),

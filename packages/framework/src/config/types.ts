@@ -65,6 +65,8 @@ export interface WrittenConfig {
   transport?: TransportKind;
   /** Streamable HTTP without session ids. Default `false`. */
   stateless?: boolean;
+  /** 2025 sessions keep recent SSE events for `Last-Event-ID` resumption. Default `true`. */
+  resumable_streams?: boolean;
   /** Seconds a 2025 HTTP session may stay silent before it is closed. Default 1800; 0 never. */
   session_idle_timeout?: number;
   /** Open 2025 HTTP sessions at most; a new one past it gets 503. Default 1000; 0 no cap. */
@@ -131,6 +133,7 @@ export interface Config {
   health_host: string;
   transport: TransportKind;
   stateless: boolean;
+  resumable_streams: boolean;
   session_idle_timeout: number;
   max_sessions: number;
   max_message_size: number;

@@ -143,9 +143,7 @@ export class McpSession {
         counters.requests += 1;
         counters.last_request = Date.now();
         try {
-          const extra = withV1Aliases(ctx);
-          extra.connectionId = options.connectionId;
-          return await handler(request, extra);
+          return await handler(request, withV1Aliases(ctx, options.connectionId));
         } catch (error) {
           counters.errors += 1;
           throw error;

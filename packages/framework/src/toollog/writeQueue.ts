@@ -17,6 +17,9 @@ import {
   type WarningSink,
 } from './types.ts';
 
+/** How long entries gather before a write. */
+const BATCH_WINDOW_MS = 20;
+
 export class WriteQueue<T> {
   readonly #name: string;
   readonly #logger: WarningSink;
@@ -60,8 +63,9 @@ export class WriteQueue<T> {
   }
 
   async #drain(): Promise<void> {
-    // Let the current call finish first: the write starts after the caller's synchronous work.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // Let the current call finish first, and gather what arrives meanwhile: under load one
+    // append per window instead of an open/write/close per call or two.
+    await new Promise<void>((resolve) => setTimeout(resolve, BATCH_WINDOW_MS));
     while (this.#pending.length > 0) {
       const batch = this.#pending;
       this.#pending = [];

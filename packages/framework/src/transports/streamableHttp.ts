@@ -45,6 +45,8 @@ export interface StreamableHttpOptions {
   path?: string;
   /** No session ids: a fresh server per request. Default `false`. */
   stateless?: boolean;
+  /** Keep recent SSE events per 2025 session for `Last-Event-ID` resumption. Default `true`. */
+  resumable?: boolean;
   /** Idle timeout and cap for 2025 sessions. */
   limits?: SessionLimits;
 }
@@ -139,7 +141,7 @@ function paramHeadersCheck(hub: SessionHub, req: Request) {
   return { id: body.id ?? null, error: { code: -32020, message } };
 }
 
-function statefulHandler({ hub, counters, limits }: StreamableHttpOptions) {
+function statefulHandler({ hub, counters, limits, resumable = true }: StreamableHttpOptions) {
   const sessions = new SessionTable<NodeStreamableHTTPServerTransport>(counters, limits);
 
   async function handle(req: Request, res: Response): Promise<void> {
@@ -175,8 +177,7 @@ function statefulHandler({ hub, counters, limits }: StreamableHttpOptions) {
     const session = hub.open();
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      eventStore: new BoundedEventStore(),
-      retryInterval: SSE_RETRY_MS,
+      ...(resumable && { eventStore: new BoundedEventStore(), retryInterval: SSE_RETRY_MS }),
       onsessioninitialized: (id) => {
         sessions.add(id, transport);
       },
