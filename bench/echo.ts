@@ -32,7 +32,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpus } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -79,6 +81,10 @@ interface ServerKind {
 }
 
 const factory = ['packages/proxy/bin/mcp-factory.js', '-p', 'echo', '--log-level', 'warning'];
+// mcp-factory keeps an SSE event store per 2025 session (Last-Event-ID resumption) by default;
+// the bare SDK keeps none. The variant without it shows what resumability costs.
+const noResume = join(mkdtempSync(join(tmpdir(), 'bench-echo-')), 'no-resume.yaml');
+writeFileSync(noResume, 'resumable_streams: false\n');
 const SERVERS: ServerKind[] = [
   {
     name: 'bare SDK',
@@ -92,6 +98,13 @@ const SERVERS: ServerKind[] = [
   {
     name: 'mcp-factory',
     args: ({ transport }) => (transport === 'http' ? [...factory, '--http', '0'] : factory),
+  },
+  {
+    name: 'mcp-factory, resumable_streams: false',
+    args: ({ transport, era }) =>
+      transport === 'http' && era === '2025'
+        ? [...factory, '--http', '0', '-c', noResume]
+        : undefined,
   },
   {
     name: 'fastmcp',
@@ -327,7 +340,7 @@ async function main(): Promise<boolean> {
       const rate = median(run.throughputs);
       const latency = median(run.latencies);
       let targets = '';
-      if (run.kind.name === 'mcp-factory' && baseRate && baseMedian) {
+      if (run.kind.name.startsWith('mcp-factory') && baseRate && baseMedian) {
         const misses = [
           latency / baseMedian > TARGET_MEDIAN ? 'median' : '',
           rate / baseRate < TARGET_RATE ? 'calls/s' : '',
