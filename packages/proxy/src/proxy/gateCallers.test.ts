@@ -42,7 +42,7 @@ async function proxyWithGated(t: After) {
     t.after(() => client.close());
     return client;
   };
-  return { secret, connect };
+  return { secret, connect, url: proxy.mcpUrl as string };
 }
 
 const run = (client: Client, tool: string, args: Record<string, unknown>) =>
@@ -106,4 +106,38 @@ test("a lockout survives reload and unload + load of the gate's plugin", async (
     arguments: { group: 'secrets', code: codeAt(secret, Date.now()) },
   });
   assert.match(text(afterLoad), /locked out/);
+});
+
+test('a 2025 and a 2026 client on one mcp-proxy both hear about a plugin loaded at runtime', async (t) => {
+  const { url, connect } = await proxyWithGated(t);
+  const waits: Promise<string[]>[] = [];
+  for (const era of ['legacy', 'modern'] as const) {
+    let heard: (names: string[]) => void = () => undefined;
+    waits.push(new Promise<string[]>((resolve) => (heard = resolve)));
+    const client = new Client(
+      { name: `listener-${era}`, version: '1.0.0' },
+      {
+        versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } },
+        listChanged: {
+          tools: {
+            debounceMs: 0,
+            onChanged: (_error, tools) => {
+              const names = (tools ?? []).map((tool) => tool.name);
+              if (names.includes('gated_secret_action')) heard(names);
+            },
+          },
+        },
+      },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    t.after(() => client.close());
+    assert.equal(client.getProtocolEra(), era);
+    await client.listTools();
+  }
+  // Let the 2026 client's subscriptions/listen stream be acknowledged before the change.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const operator = await connect('operator');
+  const loaded = await operator.callTool({ name: 'proxy__load', arguments: { plugin: 'gated' } });
+  assert.equal(loaded.isError, undefined, text(loaded));
+  for (const names of await Promise.all(waits)) assert.ok(names.includes('gate_unlock'));
 });
