@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { firstText } from '../__fixtures__/testServer.ts';
+import { firstText, toolListener } from '../__fixtures__/testServer.ts';
 import { createServer, type McpboxServer } from '../server.ts';
 
 type Era = 'legacy' | 'modern';
@@ -179,37 +179,14 @@ test('modern: a forged, edited or foreign requestState is refused; the server st
 
 test('a 2025 and a 2026 client on one server both hear about a tool added at runtime', async (t) => {
   const { server, url } = await startServer(t);
-  const heard: Record<Era, string[][]> = { legacy: [], modern: [] };
-  const waiters: Promise<void>[] = [];
-  for (const era of ['legacy', 'modern'] as const) {
-    let done: () => void = () => undefined;
-    waiters.push(new Promise<void>((resolve) => (done = resolve)));
-    const client = new Client(
-      { name: `listener-${era}`, version: '1.0.0' },
-      {
-        versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } },
-        listChanged: {
-          tools: {
-            debounceMs: 0,
-            onChanged: (_error, tools) => {
-              heard[era].push((tools ?? []).map((tool) => tool.name));
-              done();
-            },
-          },
-        },
-      },
-    );
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    t.after(() => client.close());
-    await client.listTools();
-  }
+  const listeners = [
+    await toolListener(url, 'legacy', 'late', t),
+    await toolListener(url, 'modern', 'late', t),
+  ];
   // Give the 2026 client's subscriptions/listen stream a moment to be acknowledged.
   await new Promise((resolve) => setTimeout(resolve, 300));
   server.registerTool('late', { description: 'added later' }, () => 'late');
-  await Promise.all(waiters);
-  for (const era of ['legacy', 'modern'] as const) {
-    assert.ok(heard[era].at(-1)?.includes('late'), `${era} heard ${JSON.stringify(heard[era])}`);
-  }
+  for (const { heard } of listeners) assert.ok((await heard).includes('interview'));
 });
 
 test('modern: an answer only answers the question it was given for', async (t) => {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { toolListener } from '../../../framework/src/__fixtures__/testServer.ts';
 import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
 import { startProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir } from './__fixtures__/testdir.ts';
@@ -110,34 +111,18 @@ test("a lockout survives reload and unload + load of the gate's plugin", async (
 
 test('a 2025 and a 2026 client on one mcp-proxy both hear about a plugin loaded at runtime', async (t) => {
   const { url, connect } = await proxyWithGated(t);
-  const waits: Promise<string[]>[] = [];
-  for (const era of ['legacy', 'modern'] as const) {
-    let heard: (names: string[]) => void = () => undefined;
-    waits.push(new Promise<string[]>((resolve) => (heard = resolve)));
-    const client = new Client(
-      { name: `listener-${era}`, version: '1.0.0' },
-      {
-        versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } },
-        listChanged: {
-          tools: {
-            debounceMs: 0,
-            onChanged: (_error, tools) => {
-              const names = (tools ?? []).map((tool) => tool.name);
-              if (names.includes('gated_secret_action')) heard(names);
-            },
-          },
-        },
-      },
-    );
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    t.after(() => client.close());
-    assert.equal(client.getProtocolEra(), era);
-    await client.listTools();
-  }
+  const listeners = [
+    await toolListener(url, 'legacy', 'gated_secret_action', t),
+    await toolListener(url, 'modern', 'gated_secret_action', t),
+  ];
+  assert.deepEqual(
+    listeners.map(({ client }) => client.getProtocolEra()),
+    ['legacy', 'modern'],
+  );
   // Let the 2026 client's subscriptions/listen stream be acknowledged before the change.
   await new Promise((resolve) => setTimeout(resolve, 300));
   const operator = await connect('operator');
   const loaded = await operator.callTool({ name: 'proxy__load', arguments: { plugin: 'gated' } });
   assert.equal(loaded.isError, undefined, text(loaded));
-  for (const names of await Promise.all(waits)) assert.ok(names.includes('gate_unlock'));
+  for (const { heard } of listeners) assert.ok((await heard).includes('gate_unlock'));
 });
