@@ -114,54 +114,115 @@ export interface ToolContextOptions {
 }
 
 /**
- * Adds the helpers to the SDK's context in place: it is created fresh for each request, and
- * handlers written for `McpServer` keep finding everything where they expect it.
+ * A tool or prompt handler's context: the request's fields as own properties, and the helpers as
+ * getters that hand out a function bound to this request — built only when a handler reaches for
+ * one (most never do), and safe to destructure (`const { elicit } = ctx`).
  */
-export function toToolContext(extra: RequestExtra, options: ToolContextOptions): ToolContext {
-  const ctx: ServerContext = extra;
-  const modern = eraOf(ctx) === 'modern';
-  const capabilities = () => clientCapabilitiesOf(ctx, options.legacyCapabilities);
-  // Refuses a question the client cannot answer: -32021 for a 2026 request (the spec's error,
-  // which the tool dispatcher passes through), a plain error (a tool error) for a 2025 session.
-  const check = (kind: 'elicit' | 'sample' | 'roots', params?: ElicitRequestParams) => {
-    const missing = missingCapability(capabilities(), kind, params);
+class HandlerContext {
+  readonly sessionId: RequestExtra['sessionId'];
+  readonly mcpReq: RequestExtra['mcpReq'];
+  readonly http: RequestExtra['http'];
+  readonly signal: RequestExtra['signal'];
+  readonly requestId: RequestExtra['requestId'];
+  readonly _meta: RequestExtra['_meta'];
+  readonly authInfo: RequestExtra['authInfo'];
+  readonly sendNotification: RequestExtra['sendNotification'];
+  readonly sendRequest: RequestExtra['sendRequest'];
+  readonly closeSSEStream: RequestExtra['closeSSEStream'];
+  readonly connectionId: RequestExtra['connectionId'];
+  readonly gateHandle: RequestExtra['gateHandle'];
+  readonly inputMode: ToolContext['inputMode'];
+  readonly #options: ToolContextOptions;
+
+  constructor(extra: RequestExtra, options: ToolContextOptions) {
+    this.sessionId = extra.sessionId;
+    this.mcpReq = extra.mcpReq;
+    this.http = extra.http;
+    this.signal = extra.signal;
+    this.requestId = extra.requestId;
+    this._meta = extra._meta;
+    this.authInfo = extra.authInfo;
+    this.sendNotification = extra.sendNotification;
+    this.sendRequest = extra.sendRequest;
+    this.closeSSEStream = extra.closeSSEStream;
+    this.connectionId = extra.connectionId;
+    this.gateHandle = extra.gateHandle;
+    this.inputMode = eraOf(extra) === 'modern' ? 'replay' : 'live';
+    this.#options = options;
+  }
+
+  get reportProgress(): ToolContext['reportProgress'] {
+    return async (progress, total, message) => {
+      const progressToken = this.mcpReq._meta?.progressToken;
+      if (progressToken === undefined) return;
+      await this.mcpReq.notify({
+        method: 'notifications/progress',
+        params: { progressToken, progress, total, message },
+      });
+    };
+  }
+
+  /**
+   * The SDK filters by era: `logging/setLevel` for a 2025 session, the request's own `_meta`
+   * log level for 2026 (absent means no log notifications at all).
+   */
+  get log(): ToolContext['log'] {
+    return (level, data, logger) => this.mcpReq.log(level, data, logger);
+  }
+
+  get sample(): ToolContext['sample'] {
+    return async (params: CreateMessageRequestParams, input?: { key?: string }) => {
+      this.#check('sample');
+      if (this.inputMode === 'replay')
+        return this.#options.rounds.ask('sample', params, input?.key);
+      return (await this.mcpReq.requestSampling(params)) as CreateMessageResult;
+    };
+  }
+
+  get elicit(): ToolContext['elicit'] {
+    return async (params: ElicitRequestParams, input?: { key?: string }) => {
+      this.#check('elicit', params);
+      if (this.inputMode === 'replay')
+        return this.#options.rounds.ask('elicit', params, input?.key);
+      return this.mcpReq.elicitInput(params);
+    };
+  }
+
+  get listRoots(): ToolContext['listRoots'] {
+    return async (input?: { key?: string }): Promise<ListRootsResult> => {
+      this.#check('roots');
+      if (this.inputMode === 'replay')
+        return this.#options.rounds.ask('roots', undefined, input?.key);
+      return this.mcpReq.send({ method: 'roots/list' });
+    };
+  }
+
+  /**
+   * Refuses a question the client cannot answer: -32021 for a 2026 request (the spec's error,
+   * which the tool dispatcher passes through), a plain error (a tool error) for a 2025 session.
+   */
+  #check(kind: 'elicit' | 'sample' | 'roots', params?: ElicitRequestParams): void {
+    const capabilities = clientCapabilitiesOf(
+      this as unknown as ServerContext,
+      this.#options.legacyCapabilities,
+    );
+    const missing = missingCapability(capabilities, kind, params);
     if (!missing) return;
-    if (modern) {
+    if (this.inputMode === 'replay') {
       throw new MissingRequiredClientCapabilityError(
         { requiredCapabilities: missing.required },
         missing.message,
       );
     }
     throw new Error(missing.message);
-  };
-  return {
-    ...extra,
-    inputMode: modern ? 'replay' : 'live',
-    reportProgress: async (progress, total, message) => {
-      const progressToken = ctx.mcpReq._meta?.progressToken;
-      if (progressToken === undefined) return;
-      await ctx.mcpReq.notify({
-        method: 'notifications/progress',
-        params: { progressToken, progress, total, message },
-      });
-    },
-    // The SDK filters by era: `logging/setLevel` for a 2025 session, the request's own
-    // `_meta` log level for 2026 (absent means no log notifications at all).
-    log: (level, data, logger) => ctx.mcpReq.log(level, data, logger),
-    sample: async (params: CreateMessageRequestParams, input?: { key?: string }) => {
-      check('sample');
-      if (modern) return options.rounds.ask('sample', params, input?.key);
-      return (await ctx.mcpReq.requestSampling(params)) as CreateMessageResult;
-    },
-    elicit: async (params: ElicitRequestParams, input?: { key?: string }) => {
-      check('elicit', params);
-      if (modern) return options.rounds.ask('elicit', params, input?.key);
-      return ctx.mcpReq.elicitInput(params);
-    },
-    listRoots: async (input?: { key?: string }): Promise<ListRootsResult> => {
-      check('roots');
-      if (modern) return options.rounds.ask('roots', undefined, input?.key);
-      return ctx.mcpReq.send({ method: 'roots/list' });
-    },
-  };
+  }
+}
+
+/**
+ * The handler context of one request: the SDK's context (with the SDK v1 aliases) and the
+ * helpers. Created fresh for each request; handlers written for `McpServer` keep finding
+ * everything where they expect it.
+ */
+export function toToolContext(extra: RequestExtra, options: ToolContextOptions): ToolContext {
+  return new HandlerContext(extra, options) as unknown as ToolContext;
 }

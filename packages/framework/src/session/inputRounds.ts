@@ -138,7 +138,8 @@ function inputRequestOf(kind: InputKind, params: unknown): InputRequest {
 /** One call's rounds: the answers so far, and the questions that stopped this run, if any. */
 export class InputRounds {
   readonly #codec: RoundsCodec | undefined;
-  readonly #call: string;
+  /** The call's digest, computed when a state is read or minted (most calls need neither). */
+  readonly #call: () => string;
   readonly #answers: Record<string, SealedAnswer>;
   /** What the previous round asked, by key (from the sealed state). */
   readonly #askedBefore: Record<string, string>;
@@ -151,7 +152,7 @@ export class InputRounds {
 
   private constructor(
     codec: RoundsCodec | undefined,
-    call: string,
+    call: () => string,
     answers: Record<string, SealedAnswer>,
     responses: Record<string, unknown>,
     asked: Record<string, string> = {},
@@ -165,7 +166,7 @@ export class InputRounds {
 
   /** For 2025 requests, which never go through rounds. */
   static none(): InputRounds {
-    return new InputRounds(undefined, '', {}, {});
+    return new InputRounds(undefined, () => '', {}, {});
   }
 
   /**
@@ -178,13 +179,17 @@ export class InputRounds {
     codec: RoundsCodec,
     call: { method: string; name: string; args: unknown },
   ): InputRounds {
-    const digest = callDigest(call.method, call.name, call.args);
+    let digest: string | undefined;
+    const digestOf = () => {
+      digest ??= callDigest(call.method, call.name, call.args);
+      return digest;
+    };
     const raw = ctx.mcpReq.inputResponses;
     const responses = raw !== null && typeof raw === 'object' ? { ...raw } : {};
     const state = ctx.mcpReq.requestState<SealedRounds>();
-    if (state === undefined) return new InputRounds(codec, digest, {}, responses);
+    if (state === undefined) return new InputRounds(codec, digestOf, {}, responses);
     if (
-      state.call !== digest ||
+      state.call !== digestOf() ||
       state.answers === null ||
       typeof state.answers !== 'object' ||
       Array.isArray(state.answers)
@@ -195,7 +200,7 @@ export class InputRounds {
       );
     }
     const asked = state.asked !== null && typeof state.asked === 'object' ? state.asked : {};
-    return new InputRounds(codec, digest, { ...state.answers }, responses, { ...asked });
+    return new InputRounds(codec, digestOf, { ...state.answers }, responses, { ...asked });
   }
 
   ask(kind: 'elicit', params: ElicitRequestParams, key?: string): Promise<ElicitResult>;
@@ -275,7 +280,7 @@ export class InputRounds {
     if (this.#pending.length === 0 || !this.#codec) throw new Error('no question is pending');
     const asked = Object.fromEntries(this.#pending.map((p) => [p.key, p.question]));
     const requestState = await this.#codec.mint(
-      { call: this.#call, answers: this.#answers, asked },
+      { call: this.#call(), answers: this.#answers, asked },
       ctx,
     );
     const inputRequests = Object.fromEntries(this.#pending.map((p) => [p.key, p.request]));
