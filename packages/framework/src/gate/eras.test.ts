@@ -8,7 +8,7 @@ import { firstText, inMemoryClient } from '../__fixtures__/testServer.ts';
 import { createServer } from '../server.ts';
 import { createGate } from './gate.ts';
 import { callerKeyOf } from './session.ts';
-import { InMemoryGateStateStore } from './store.ts';
+import { InMemoryGateStateStore, processGateStore } from './store.ts';
 import { codeAt, newSecret, recordingLogger } from './testing.ts';
 
 type Era = 'legacy' | '2026-07-28';
@@ -139,4 +139,30 @@ test('callers: the OAuth principal first, then the 2025 session, then the connec
   assert.equal(callerKeyOf({ connectionId: 'c1' }), 'connection:c1');
   assert.equal(callerKeyOf({}), undefined, 'a 2026 request without auth has no lasting identity');
   assert.equal(callerKeyOf({ http: { authInfo: alice } }), callerKeyOf({ authInfo: alice }));
+});
+
+test('a 2025 session that ends takes its unlock with it', async (t) => {
+  const secret = newSecret();
+  const ref = `S_${process.pid}_${Date.now()}`; // a record of its own in the process store
+  const gate = createGate(
+    { groups: { shell: { secret_ref: ref } } },
+    { env: { [ref]: secret }, logger: recordingLogger() },
+  );
+  const server = createServer({ name: 'gated', transport: 'http', port: 0 });
+  gate.registerTools(server);
+  const url = (await server.start()) as string;
+  t.after(() => server.close());
+  const record = processGateStore.group(`shell\u0000env\u0000\u0000${ref}`);
+
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const client = new Client({ name: 'leaving', version: '1.0.0' });
+  await client.connect(transport);
+  t.after(() => client.close());
+  await call(client, 'gate_unlock', { group: 'shell', code: codeAt(secret, Date.now()) });
+  assert.deepEqual([...record.unlocked.keys()], [`session:${transport.sessionId}`]);
+
+  await transport.terminateSession(); // DELETE: the server closes the session
+  for (let i = 0; i < 50 && record.unlocked.size > 0; i++)
+    await new Promise((r) => setTimeout(r, 20));
+  assert.equal(record.unlocked.size, 0, 'the closed session holds no unlock');
 });

@@ -82,11 +82,10 @@ export class SessionHub {
     // The SDK calls onclose when the transport closes, whoever closed it.
     const previous = session.server.onclose;
     session.server.onclose = () => {
-      const sessionId = session.server.transport?.sessionId;
       previous?.();
       this.#sessions.delete(session);
       counters.sessions = this.#sessions.size;
-      const closed = { connectionId: session.connectionId as string, sessionId };
+      const closed = { connectionId: session.connectionId as string, sessionId: session.sessionId };
       for (const listener of this.#closeListeners) listener(closed);
     };
     return session;

@@ -121,6 +121,11 @@ function takeGateHandle(
 export class McpSession {
   /** See {@link SessionOptions.connectionId}. */
   readonly connectionId: string | undefined;
+  /**
+   * The 2025 `Mcp-Session-Id` this session served, as its requests carried it. Kept here because
+   * the SDK drops the transport (and with it the id) before its close hook runs.
+   */
+  sessionId: string | undefined;
   readonly server: Server;
   /** Resource URIs this client subscribed to (2025 `resources/subscribe`). */
   readonly subscriptions = new Set<string>();
@@ -143,6 +148,7 @@ export class McpSession {
         counters.requests += 1;
         counters.last_request = Date.now();
         try {
+          this.sessionId ??= ctx.sessionId;
           return await handler(request, withV1Aliases(ctx, options.connectionId));
         } catch (error) {
           counters.errors += 1;
