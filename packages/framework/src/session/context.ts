@@ -15,10 +15,8 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
-  type CreateMessageRequestParams,
   type CreateMessageResult,
   type ElicitRequestParams,
-  type ListRootsResult,
   MissingRequiredClientCapabilityError,
   PROTOCOL_VERSION_META_KEY,
   type ServerContext,
@@ -171,30 +169,39 @@ class HandlerContext {
   }
 
   get sample(): ToolContext['sample'] {
-    return async (params: CreateMessageRequestParams, input?: { key?: string }) => {
-      this.#check('sample');
-      if (this.inputMode === 'replay')
-        return this.#options.rounds.ask('sample', params, input?.key);
-      return (await this.mcpReq.requestSampling(params)) as CreateMessageResult;
-    };
+    return (params, input) =>
+      this.#ask(
+        'sample',
+        params,
+        input,
+        async () => (await this.mcpReq.requestSampling(params)) as CreateMessageResult,
+      );
   }
 
   get elicit(): ToolContext['elicit'] {
-    return async (params: ElicitRequestParams, input?: { key?: string }) => {
-      this.#check('elicit', params);
-      if (this.inputMode === 'replay')
-        return this.#options.rounds.ask('elicit', params, input?.key);
-      return this.mcpReq.elicitInput(params);
-    };
+    return (params, input) =>
+      this.#ask('elicit', params, input, () => this.mcpReq.elicitInput(params));
   }
 
   get listRoots(): ToolContext['listRoots'] {
-    return async (input?: { key?: string }): Promise<ListRootsResult> => {
-      this.#check('roots');
-      if (this.inputMode === 'replay')
-        return this.#options.rounds.ask('roots', undefined, input?.key);
-      return this.mcpReq.send({ method: 'roots/list' });
-    };
+    return (input) =>
+      this.#ask('roots', undefined, input, () => this.mcpReq.send({ method: 'roots/list' }));
+  }
+
+  /** One question: refused if the client cannot answer it, else a round (2026) or a request. */
+  async #ask<R>(
+    kind: 'elicit' | 'sample' | 'roots',
+    params: unknown,
+    input: { key?: string } | undefined,
+    live: () => Promise<R>,
+  ): Promise<R> {
+    this.#check(kind, kind === 'elicit' ? (params as ElicitRequestParams) : undefined);
+    if (this.inputMode === 'live') return live();
+    return this.#options.rounds.ask(
+      kind as 'elicit',
+      params as ElicitRequestParams,
+      input?.key,
+    ) as Promise<R>;
   }
 
   /**
