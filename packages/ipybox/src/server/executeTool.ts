@@ -1,0 +1,81 @@
+/**
+ * The `execute_ipython_cell` tool: runs a cell in the caller's kernel, streams its output while
+ * it runs, and returns the result.
+ *
+ * @module
+ */
+import type { PluginServer, ToolContext } from '@mcpbox/framework';
+import { z } from 'zod';
+import { cellError, cellResult } from './cellResult.ts';
+import type { Elicit } from './elicitApprover.ts';
+import type { Ipybox } from './ipybox.ts';
+import { outputStreamer } from './outputStream.ts';
+
+const EXECUTE_DESCRIPTION = `Execute Python code in a stateful IPython kernel.
+
+Variables, imports and definitions persist between calls; top-level \`await\` works. The kernel's
+working directory is the workspace. Returns the cell's output (stdout, stderr and the value of the
+last expression); images (e.g. matplotlib figures) come back as image content and are saved under
+images/ in the workspace. An exception returns an error with the traceback; a cell running longer
+than \`timeout\` seconds is interrupted (variables defined before are kept).
+
+Tools of MCP servers registered with register_mcp_server are called from code:
+  from mcptools.<server_name> import <tool_name>
+  result = <tool_name>.run({...arguments...})`;
+
+export function registerExecuteTool(server: PluginServer, ipybox: Ipybox): void {
+  server.registerTool(
+    'execute_ipython_cell',
+    {
+      title: 'Execute IPython cell',
+      description: EXECUTE_DESCRIPTION,
+      inputSchema: {
+        code: z.string().describe('Python code to execute'),
+        timeout: z
+          .number()
+          .positive()
+          .max(2_000_000)
+          .default(120)
+          .describe('Maximum execution time in seconds (time waiting for approval not counted)'),
+        max_output_chars: z
+          .number()
+          .int()
+          .positive()
+          .default(5000)
+          .describe('Output beyond this many characters is truncated'),
+      },
+      annotations: { destructiveHint: true, openWorldHint: true },
+    },
+    async ({ code, timeout, max_output_chars }, ctx) => {
+      const session = await ipybox.session(ctx.sessionId);
+      try {
+        const result = await session.runCell(code, {
+          timeoutMs: timeout * 1000,
+          onChunk: outputStreamer(ctx),
+          elicit: ipybox.settings.approval === 'elicit' ? approvalElicitor(ctx) : undefined,
+          signal: ctx.mcpReq.signal,
+        });
+        return cellResult(result, max_output_chars);
+      } catch (error) {
+        return cellError(error, max_output_chars);
+      }
+    },
+  );
+}
+
+/**
+ * How a cell's approval question reaches the user. Only a caller that answers while the handler
+ * keeps running (`inputMode: 'live'`, a 2025 session) can approve mid-cell: for a `replay` caller
+ * (a 2026 request) asking would end the request and re-run the cell on the retry — running its
+ * code twice, and approving whatever call the second run makes. Such a call is refused instead.
+ */
+function approvalElicitor(ctx: ToolContext): Elicit {
+  if (ctx.inputMode === 'live') return (params) => ctx.elicit(params);
+  return async () => {
+    throw new Error(
+      'approval by elicitation needs a client that can answer while the cell runs (an MCP ' +
+        '2025-11-25 session); this 2026-07-28 request would re-run the cell to ask. Use ' +
+        '--approval auto or deny, or approve over the approval WebSocket',
+    );
+  };
+}
