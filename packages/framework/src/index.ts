@@ -80,6 +80,7 @@ export {
 } from './config/interpolate.ts';
 export { errorMessage, McpboxError, type McpboxErrorCode } from './errors.ts';
 export {
+  callerKeyOf,
   createGate,
   Gate,
   type GateAnswer,
@@ -123,6 +124,7 @@ export {
 } from './plugins/registry.ts';
 export { pluginList, pluginStatus, type StatusInfo, toolList } from './plugins/text.ts';
 export type {
+  ClosedSession,
   InputOptions,
   JsonSchemaObject,
   PluginConfig,

@@ -24,7 +24,7 @@ import { processGateStore } from './gate/store.ts';
 import { PortInUseError } from './health/index.ts';
 import { createLogger } from './logging/index.ts';
 import { PluginRegistry } from './plugins/registry.ts';
-import { StagingServer } from './plugins/staging.ts';
+import { type SessionClosedSource, StagingServer } from './plugins/staging.ts';
 import type { Logger, PluginServer, ProxyCommands, ToolContext } from './plugins/types.ts';
 import { SessionHub } from './session/hub.ts';
 import type { McpSession } from './session/session.ts';
@@ -154,10 +154,13 @@ export function createServer(
   const stats = createCounters();
   const catalog = new Catalog();
   const dispatcher = new ToolCallDispatcher(catalog);
+  // Plugins register before any session exists; the hub below is created right after.
+  const onSessionClosed: SessionClosedSource = (listener) => sessions.onSessionClosed(listener);
   const registry = new PluginRegistry({
     catalog,
     pluginDirs: options.pluginDirs ? [...options.pluginDirs] : [],
     proxy: options.proxy,
+    onSessionClosed,
   });
   const sessions: SessionHub = new SessionHub({
     info: { name: options.name ?? 'mcpbox', version: options.version ?? '0.1.0' },
@@ -176,7 +179,12 @@ export function createServer(
   // Each direct registration is a one-entry batch, committed at once (collisions throw).
   const direct = <K extends keyof Registrations>(method: K) =>
     ((...args: unknown[]) => {
-      const staging = new StagingServer({ plugin: BUILTIN_PLUGIN, catalog, logger });
+      const staging = new StagingServer({
+        plugin: BUILTIN_PLUGIN,
+        catalog,
+        logger,
+        onSessionClosed,
+      });
       const handle = (staging[method] as (...a: unknown[]) => unknown)(...args);
       staging.commit();
       return handle;

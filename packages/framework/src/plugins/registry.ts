@@ -15,7 +15,7 @@ import type { Collision } from '../catalog/types.ts';
 import { errorMessage, McpboxError } from '../errors.ts';
 import { createLogger } from '../logging/index.ts';
 import { importPluginSource, type PluginSource, pluginModuleOf, resolvePlugin } from './load.ts';
-import { StagingServer } from './staging.ts';
+import { type SessionClosedSource, StagingServer } from './staging.ts';
 import type { Logger, PluginConfig, PluginModule, ProxyCommands } from './types.ts';
 
 export interface LoadOptions {
@@ -86,6 +86,8 @@ export interface PluginRegistryOptions {
   logger?: Logger;
   /** Handed to plugins as `server.proxy`; only `mcp-proxy` sets it. */
   proxy?: ProxyCommands;
+  /** What plugins' `server.onSessionClosed` subscribes to (the server's session hub). */
+  onSessionClosed?: SessionClosedSource;
 }
 
 const COLLISION_LABEL: Record<Collision['kind'], string> = {
@@ -116,6 +118,7 @@ export class PluginRegistry {
   readonly #plugins = new Map<string, LoadedPlugin>();
   readonly #logger: Logger;
   readonly #proxy: ProxyCommands | undefined;
+  readonly #onSessionClosed: SessionClosedSource | undefined;
   // Serialises loads and unloads so two of them never interleave their check-then-commit.
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -124,6 +127,7 @@ export class PluginRegistry {
     this.pluginDirs = options.pluginDirs ?? [];
     this.#logger = options.logger ?? createLogger('plugins');
     this.#proxy = options.proxy;
+    this.#onSessionClosed = options.onSessionClosed;
   }
 
   #serial<T>(task: () => Promise<T>): Promise<T> {
@@ -241,6 +245,7 @@ export class PluginRegistry {
       logger: createLogger(`plugin.${name}`),
       prefix,
       proxy: this.#proxy,
+      onSessionClosed: this.#onSessionClosed,
     });
     try {
       await module.register(staging, config);

@@ -30,6 +30,7 @@ import type {
   ToolEntry,
 } from '../catalog/types.ts';
 import type {
+  ClosedSession,
   Logger,
   PluginConfig,
   PluginServer,
@@ -55,7 +56,12 @@ export interface StagingServerOptions {
   /** Tool and prompt names get `${prefix}_` unless they already start with it. */
   prefix?: string;
   proxy?: ProxyCommands;
+  /** The server's session-close events; without it (a registry on its own) none ever fire. */
+  onSessionClosed?: SessionClosedSource;
 }
+
+/** Subscribes to the server's session-close events (`SessionHub.onSessionClosed`). */
+export type SessionClosedSource = (listener: (closed: ClosedSession) => void) => () => void;
 
 type EntryKind = 'tool' | 'resource' | 'template' | 'prompt';
 const LIST_OF: Record<EntryKind, CatalogKind> = {
@@ -73,6 +79,7 @@ export class StagingServer implements PluginServer {
   readonly batch: CatalogBatch = { tools: [], resources: [], templates: [], prompts: [] };
   readonly #catalog: Catalog;
   readonly #prefix: string | undefined;
+  readonly #onSessionClosed: SessionClosedSource | undefined;
   #committed = false;
 
   constructor(options: StagingServerOptions) {
@@ -82,6 +89,7 @@ export class StagingServer implements PluginServer {
     this.proxy = options.proxy;
     this.#catalog = options.catalog;
     this.#prefix = options.prefix || undefined;
+    this.#onSessionClosed = options.onSessionClosed;
   }
 
   /**
@@ -240,6 +248,10 @@ export class StagingServer implements PluginServer {
 
   notifyResourceUpdated(uri: string): void {
     this.#catalog.resourceUpdated(uri);
+  }
+
+  onSessionClosed(listener: (closed: ClosedSession) => void): () => void {
+    return this.#onSessionClosed?.(listener) ?? (() => undefined);
   }
 
   // ---- handles ----

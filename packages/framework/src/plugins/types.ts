@@ -30,8 +30,9 @@ import type {
 import type { z } from 'zod';
 import type { AnySchema, ZodRawShapeCompat } from '../catalog/zodCompat.ts';
 import type { Logger } from '../logging/index.ts';
+import type { ClosedSession } from '../session/hub.ts';
 
-export type { AnySchema, ZodRawShapeCompat };
+export type { AnySchema, ClosedSession, ZodRawShapeCompat };
 
 /** What a validated schema yields: zod's own inference where it can see it. */
 type SchemaOutput<S> = S extends z.ZodType
@@ -272,4 +273,12 @@ export interface PluginServer {
 
   /** Tells subscribed sessions that a resource changed (`notifications/resources/updated`). */
   notifyResourceUpdated(uri: string): void;
+
+  /**
+   * Hears every client session that ends — a 2025 HTTP session closed (`DELETE`) or reaped, an
+   * SSE or stdio connection gone — so state a plugin keeps per `ctx.sessionId` or
+   * `ctx.connectionId` can go with it. 2026 HTTP requests have no session and never fire it.
+   * Returns a remover; call it when the plugin shuts down.
+   */
+  onSessionClosed(listener: (closed: ClosedSession) => void): () => void;
 }
