@@ -34,6 +34,7 @@ if (process.argv.includes('--bench')) {
 const DEBIAN_PACKAGES = [
   'python3-ipykernel',
   'python3-matplotlib',
+  'python3-pandas',
   'python3-jupyter-server',
   'python3-venv',
   'python3-pip',
@@ -45,7 +46,7 @@ const DEBIAN_PACKAGES = [
 function debianPackagesMissing() {
   const python = spawnSync(
     '/usr/bin/python3',
-    ['-c', 'import ipykernel, matplotlib, jupyter_server, venv, ensurepip'],
+    ['-c', 'import ipykernel, matplotlib, pandas, jupyter_server, venv, ensurepip'],
     { stdio: 'ignore' },
   );
   if (python.status !== 0) return true;

@@ -83,6 +83,12 @@ const program = new Command('ipybox')
   .option('--kernel-idle-timeout <seconds>', 'HTTP: close a session kernel idle this long', Number)
   .option('--sandbox', 'run the kernel in a sandbox')
   .option('--sandbox-config <file>', 'sandbox settings (JSON)')
+  .option('--max-output-chars <n>', 'default max_output_chars of a cell (5000)', Number)
+  .option(
+    '--max-output-chars-limit <n>',
+    'most max_output_chars a call may ask for (200000); larger ones are lowered',
+    Number,
+  )
   .addHelpText(
     'after',
     '\nExamples:\n' +
@@ -124,6 +130,8 @@ const program = new Command('ipybox')
         kernelIdleTimeout: options.kernelIdleTimeout,
         sandbox: options.sandbox === true,
         sandboxConfig: options.sandboxConfig,
+        maxOutputChars: options.maxOutputChars,
+        maxOutputCharsLimit: options.maxOutputCharsLimit,
       });
     } catch (error) {
       process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,10 +1,26 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import sharp from 'sharp';
 import { CodeExecutionError, KernelError } from '../kernel/errors.ts';
 import type { ExecutionResult } from '../kernel/execution.ts';
-import { cellError, cellResult, truncateOutput } from './cellResult.ts';
+import {
+  type CellResultOptions,
+  cellError,
+  cellResult,
+  TRACEBACK_MAX_CHARS,
+} from './cellResult.ts';
+import { OutputResources } from './outputResources.ts';
+import { collapseCarriageReturns, cutMiddle } from './outputText.ts';
 
-const output = (text: string, images: ExecutionResult['images'] = []): ExecutionResult => ({
+const output = (
+  text: string,
+  images: ExecutionResult['images'] = [],
+  extra: Partial<ExecutionResult> = {},
+): ExecutionResult => ({
   kind: 'result',
   executionCount: 1,
   text,
@@ -13,51 +29,210 @@ const output = (text: string, images: ExecutionResult['images'] = []): Execution
   result: undefined,
   displays: [],
   images,
+  ...extra,
+});
+
+const owner = { caller: 'anonymous', kernel: 'default' };
+const withStore = (maxOutputChars: number, store = new OutputResources()): CellResultOptions => ({
+  maxOutputChars,
+  maxOutputCharsLimit: 200_000,
+  resources: { store, owner },
+});
+
+function textOf(result: CallToolResult): string {
+  const first = result.content[0];
+  return first?.type === 'text' ? first.text : '';
+}
+
+const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i}`).join('\n');
+
+describe('output text', () => {
+  test('carriage returns overwrite the line like a terminal; \\r\\n is a line end', () => {
+    assert.equal(collapseCarriageReturns('10%\r20%\r100%\ndone'), '100%\ndone');
+    assert.equal(collapseCarriageReturns('abcdef\rXY'), 'XYcdef');
+    assert.equal(collapseCarriageReturns('bar 99%\r\nnext\r\n'), 'bar 99%\nnext\n');
+    assert.equal(collapseCarriageReturns('end\r'), 'end');
+  });
+
+  test('cutMiddle keeps head and tail at line boundaries and counts what it removed', () => {
+    const text = numbered(1000);
+    const cut = cutMiddle(text, 200);
+    assert.ok(cut);
+    assert.ok(cut.head.startsWith('line 0\n') && cut.head.endsWith('\n'));
+    assert.ok(cut.tail.endsWith('line 999') && /^line \d+\n/.test(cut.tail));
+    assert.equal(cut.head.length + cut.chars + cut.tail.length, text.length);
+    assert.ok(cut.head.length + cut.tail.length <= 200);
+    assert.equal(
+      cut.lines,
+      text.slice(cut.head.length, text.length - cut.tail.length).split('\n').length - 1,
+    );
+    assert.equal(cutMiddle('short', 10), undefined);
+  });
 });
 
 describe('execute_ipython_cell results', () => {
-  test('truncation keeps max characters and appends the exact marker', () => {
-    assert.equal(truncateOutput('abcdef', 6), 'abcdef');
-    assert.equal(
-      truncateOutput('abcdefg', 3),
-      'abc\n\n[Output truncated: exceeded 3 character limit]',
-    );
+  test('a short output is returned as it is', async () => {
+    const result = await cellResult(output('hello\n'), withStore(5000));
+    assert.deepEqual(result, { content: [{ type: 'text', text: 'hello' }] });
   });
 
-  test('images: image items and their paths, listed after the (truncated) text', () => {
-    const png = Buffer.from('89504e47', 'hex');
-    const result = cellResult(
-      output('x'.repeat(20), [{ path: '/ws/images/abc.png', mimeType: 'image/png', data: png }]),
-      5,
-    );
-    assert.deepEqual(result.content, [
+  test('long output keeps head and tail; the marker counts the cut and names the resource', async () => {
+    const store = new OutputResources();
+    const text = numbered(10_000);
+    const result = await cellResult(output(text), withStore(1000, store));
+    const shown = textOf(result);
+    assert.ok(shown.startsWith('line 0\nline 1\n'));
+    assert.ok(shown.endsWith('line 9999'));
+    const marker =
+      /\[Output truncated: ([\d,]+) characters \(([\d,]+) lines\) cut from the middle to fit max_output_chars=1,000; for all of it, read the resource (ipybox:\/\/outputs\/\S+), or run it with a larger max_output_chars \(at most 200,000\)\]/.exec(
+        shown,
+      );
+    assert.ok(marker, shown);
+    const [, chars, lines, uri] = marker;
+    assert.ok(Number(chars?.replaceAll(',', '')) > text.length - 1000);
+    assert.ok(Number(lines?.replaceAll(',', '')) > 9000);
+    // The same resource is linked, and reading it gives the whole output.
+    assert.deepEqual(result.content.slice(1), [
       {
-        type: 'text',
-        text: 'xxxxx\n\n[Output truncated: exceeded 5 character limit]\n\nGenerated images:\n\n- [abc](/ws/images/abc.png)',
+        type: 'resource_link',
+        uri,
+        name: 'output.txt',
+        mimeType: 'text/plain',
+        description: 'The full output of this cell',
+        size: text.length,
       },
-      { type: 'image', data: png.toString('base64'), mimeType: 'image/png' },
     ]);
+    const read = await store.read(String(uri), 'anonymous');
+    assert.deepEqual(read.contents, [{ uri, mimeType: 'text/plain', text }]);
   });
 
-  test('an exception: isError, output before it, then the traceback', () => {
+  test('without a store the marker offers a larger max_output_chars only', async () => {
+    const result = await cellResult(output('x'.repeat(100)), { maxOutputChars: 10 });
+    assert.match(
+      textOf(result),
+      /cut from the middle to fit max_output_chars=10; for all of it, run it with a larger max_output_chars\]/,
+    );
+    assert.equal(result.content.length, 1);
+  });
+
+  test('progress bars collapse before counting', async () => {
+    const bar = Array.from({ length: 500 }, (_, i) => `\r${i}%`).join('');
+    const result = await cellResult(output(`${bar}\ndone\n`), withStore(50));
+    assert.equal(textOf(result), '499%\ndone');
+  });
+
+  test('an exception after long output: the traceback and the error are always there', async () => {
+    const traceback =
+      'ZeroDivisionError    Traceback (most recent call last)\nCell In[1], line 3\n----> 3 1/0\n\nZeroDivisionError: division by zero';
+    const error = new CodeExecutionError(
+      'ZeroDivisionError',
+      'division by zero',
+      traceback,
+      output(numbered(10_000)),
+    );
+    const result = await cellError(error, withStore(100));
+    assert.equal(result.isError, true);
+    const shown = textOf(result);
+    assert.ok(shown.startsWith('line 0\n'), shown.slice(0, 50));
+    assert.ok(shown.endsWith(`line 9999\n\n${traceback}`), shown.slice(-300));
+    assert.match(shown, /\[Output truncated: /);
+  });
+
+  test('an absurdly long traceback keeps its start and its end', async () => {
+    const traceback = `Header\n${'x'.repeat(100_000)}\nValueError: the end`;
+    const result = await cellError(
+      new CodeExecutionError('ValueError', 'the end', traceback, output('')),
+      withStore(100),
+    );
+    const shown = textOf(result);
+    assert.ok(shown.length < TRACEBACK_MAX_CHARS + 200);
+    assert.ok(shown.startsWith('Header\n'));
+    assert.ok(shown.endsWith('ValueError: the end'));
+    assert.match(shown, /\[… [\d,]+ characters of the traceback cut …\]/);
+  });
+
+  test('an exception with short output: output, then the traceback', async () => {
     const error = new CodeExecutionError(
       'ValueError',
       'bad',
       'Traceback...\nValueError: bad',
       output('partial\n'),
     );
-    assert.deepEqual(cellError(error, 5000), {
+    assert.deepEqual(await cellError(error, withStore(5000)), {
       isError: true,
       content: [{ type: 'text', text: 'partial\n\nTraceback...\nValueError: bad' }],
     });
   });
 
-  test('a dead kernel says that the next call starts a fresh one', () => {
-    const result = cellError(new KernelError('KERNEL_DIED', 'The kernel died.'), 5000);
-    assert.equal(result.isError, true);
-    assert.match(
-      String(result.content[0] && 'text' in result.content[0] && result.content[0].text),
-      /next call starts a fresh kernel/,
+  test('a max_output_chars above the server limit is lowered, with a note', async () => {
+    const result = await cellResult(output('abc'), {
+      maxOutputChars: 100,
+      maxOutputCharsLimit: 100,
+      requestedChars: 10_000,
+    });
+    assert.equal(
+      textOf(result),
+      "abc\n\n[max_output_chars=10000 is above this server's limit; 100 was used]",
     );
+  });
+
+  test('text/html results are kept as resources and linked next to the plain text', async () => {
+    const store = new OutputResources();
+    const html = '<table><tr><td>1</td></tr></table>';
+    const result = await cellResult(
+      output('   a\n0  1', [], { result: { 'text/plain': '   a\n0  1', 'text/html': html } }),
+      withStore(5000, store),
+    );
+    const link = result.content[1];
+    assert.ok(link?.type === 'resource_link', JSON.stringify(result.content));
+    assert.equal(link.mimeType, 'text/html');
+    assert.equal(
+      textOf(result),
+      `   a\n0  1\n\nHTML output (its plain-text form is above): ${link.uri}`,
+    );
+    assert.deepEqual((await store.read(link.uri, 'anonymous')).contents, [
+      { uri: link.uri, mimeType: 'text/html', text: html },
+    ]);
+  });
+
+  test('images: small ones inline unchanged; paths and full-size resources listed after the text', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'ipybox-cellresult-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#f00' } })
+      .png()
+      .toBuffer();
+    const path = join(dir, 'abc.png');
+    await writeFile(path, png);
+    const store = new OutputResources();
+    const result = await cellResult(
+      output('x'.repeat(20), [{ path, mimeType: 'image/png', data: png }]),
+      withStore(5, store),
+    );
+    const shown = textOf(result);
+    const uri = /full size: (ipybox:\/\/images\/\S+)\)$/.exec(shown)?.[1];
+    assert.ok(uri, shown);
+    assert.match(
+      shown,
+      new RegExp(
+        `\\n\\nGenerated images:\\n\\n- \\[abc\\]\\(${path}\\) \\(full size: ipybox://images/`,
+      ),
+    );
+    assert.deepEqual(result.content[1], {
+      type: 'image',
+      data: png.toString('base64'),
+      mimeType: 'image/png',
+    });
+    assert.deepEqual((await store.read(uri, 'anonymous')).contents, [
+      { uri, mimeType: 'image/png', blob: png.toString('base64') },
+    ]);
+  });
+
+  test('a dead kernel is an isError result that says so', async () => {
+    const result = await cellError(
+      new KernelError('KERNEL_DIED', 'The kernel died.'),
+      withStore(5000),
+    );
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /^The kernel died\./);
   });
 });

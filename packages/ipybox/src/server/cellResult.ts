@@ -1,15 +1,20 @@
 /**
- * Turns a cell's outcome into the `execute_ipython_cell` tool result.
+ * Turns a cell's outcome into the `execute_ipython_cell` tool result, sized for a model's
+ * context window.
  *
  * - Text: the cell's output (streams and plain-text results, in order), trimmed like the Python
- *   ipybox, truncated to `max_output_chars` with the marker
- *   `[Output truncated: exceeded N character limit]`.
- * - Images: one MCP `image` item each (the bytes, base64) and their workspace paths listed under
- *   "Generated images:" — clients that do not render images still learn where the files are.
- *   The image list is appended after truncation so a long output never hides the paths (the
- *   Python ipybox truncates after appending, and can cut them off).
- * - Failures: an `isError` result whose text is the output so far followed by the traceback or
- *   the reason (timeout, kernel died).
+ *   ipybox (but keeping the first line's indentation), carriage-return progress lines collapsed to their last state (as a terminal shows
+ *   them). Past `max_output_chars` the middle is cut: the head and the tail stay, and a marker
+ *   says how many characters and lines were cut and how to get them (the full output as an
+ *   `ipybox://outputs/<id>` resource, or a larger `max_output_chars`).
+ * - Failures: an `isError` result with the output so far and then the traceback or the reason
+ *   (timeout, kernel died). The traceback is never cut by `max_output_chars`: it is what the
+ *   caller needs to fix the cell (only an absurdly long one keeps its start and its end).
+ * - Images: one MCP `image` item each, downscaled to a sensible size (`inlineImages.ts`); the
+ *   full image stays under images/ and as an `ipybox://images/<id>` resource, and the text lists
+ *   both, after the (truncated) output so a long output never hides them.
+ * - Rich `text/html` results (a pandas DataFrame): kept as an `ipybox://outputs/<id>` resource
+ *   and linked (`resource_link`) next to their plain-text form, which is in the text.
  *
  * @module
  */
@@ -18,55 +23,200 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { CodeExecutionError, KernelError } from '../kernel/errors.ts';
 import type { ExecutionResult } from '../kernel/execution.ts';
 import type { SavedImage } from '../kernel/images.ts';
+import type { MimeBundle } from '../kernel/messages.ts';
+import type { ExecutionOutput } from '../kernel/output.ts';
+import { type InlineImage, inlineImage } from './inlineImages.ts';
+import type { OutputResources, ResourceOwner } from './outputResources.ts';
+import { collapseCarriageReturns, count, cutMiddle } from './outputText.ts';
 
-/** `text` cut to `max` characters plus the marker, or unchanged when it fits. */
-export function truncateOutput(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}\n\n[Output truncated: exceeded ${max} character limit]`;
+/** A traceback longer than this keeps its start and (mostly) its end. */
+export const TRACEBACK_MAX_CHARS = 20_000;
+
+export interface CellResultOptions {
+  /** Characters of output shown (the traceback comes on top). */
+  maxOutputChars: number;
+  /** The server's upper bound for `max_output_chars`, named in the truncation marker. */
+  maxOutputCharsLimit?: number;
+  /** What the caller asked for, when the server lowered it to `maxOutputCharsLimit`. */
+  requestedChars?: number;
+  /** Where full outputs, HTML and full-size images are kept; without it, nothing is. */
+  resources?: { store: OutputResources; owner: ResourceOwner };
 }
 
-function imageList(images: readonly SavedImage[]): string {
-  if (images.length === 0) return '';
-  const lines = images.map(
-    (image) => `- [${basename(image.path, extname(image.path))}](${image.path})`,
-  );
-  return `\n\nGenerated images:\n\n${lines.join('\n')}`;
-}
+type Content = CallToolResult['content'];
+type ResourceLink = Extract<Content[number], { type: 'resource_link' }>;
 
-function imageItems(images: readonly SavedImage[]): CallToolResult['content'] {
-  return images.map((image) => ({
-    type: 'image' as const,
-    data: image.data.toString('base64'),
-    mimeType: image.mimeType,
-  }));
-}
-
-export function cellResult(result: ExecutionResult, maxOutputChars: number): CallToolResult {
-  const text = truncateOutput(result.text.trim(), maxOutputChars) + imageList(result.images);
-  return { content: [{ type: 'text', text }, ...imageItems(result.images)] };
+export async function cellResult(
+  result: ExecutionResult,
+  options: CellResultOptions,
+): Promise<CallToolResult> {
+  return render(result, undefined, options);
 }
 
 /** The `isError` result for a failed cell; output produced before the failure comes first. */
-export function cellError(error: unknown, maxOutputChars: number): CallToolResult {
-  let before = '';
-  let images: readonly SavedImage[] = [];
+export async function cellError(
+  error: unknown,
+  options: CellResultOptions,
+): Promise<CallToolResult> {
+  let output: ExecutionOutput | undefined;
   let reason: string;
   if (error instanceof CodeExecutionError) {
-    before = error.output.text;
-    images = error.output.images;
+    output = error.output;
     reason = error.traceback || `${error.ename}: ${error.evalue}`;
   } else if (error instanceof KernelError) {
-    before = error.output?.text ?? '';
-    images = error.output?.images ?? [];
+    output = error.output;
     reason = kernelErrorText(error);
   } else {
     reason = error instanceof Error ? error.message : String(error);
   }
-  const output = before.trim();
-  const text =
-    truncateOutput(output === '' ? reason : `${output}\n\n${reason}`, maxOutputChars) +
-    imageList(images);
-  return { isError: true, content: [{ type: 'text', text }, ...imageItems(images)] };
+  return { isError: true, ...(await render(output, reason, options)) };
+}
+
+async function render(
+  output: ExecutionOutput | undefined,
+  reason: string | undefined,
+  options: CellResultOptions,
+): Promise<CallToolResult> {
+  const links: ResourceLink[] = [];
+  let text = outputText(
+    trimOutput(collapseCarriageReturns(output?.text ?? '')),
+    reason,
+    options,
+    links,
+  );
+  if (options.requestedChars !== undefined) {
+    text += `\n\n[max_output_chars=${options.requestedChars} is above this server's limit; ${options.maxOutputChars} was used]`;
+  }
+  const images = await imageContent(output?.images ?? [], options);
+  text += images.list;
+  text += htmlLinks(output, options, links);
+  return { content: [{ type: 'text', text }, ...images.items, ...links] };
+}
+
+/**
+ * Without blank lines at the start and whitespace at the end, like the Python ipybox's
+ * `strip()`, except that the first line keeps its indentation: a DataFrame's header row is
+ * aligned with spaces.
+ */
+function trimOutput(text: string): string {
+  return text.replace(/^(?:[ \t]*\n)+/, '').trimEnd();
+}
+
+/** The output (cut in the middle past the limit), then the failure's reason, whole. */
+function outputText(
+  output: string,
+  reason: string | undefined,
+  options: CellResultOptions,
+  links: ResourceLink[],
+): string {
+  const full = reason === undefined ? output : output === '' ? reason : `${output}\n\n${reason}`;
+  const cut = cutMiddle(output, options.maxOutputChars);
+  let shown = output;
+  if (cut) {
+    let uri: string | undefined;
+    if (options.resources) {
+      uri = options.resources.store.addText(options.resources.owner, 'text/plain', full);
+      links.push(link(uri, 'output.txt', 'text/plain', full, 'The full output of this cell'));
+    }
+    shown = `${cut.head}${cut.head.endsWith('\n') ? '' : '\n'}${truncationMarker(cut, options, uri)}\n${cut.tail}`;
+  }
+  if (reason === undefined) return shown;
+  return shown === '' ? shortTraceback(reason) : `${shown}\n\n${shortTraceback(reason)}`;
+}
+
+function truncationMarker(
+  cut: { chars: number; lines: number },
+  { maxOutputChars, maxOutputCharsLimit }: CellResultOptions,
+  uri: string | undefined,
+): string {
+  const ways: string[] = [];
+  if (uri) ways.push(`read the resource ${uri}`);
+  if (maxOutputCharsLimit === undefined || maxOutputChars < maxOutputCharsLimit) {
+    const bound =
+      maxOutputCharsLimit === undefined ? '' : ` (at most ${count(maxOutputCharsLimit)})`;
+    ways.push(`run it with a larger max_output_chars${bound}`);
+  }
+  const how = ways.length > 0 ? `; for all of it, ${ways.join(', or ')}` : '';
+  return `[Output truncated: ${count(cut.chars)} characters (${count(cut.lines)} line${cut.lines === 1 ? '' : 's'}) cut from the middle to fit max_output_chars=${count(maxOutputChars)}${how}]`;
+}
+
+/** The traceback, or its start and end when absurdly long (a huge message, deep recursion). */
+function shortTraceback(reason: string): string {
+  const cut = cutMiddle(reason, TRACEBACK_MAX_CHARS, 0.2);
+  if (!cut) return reason;
+  return `${cut.head}[… ${count(cut.chars)} characters of the traceback cut …]\n${cut.tail}`;
+}
+
+function link(
+  uri: string,
+  name: string,
+  mimeType: string,
+  text: string,
+  description: string,
+): ResourceLink {
+  return {
+    type: 'resource_link',
+    uri,
+    name,
+    mimeType,
+    description,
+    size: Buffer.byteLength(text),
+  };
+}
+
+/** Image items (downscaled) and the "Generated images:" list with paths and resource URIs. */
+async function imageContent(
+  images: readonly SavedImage[],
+  { resources }: CellResultOptions,
+): Promise<{ items: Content; list: string }> {
+  if (images.length === 0) return { items: [], list: '' };
+  const inline = await Promise.all(images.map((image) => inlineImage(image)));
+  const items: Content = [];
+  const lines = images.map((image, i) => {
+    const copy = inline[i];
+    if (copy)
+      items.push({ type: 'image', data: copy.data.toString('base64'), mimeType: copy.mimeType });
+    const uri = resources?.store.addImage(resources.owner, image);
+    const notes = [inlineNote(copy), uri && `full size: ${uri}`].filter(Boolean);
+    const name = basename(image.path, extname(image.path));
+    return `- [${name}](${image.path})${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
+  });
+  return { items, list: `\n\nGenerated images:\n\n${lines.join('\n')}` };
+}
+
+function inlineNote(copy: InlineImage | undefined): string | undefined {
+  if (!copy) return 'too large to show inline';
+  if (!copy.scaled) return undefined;
+  const { from, to } = copy.scaled;
+  return `${from.width}×${from.height} px, shown at ${to.width}×${to.height}`;
+}
+
+/** Keeps each `text/html` bundle of the cell as a resource; one line per link for the text. */
+function htmlLinks(
+  output: ExecutionOutput | undefined,
+  { resources }: CellResultOptions,
+  links: ResourceLink[],
+): string {
+  if (!output || !resources) return '';
+  const bundles: MimeBundle[] = [...output.displays, ...(output.result ? [output.result] : [])];
+  const uris: string[] = [];
+  for (const bundle of bundles) {
+    const html = bundle['text/html'];
+    if (typeof html !== 'string' || html.trim() === '') continue;
+    const uri = resources.store.addText(resources.owner, 'text/html', html);
+    uris.push(uri);
+    links.push(
+      link(
+        uri,
+        'output.html',
+        'text/html',
+        html,
+        'The text/html form of a rich output (e.g. a DataFrame table)',
+      ),
+    );
+  }
+  if (uris.length === 0) return '';
+  return `\n\nHTML output (its plain-text form is above): ${uris.join(', ')}`;
 }
 
 function kernelErrorText(error: KernelError): string {

@@ -6,9 +6,10 @@
  */
 import type { PluginServer, ToolContext } from '@mcpbox/framework';
 import { z } from 'zod';
-import { cellError, cellResult } from './cellResult.ts';
+import { type CellResultOptions, cellError, cellResult } from './cellResult.ts';
 import type { Elicit } from './elicitApprover.ts';
 import type { Ipybox } from './ipybox.ts';
+import { callerOf, OutputResources, registerOutputResources } from './outputResources.ts';
 import { outputStreamer } from './outputStream.ts';
 
 const EXECUTE_DESCRIPTION = `Execute Python code in a stateful IPython kernel.
@@ -24,6 +25,9 @@ Tools of MCP servers registered with register_mcp_server are called from code:
   result = <tool_name>.run({...arguments...})`;
 
 export function registerExecuteTool(server: PluginServer, ipybox: Ipybox): void {
+  const { maxOutputChars, maxOutputCharsLimit } = ipybox.settings;
+  const outputs = new OutputResources();
+  registerOutputResources(server, outputs);
   server.registerTool(
     'execute_ipython_cell',
     {
@@ -41,23 +45,31 @@ export function registerExecuteTool(server: PluginServer, ipybox: Ipybox): void 
           .number()
           .int()
           .positive()
-          .default(5000)
-          .describe('Output beyond this many characters is truncated'),
+          .default(maxOutputChars)
+          .describe(
+            `Output beyond this many characters is cut in the middle (head and tail kept, the traceback always shown; the full output stays readable as a resource). At most ${maxOutputCharsLimit}`,
+          ),
       },
       annotations: { destructiveHint: true, openWorldHint: true },
     },
     async ({ code, timeout, max_output_chars }, ctx) => {
       const session = await ipybox.session(ctx.sessionId);
+      const shown: CellResultOptions = {
+        maxOutputChars: Math.min(max_output_chars, maxOutputCharsLimit),
+        maxOutputCharsLimit,
+        requestedChars: max_output_chars > maxOutputCharsLimit ? max_output_chars : undefined,
+        resources: { store: outputs, owner: { caller: callerOf(ctx), kernel: session.id } },
+      };
       try {
         const result = await session.runCell(code, {
           timeoutMs: timeout * 1000,
-          onChunk: outputStreamer(ctx),
+          onChunk: outputStreamer(ctx, shown.maxOutputChars),
           elicit: ipybox.settings.approval === 'elicit' ? approvalElicitor(ctx) : undefined,
           signal: ctx.mcpReq.signal,
         });
-        return cellResult(result, max_output_chars);
+        return await cellResult(result, shown);
       } catch (error) {
-        return cellError(error, max_output_chars);
+        return cellError(error, shown);
       }
     },
   );

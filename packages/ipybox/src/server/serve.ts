@@ -30,6 +30,8 @@ export interface ServeIpyboxOptions {
   kernelIdleTimeout?: number;
   sandbox?: boolean;
   sandboxConfig?: string;
+  maxOutputChars?: number;
+  maxOutputCharsLimit?: number;
 }
 
 export async function serveIpybox(options: ServeIpyboxOptions): Promise<void> {
@@ -51,6 +53,8 @@ export async function serveIpybox(options: ServeIpyboxOptions): Promise<void> {
     kernel_idle_timeout: options.kernelIdleTimeout,
     sandbox: options.sandbox,
     sandbox_config: options.sandboxConfig,
+    max_output_chars: options.maxOutputChars,
+    max_output_chars_limit: options.maxOutputCharsLimit,
   };
   const loaded = await server.registry.loadPlugin('ipybox', {
     module: plugin,

@@ -52,4 +52,20 @@ describe('parseSettings', () => {
       },
     );
   });
+
+  test('max_output_chars: 5000 by default, at most max_output_chars_limit (200000 by default)', () => {
+    const defaults = parseSettings({});
+    assert.equal(defaults.maxOutputChars, 5000);
+    assert.equal(defaults.maxOutputCharsLimit, 200_000);
+    const set = parseSettings({ max_output_chars: 800, max_output_chars_limit: 1000 });
+    assert.deepEqual([set.maxOutputChars, set.maxOutputCharsLimit], [800, 1000]);
+    assert.throws(
+      () => parseSettings({ max_output_chars: 2000, max_output_chars_limit: 1000 }),
+      /max_output_chars \(2000\) is above max_output_chars_limit \(1000\); lower it or raise the limit/,
+    );
+    assert.throws(
+      () => parseSettings({ max_output_chars: 0 }),
+      /max_output_chars: must be at least 1/,
+    );
+  });
 });

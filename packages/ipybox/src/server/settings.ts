@@ -24,6 +24,8 @@ export const writtenSettingsSchema = z
     kernel_idle_timeout: seconds.optional(),
     sandbox: z.boolean().optional(),
     sandbox_config: z.string().min(1, 'must not be empty').optional(),
+    max_output_chars: z.number().int().positive('must be at least 1').optional(),
+    max_output_chars_limit: z.number().int().positive('must be at least 1').optional(),
   })
   .strict();
 
@@ -43,9 +45,15 @@ export interface IpyboxSettings {
   kernelIdleTimeoutMs: number;
   sandbox: boolean;
   sandboxConfig: string | undefined;
+  /** `max_output_chars` of a call that gives none. */
+  maxOutputChars: number;
+  /** The most `max_output_chars` a call may ask for (larger values are lowered to it). */
+  maxOutputCharsLimit: number;
 }
 
 export const DEFAULT_MAX_KERNELS = 4;
+export const DEFAULT_MAX_OUTPUT_CHARS = 5000;
+export const DEFAULT_MAX_OUTPUT_CHARS_LIMIT = 200_000;
 
 /** Keys of a `plugins:` entry that belong to the framework (loading), not to ipybox. */
 const FRAMEWORK_KEYS = new Set(['enabled', 'prefix', 'path', 'description']);
@@ -71,6 +79,13 @@ export function parseSettings(
     throw new Error(`invalid ipybox settings: ${problems.join('; ')}`);
   }
   const written = parsed.data;
+  const maxOutputCharsLimit = written.max_output_chars_limit ?? DEFAULT_MAX_OUTPUT_CHARS_LIMIT;
+  const maxOutputChars = written.max_output_chars ?? DEFAULT_MAX_OUTPUT_CHARS;
+  if (maxOutputChars > maxOutputCharsLimit) {
+    throw new Error(
+      `invalid ipybox settings: plugins.ipybox.max_output_chars (${maxOutputChars}) is above max_output_chars_limit (${maxOutputCharsLimit}); lower it or raise the limit`,
+    );
+  }
   const workspace = resolve(cwd, written.workspace ?? defaultWorkspace);
   const python = written.python ?? DEFAULT_PYTHON;
   return {
@@ -85,5 +100,7 @@ export function parseSettings(
     sandbox: written.sandbox ?? false,
     sandboxConfig:
       written.sandbox_config === undefined ? undefined : resolve(cwd, written.sandbox_config),
+    maxOutputChars,
+    maxOutputCharsLimit,
   };
 }

@@ -1,0 +1,158 @@
+/**
+ * Cell outputs a client fetches on demand instead of receiving inline: the full text of a
+ * truncated cell and the `text/html` form of rich results (a pandas DataFrame) as
+ * `ipybox://outputs/<id>`, and full-size images as `ipybox://images/<id>` (read from the file
+ * under `images/` in the workspace).
+ *
+ * Ids are 128 random bits, so a URI cannot be guessed, and each entry remembers the caller that
+ * produced it (the OAuth principal, else the 2025 session or the connection): another caller reading it is told it
+ * does not exist. The store is bounded (entries and characters): the oldest go first, and a
+ * read of an evicted one says so.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import {
+  callerKeyOf,
+  type PluginServer,
+  type RequestExtra,
+  ResourceTemplate,
+} from '@mcpbox/framework';
+import { type ReadResourceResult, ResourceNotFoundError } from '@modelcontextprotocol/server';
+import type { SavedImage } from '../kernel/images.ts';
+
+export const OUTPUTS_URI = 'ipybox://outputs/';
+export const IMAGES_URI = 'ipybox://images/';
+
+/** Who produced an entry: the caller (see {@link callerOf}) and the kernel session it ran in. */
+export interface ResourceOwner {
+  caller: string;
+  kernel: string;
+}
+
+type Entry = ResourceOwner &
+  ({ kind: 'text'; mimeType: string; text: string } | { kind: 'file'; image: SavedImage });
+
+export interface OutputResourceLimits {
+  /** Most entries kept (default 200). */
+  maxEntries?: number;
+  /** Most characters of text kept over all entries (default 32 M). */
+  maxChars?: number;
+}
+
+/**
+ * The key a resource is bound to: the framework's caller key (the OAuth principal, else the 2025
+ * session, else the connection), or one shared key for a caller with none.
+ */
+export function callerOf(ctx: RequestExtra): string {
+  return callerKeyOf(ctx) ?? 'anonymous';
+}
+
+export class OutputResources {
+  readonly #maxEntries: number;
+  readonly #maxChars: number;
+  /** Insertion order is age: the first entry is evicted first. */
+  readonly #entries = new Map<string, Entry>();
+  #chars = 0;
+
+  constructor({ maxEntries = 200, maxChars = 32_000_000 }: OutputResourceLimits = {}) {
+    this.#maxEntries = maxEntries;
+    this.#maxChars = maxChars;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Keeps `text` (cut to the store's size if larger) and returns its `ipybox://outputs/` URI. */
+  addText(owner: ResourceOwner, mimeType: string, text: string): string {
+    const kept =
+      text.length <= this.#maxChars
+        ? text
+        : `${text.slice(0, this.#maxChars)}\n[ipybox kept only the first ${this.#maxChars} characters of this output]`;
+    return OUTPUTS_URI + this.#add({ ...owner, kind: 'text', mimeType, text: kept });
+  }
+
+  /** Makes a saved image readable at full size; returns its `ipybox://images/` URI. */
+  addImage(owner: ResourceOwner, image: SavedImage): string {
+    return IMAGES_URI + this.#add({ ...owner, kind: 'file', image });
+  }
+
+  /** The entry behind `uri` for `caller`, as a `resources/read` result. */
+  async read(uri: string, caller: string): Promise<ReadResourceResult> {
+    const id = idOf(uri);
+    const entry = id === undefined ? undefined : this.#entries.get(id);
+    if (!entry || entry.caller !== caller) {
+      throw new ResourceNotFoundError(
+        uri,
+        `ipybox has no output ${uri}: the server keeps only the latest ${this.#maxEntries} outputs of each caller's cells (older ones are dropped, and all are gone after a restart). Run the cell again to get it back.`,
+      );
+    }
+    if (entry.kind === 'text') {
+      return { contents: [{ uri, mimeType: entry.mimeType, text: entry.text }] };
+    }
+    const { image } = entry;
+    let data: Buffer;
+    try {
+      data = await readFile(image.path);
+    } catch (error) {
+      throw new ResourceNotFoundError(
+        uri,
+        `the image file ${image.path} behind ${uri} can no longer be read (${(error as NodeJS.ErrnoException).code ?? error}): it was moved or deleted from the workspace`,
+      );
+    }
+    if (image.mimeType === 'image/svg+xml') {
+      return { contents: [{ uri, mimeType: image.mimeType, text: data.toString('utf8') }] };
+    }
+    return { contents: [{ uri, mimeType: image.mimeType, blob: data.toString('base64') }] };
+  }
+
+  #add(entry: Entry): string {
+    const id = randomBytes(16).toString('base64url');
+    this.#entries.set(id, entry);
+    this.#chars += charsOf(entry);
+    for (const [oldId, old] of this.#entries) {
+      if (this.#entries.size <= this.#maxEntries && this.#chars <= this.#maxChars) break;
+      if (oldId === id) break;
+      this.#entries.delete(oldId);
+      this.#chars -= charsOf(old);
+    }
+    return id;
+  }
+}
+
+function charsOf(entry: Entry): number {
+  return entry.kind === 'text' ? entry.text.length : 0;
+}
+
+function idOf(uri: string): string | undefined {
+  for (const prefix of [OUTPUTS_URI, IMAGES_URI]) {
+    if (uri.startsWith(prefix)) return uri.slice(prefix.length) || undefined;
+  }
+  return undefined;
+}
+
+/** Registers the two templates whose reads `store` answers. */
+export function registerOutputResources(server: PluginServer, store: OutputResources): void {
+  const read = (uri: URL, _variables: unknown, ctx: RequestExtra) =>
+    store.read(uri.toString(), callerOf(ctx));
+  server.registerResource(
+    'cell_output',
+    new ResourceTemplate(`${OUTPUTS_URI}{id}`, { list: undefined }),
+    {
+      description:
+        'Output of an execute_ipython_cell call kept for on-demand reading: the full text of a truncated output, or the text/html form of a rich result (e.g. a pandas DataFrame). Named in the tool result.',
+    },
+    read,
+  );
+  server.registerResource(
+    'cell_image',
+    new ResourceTemplate(`${IMAGES_URI}{id}`, { list: undefined }),
+    {
+      description:
+        'An image from an execute_ipython_cell call at full size (the result inlines a downscaled copy). Named in the tool result.',
+    },
+    read,
+  );
+}
