@@ -16,9 +16,11 @@ const EXECUTE_DESCRIPTION = `Execute Python code in a stateful IPython kernel.
 
 Variables, imports and definitions persist between calls; top-level \`await\` works. The kernel's
 working directory is the workspace. Returns the cell's output (stdout, stderr and the value of the
-last expression); images (e.g. matplotlib figures) come back as image content and are saved under
-images/ in the workspace. An exception returns an error with the traceback; a cell running longer
-than \`timeout\` seconds is interrupted (variables defined before are kept).
+last expression); images (e.g. matplotlib figures) come back as image content (large ones
+downscaled) and are saved under images/ in the workspace. Output longer than \`max_output_chars\`
+keeps its head and tail; the full output, full-size images and HTML tables are resources
+(ipybox://...) named in the result. An exception returns an error with the traceback; a cell
+running longer than \`timeout\` seconds is interrupted (variables defined before are kept).
 
 Tools of MCP servers registered with register_mcp_server are called from code:
   from mcptools.<server_name> import <tool_name>
