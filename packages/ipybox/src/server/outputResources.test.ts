@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { PluginServer } from '@mcpbox/framework';
 import { ResourceNotFoundError } from '@modelcontextprotocol/server';
-import { callerOf, OutputResources } from './outputResources.ts';
+import { callerOf, OutputResources, registerOutputResources } from './outputResources.ts';
 
 const alice = { caller: 'principal:alice', kernel: 'k1' };
 
@@ -63,5 +64,32 @@ describe('output resources', () => {
     assert.notEqual(alice, bob);
     assert.equal(callerOf(ctx({ sessionId: 's1' })), 'session:s1');
     assert.equal(callerOf(ctx({})), 'anonymous');
+  });
+
+  test("a session's end frees its entries; other callers' stay", async () => {
+    let closeListener: ((closed: { connectionId: string; sessionId?: string }) => void) | undefined;
+    const registered: string[] = [];
+    const server = {
+      registerResource: (name: string) => registered.push(name),
+      onSessionClosed: (listener: typeof closeListener) => {
+        closeListener = listener;
+        return () => undefined;
+      },
+    } as unknown as PluginServer;
+    const store = new OutputResources();
+    registerOutputResources(server, store);
+    assert.deepEqual(registered, ['cell_output', 'cell_image']);
+    const mine = store.addText({ caller: 'session:s1', kernel: 's1' }, 'text/plain', 'a');
+    const viaConnection = store.addText(
+      { caller: 'connection:c1', kernel: 'default' },
+      'text/plain',
+      'b',
+    );
+    const theirs = store.addText({ caller: 'session:s2', kernel: 's2' }, 'text/plain', 'c');
+    closeListener?.({ connectionId: 'c1', sessionId: 's1' });
+    assert.equal(store.size, 1);
+    await assert.rejects(store.read(mine, 'session:s1'), ResourceNotFoundError);
+    await assert.rejects(store.read(viaConnection, 'connection:c1'), ResourceNotFoundError);
+    assert.ok(await store.read(theirs, 'session:s2'));
   });
 });

@@ -108,6 +108,15 @@ export class OutputResources {
     return { contents: [{ uri, mimeType: image.mimeType, blob: data.toString('base64') }] };
   }
 
+  /** Forgets everything `caller` produced (its session ended: nobody can read them any more). */
+  dropCaller(caller: string): void {
+    for (const [id, entry] of this.#entries) {
+      if (entry.caller !== caller) continue;
+      this.#entries.delete(id);
+      this.#chars -= charsOf(entry);
+    }
+  }
+
   #add(entry: Entry): string {
     const id = randomBytes(16).toString('base64url');
     this.#entries.set(id, entry);
@@ -133,8 +142,19 @@ function idOf(uri: string): string | undefined {
   return undefined;
 }
 
-/** Registers the two templates whose reads `store` answers. */
+/**
+ * Registers the two templates whose reads `store` answers, and frees a session's entries when it
+ * ends. The session listener holds the store weakly: once the plugin is unloaded (its handlers,
+ * the store's other holders, are gone) the listener removes itself at the next session end.
+ */
 export function registerOutputResources(server: PluginServer, store: OutputResources): void {
+  const weak = new WeakRef(store);
+  const stopListening = server.onSessionClosed(({ sessionId, connectionId }) => {
+    const alive = weak.deref();
+    if (!alive) return stopListening();
+    if (sessionId !== undefined) alive.dropCaller(`session:${sessionId}`);
+    alive.dropCaller(`connection:${connectionId}`);
+  });
   const read = (uri: URL, _variables: unknown, ctx: RequestExtra) =>
     store.read(uri.toString(), callerOf(ctx));
   server.registerResource(
