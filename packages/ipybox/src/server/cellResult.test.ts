@@ -11,6 +11,7 @@ import {
   type CellResultOptions,
   cellError,
   cellResult,
+  MAX_HTML_OUTPUTS,
   TRACEBACK_MAX_CHARS,
 } from './cellResult.ts';
 import { OutputResources } from './outputResources.ts';
@@ -193,6 +194,21 @@ describe('execute_ipython_cell results', () => {
     assert.deepEqual((await store.read(link.uri, 'anonymous')).contents, [
       { uri: link.uri, mimeType: 'text/html', text: html },
     ]);
+  });
+
+  test('only the last few text/html outputs of a cell are kept, with a note', async () => {
+    const store = new OutputResources();
+    const displays = Array.from({ length: 8 }, (_, i) => ({
+      'text/plain': `t${i}`,
+      'text/html': `<b>${i}</b>`,
+    }));
+    const result = await cellResult(output('t', [], { displays }), withStore(5000, store));
+    const uris = result.content.flatMap((c) => (c.type === 'resource_link' ? [c.uri] : []));
+    assert.equal(uris.length, MAX_HTML_OUTPUTS);
+    assert.match(textOf(result), /\(the 3 before them are not kept\)$/);
+    const last = await store.read(String(uris.at(-1)), 'anonymous');
+    assert.equal((last.contents[0] as { text: string }).text, '<b>7</b>');
+    assert.equal(store.size, MAX_HTML_OUTPUTS);
   });
 
   test('images: small ones inline unchanged; paths and full-size resources listed after the text', async (t) => {

@@ -29,6 +29,9 @@ import { type InlineImage, inlineImage } from './inlineImages.ts';
 import type { OutputResources, ResourceOwner } from './outputResources.ts';
 import { collapseCarriageReturns, count, cutMiddle } from './outputText.ts';
 
+/** Most `text/html` outputs of one cell kept as resources (the last ones). */
+export const MAX_HTML_OUTPUTS = 5;
+
 /** A traceback longer than this keeps its start and (mostly) its end. */
 export const TRACEBACK_MAX_CHARS = 20_000;
 
@@ -191,32 +194,31 @@ function inlineNote(copy: InlineImage | undefined): string | undefined {
   return `${from.width}×${from.height} px, shown at ${to.width}×${to.height}`;
 }
 
-/** Keeps each `text/html` bundle of the cell as a resource; one line per link for the text. */
+/**
+ * Keeps the cell's last `text/html` bundles as resources; one line naming them for the text.
+ * Only the last {@link MAX_HTML_OUTPUTS}: a loop that displays a table per step must not push a
+ * link per step into the result, nor every other caller's entries out of the store.
+ */
 function htmlLinks(
   output: ExecutionOutput | undefined,
   { resources }: CellResultOptions,
   links: ResourceLink[],
 ): string {
   if (!output || !resources) return '';
-  const bundles: MimeBundle[] = [...output.displays, ...(output.result ? [output.result] : [])];
-  const uris: string[] = [];
-  for (const bundle of bundles) {
-    const html = bundle['text/html'];
-    if (typeof html !== 'string' || html.trim() === '') continue;
-    const uri = resources.store.addText(resources.owner, 'text/html', html);
-    uris.push(uri);
-    links.push(
-      link(
-        uri,
-        'output.html',
-        'text/html',
-        html,
-        'The text/html form of a rich output (e.g. a DataFrame table)',
-      ),
-    );
-  }
-  if (uris.length === 0) return '';
-  return `\n\nHTML output (its plain-text form is above): ${uris.join(', ')}`;
+  const html = [...output.displays, ...(output.result ? [output.result] : [])]
+    .map((bundle: MimeBundle) => bundle['text/html'])
+    .filter((value): value is string => typeof value === 'string' && value.trim() !== '');
+  if (html.length === 0) return '';
+  const kept = html.slice(-MAX_HTML_OUTPUTS);
+  const uris = kept.map((text) => {
+    const uri = resources.store.addText(resources.owner, 'text/html', text);
+    const description = 'The text/html form of a rich output (e.g. a DataFrame table)';
+    links.push(link(uri, 'output.html', 'text/html', text, description));
+    return uri;
+  });
+  const dropped = html.length - kept.length;
+  const note = dropped > 0 ? ` (the ${dropped} before them are not kept)` : '';
+  return `\n\nHTML output (its plain-text form is above): ${uris.join(', ')}${note}`;
 }
 
 function kernelErrorText(error: KernelError): string {
