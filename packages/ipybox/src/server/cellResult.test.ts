@@ -12,6 +12,7 @@ import {
   cellError,
   cellResult,
   MAX_HTML_OUTPUTS,
+  MAX_INLINE_IMAGES,
   TRACEBACK_MAX_CHARS,
 } from './cellResult.ts';
 import { OutputResources } from './outputResources.ts';
@@ -241,6 +242,32 @@ describe('execute_ipython_cell results', () => {
     assert.deepEqual((await store.read(uri, 'anonymous')).contents, [
       { uri, mimeType: 'image/png', blob: png.toString('base64') },
     ]);
+  });
+
+  test('a cell with many images shows only its last few inline; all are listed with resources', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'ipybox-cellresult-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#0f0' } })
+      .png()
+      .toBuffer();
+    const images = await Promise.all(
+      Array.from({ length: MAX_INLINE_IMAGES + 3 }, async (_, i) => {
+        const path = join(dir, `img${i}.png`);
+        await writeFile(path, png);
+        return { path, mimeType: 'image/png' as const, data: png };
+      }),
+    );
+    const result = await cellResult(output('', images), withStore(5000));
+    assert.equal(result.content.filter((c) => c.type === 'image').length, MAX_INLINE_IMAGES);
+    const shown = textOf(result);
+    assert.equal(shown.match(/full size: ipybox:\/\/images\//g)?.length, MAX_INLINE_IMAGES + 3);
+    assert.match(
+      shown,
+      new RegExp(
+        `- \\[img0\\]\\(\\S+\\) \\(not inline: a cell shows its last ${MAX_INLINE_IMAGES}; full size`,
+      ),
+    );
+    assert.match(shown, /- \[img3\]\(\S+\) \(full size/);
   });
 
   test('a dead kernel is an isError result that says so', async () => {

@@ -29,6 +29,10 @@ import { type InlineImage, inlineImage } from './inlineImages.ts';
 import type { OutputResources, ResourceOwner } from './outputResources.ts';
 import { collapseCarriageReturns, count, cutMiddle } from './outputText.ts';
 
+/** Most images of one cell shown inline (the last ones), and their most bytes together. */
+export const MAX_INLINE_IMAGES = 8;
+export const INLINE_TOTAL_BYTES = 3 * 1024 * 1024;
+
 /** Most `text/html` outputs of one cell kept as resources (the last ones). */
 export const MAX_HTML_OUTPUTS = 5;
 
@@ -173,14 +177,27 @@ async function imageContent(
   { resources }: CellResultOptions,
 ): Promise<{ items: Content; list: string }> {
   if (images.length === 0) return { items: [], list: '' };
-  const inline = await Promise.all(images.map((image) => inlineImage(image)));
+  // A loop that plots a figure per step must not fill the context with them: only the last
+  // MAX_INLINE_IMAGES go inline (the last are usually the results), within INLINE_TOTAL_BYTES.
+  const firstInline = Math.max(0, images.length - MAX_INLINE_IMAGES);
+  const inline = await Promise.all(
+    images.map((image, i) => (i >= firstInline ? inlineImage(image) : undefined)),
+  );
+  let budget = INLINE_TOTAL_BYTES;
+  for (let i = images.length - 1; i >= firstInline; i -= 1) {
+    const size = inline[i]?.data.length ?? 0;
+    if (size > budget) inline[i] = undefined;
+    else budget -= size;
+  }
   const items: Content = [];
   const lines = images.map((image, i) => {
     const copy = inline[i];
     if (copy)
       items.push({ type: 'image', data: copy.data.toString('base64'), mimeType: copy.mimeType });
     const uri = resources?.store.addImage(resources.owner, image);
-    const notes = [inlineNote(copy), uri && `full size: ${uri}`].filter(Boolean);
+    const shown =
+      i < firstInline ? `not inline: a cell shows its last ${MAX_INLINE_IMAGES}` : inlineNote(copy);
+    const notes = [shown, uri && `full size: ${uri}`].filter(Boolean);
     const name = basename(image.path, extname(image.path));
     return `- [${name}](${image.path})${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
   });
@@ -188,7 +205,7 @@ async function imageContent(
 }
 
 function inlineNote(copy: InlineImage | undefined): string | undefined {
-  if (!copy) return 'too large to show inline';
+  if (!copy) return 'not inline: too large';
   if (!copy.scaled) return undefined;
   const { from, to } = copy.scaled;
   return `${from.width}×${from.height} px, shown at ${to.width}×${to.height}`;
