@@ -127,6 +127,7 @@ export type {
   ClosedSession,
   InputOptions,
   JsonSchemaObject,
+  KeepsRunning,
   PluginConfig,
   PluginModule,
   PluginServer,
@@ -166,6 +167,7 @@ export {
   type ServerOptions,
   serverOptionsFromConfig,
 } from './server.ts';
+export { InputTimeoutError } from './session/detachedCall.ts';
 export { SessionHub } from './session/hub.ts';
 export { McpSession } from './session/session.ts';
 export type { ServerCounters } from './session/stats.ts';

@@ -43,6 +43,7 @@ export function toolDefinition(
   const {
     inputSchema: _input,
     outputSchema: _output,
+    keepsRunning: _keepsRunning,
     ...given
   } = config as Record<string, unknown>;
   const def: Record<string, unknown> = { name };
@@ -70,6 +71,12 @@ export function createToolEntry(
     output,
     handler,
     enabled: true,
+    keepsRunning:
+      config.keepsRunning === true
+        ? {}
+        : config.keepsRunning
+          ? { ...config.keepsRunning }
+          : undefined,
   };
 }
 

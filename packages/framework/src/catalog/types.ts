@@ -13,6 +13,7 @@ import type {
   UriTemplate,
 } from '@modelcontextprotocol/server';
 import type {
+  KeepsRunning,
   PromptReturn,
   ReadResourceHandler,
   ReadResourceTemplateHandler,
@@ -35,6 +36,8 @@ export interface ToolEntry {
   readonly output: CompiledSchema | undefined;
   handler: (argsOrCtx: unknown, ctx?: ToolContext) => ToolReturn | Promise<ToolReturn>;
   enabled: boolean;
+  /** Set when the tool keeps running while it asks (ToolConfig `keepsRunning`). */
+  readonly keepsRunning?: KeepsRunning;
 }
 
 export interface ResourceEntry {

@@ -125,7 +125,8 @@ export type ToolContext = RequestExtra & {
    * session; the handler waits for the answer and keeps running (2025 sessions). `replay`: the
    * call ends with `input_required` and the handler runs again from the start on the retry, with
    * the answers (2026 requests) — so nothing before a question may have effects that must not
-   * repeat. A handler whose questions come from work in progress (a running cell) needs `live`.
+   * repeat. A handler whose questions come from work in progress (a running cell) needs `live`:
+   * its tool sets `keepsRunning`, and then every request of either era is `live`.
    */
   readonly inputMode: 'live' | 'replay';
 };
@@ -148,6 +149,24 @@ export interface ToolConfig<I extends SchemaLike | undefined = undefined> {
   outputSchema?: SchemaLike;
   annotations?: ToolAnnotations;
   _meta?: Record<string, unknown>;
+  /**
+   * The handler's questions come from work in progress (a running cell waiting for an approval)
+   * that cannot be re-run: for a 2026-07-28 request the handler runs once and keeps running
+   * while the client answers (`inputMode: 'live'`) — each question ends the current request
+   * with `input_required`, the client's retry delivers the answer to the waiting handler and
+   * waits for what comes next. Not part of the tool's listing. See {@link KeepsRunning}.
+   */
+  keepsRunning?: boolean | KeepsRunning;
+}
+
+/** Options of a tool that keeps running (see {@link ToolConfig.keepsRunning}). */
+export interface KeepsRunning {
+  /**
+   * How long a question waits for the client before it fails with `InputTimeoutError` (the
+   * handler goes on, and the call no longer waits for a retry). Default 15 minutes, the
+   * lifetime of a `requestState`.
+   */
+  inputTimeoutMs?: number;
 }
 
 /** Resource metadata as in the SDK: a `Resource` without `uri` and `name`. */

@@ -22,7 +22,8 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { RequestExtra, ToolContext } from '../plugins/types.ts';
-import type { InputRounds } from './inputRounds.ts';
+import type { DetachedCall } from './detachedCall.ts';
+import { type InputRounds, questionDigest } from './inputRounds.ts';
 
 /** Which protocol era a request belongs to, decided by the presence of the 2026 envelope. */
 export function eraOf(ctx: ServerContext): 'modern' | 'legacy' {
@@ -109,6 +110,11 @@ export interface ToolContextOptions {
   legacyCapabilities: () => ClientCapabilities | undefined;
   /** Replays answers and collects new questions for a 2026 request. */
   rounds: InputRounds;
+  /**
+   * The call this handler runs as when it keeps running between requests (`keepsRunning`
+   * tools, 2026 requests and tasks): its questions wait in the call instead of being replayed.
+   */
+  detached?: DetachedCall;
 }
 
 /**
@@ -145,7 +151,7 @@ class HandlerContext {
     this.closeSSEStream = extra.closeSSEStream;
     this.connectionId = extra.connectionId;
     this.gateHandle = extra.gateHandle;
-    this.inputMode = eraOf(extra) === 'modern' ? 'replay' : 'live';
+    this.inputMode = eraOf(extra) === 'modern' && !options.detached ? 'replay' : 'live';
     this.#options = options;
   }
 
@@ -196,6 +202,10 @@ class HandlerContext {
     live: () => Promise<R>,
   ): Promise<R> {
     this.#check(kind, kind === 'elicit' ? (params as ElicitRequestParams) : undefined);
+    const detached = this.#options.detached;
+    if (detached) {
+      return detached.ask(kind, params, questionDigest(kind, params), input?.key) as Promise<R>;
+    }
     if (this.inputMode === 'live') return live();
     return this.#options.rounds.ask(
       kind as 'elicit',
@@ -215,7 +225,7 @@ class HandlerContext {
     );
     const missing = missingCapability(capabilities, kind, params);
     if (!missing) return;
-    if (this.inputMode === 'replay') {
+    if (eraOf(this as unknown as ServerContext) === 'modern') {
       throw new MissingRequiredClientCapabilityError(
         { requiredCapabilities: missing.required },
         missing.message,

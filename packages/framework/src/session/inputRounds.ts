@@ -31,7 +31,6 @@ import {
   type CreateMessageResult,
   createRequestStateCodec,
   type ElicitRequestParams,
-  type ElicitRequestURLParams,
   type ElicitResult,
   type InputRequest,
   type InputRequiredResult,
@@ -43,6 +42,7 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { inputRequestOf } from './detachedCall.ts';
 
 /** How long a client may take to answer one round. */
 export const STATE_TTL_SECONDS = 15 * 60;
@@ -59,13 +59,15 @@ interface SealedAnswer {
 }
 
 /** What `requestState` carries between rounds. */
-interface SealedRounds {
+export interface SealedRounds {
   /** The method, the tool or prompt and a digest of its arguments: a state fits only its call. */
   call: string;
-  /** Answers so far, by question key. */
-  answers: Record<string, SealedAnswer>;
+  /** Answers so far, by question key (replayed calls only). */
+  answers?: Record<string, SealedAnswer>;
   /** The questions this state asked the client, by key → question digest. */
   asked?: Record<string, string>;
+  /** A call that keeps running between rounds ({@link DetachedCall}): its id. */
+  run?: string;
 }
 
 /** Thrown by `ctx.elicit`/`ctx.sample`/`ctx.listRoots` when this run reached a question not yet answered. */
@@ -77,7 +79,7 @@ export class InputNeeded extends Error {
 }
 
 /** The caller a sealed state belongs to: the OAuth subject/client, else anyone on this server. */
-function principalOf(ctx: ServerContext): string {
+export function principalOf(ctx: ServerContext): string {
   const auth = ctx.http?.authInfo as { clientId?: string; extra?: { sub?: unknown } } | undefined;
   const sub = typeof auth?.extra?.sub === 'string' ? auth.extra.sub : '';
   return `${auth?.clientId ?? ''}\u0000${sub}`;
@@ -94,7 +96,7 @@ export function createRoundsCodec(key?: string): RoundsCodec {
   });
 }
 
-function callDigest(method: string, name: string, args: unknown): string {
+export function callDigest(method: string, name: string, args: unknown): string {
   return createHash('sha256')
     .update(method)
     .update('\u0000')
@@ -108,7 +110,7 @@ function callDigest(method: string, name: string, args: unknown): string {
  * What a question asks, as a digest: an answer the client gave to one question must never answer
  * another — "approve the call shown" must not approve a different call on a later run.
  */
-function questionDigest(kind: InputKind, params: unknown): string {
+export function questionDigest(kind: InputKind, params: unknown): string {
   return createHash('sha256')
     .update(kind)
     .update('\u0000')
@@ -123,16 +125,29 @@ const ASKED = {
   roots: 'a roots listing',
 } as const;
 
-/** The embedded request for a question, in the SDK's wire shape. */
-function inputRequestOf(kind: InputKind, params: unknown): InputRequest {
-  if (kind === 'sample') return inputRequired.createMessage(params as CreateMessageRequestParams);
-  if (kind === 'roots') return inputRequired.listRoots();
-  const elicit = params as ElicitRequestParams;
-  if (elicit.mode === 'url') {
-    const { mode: _mode, elicitationId: _id, ...url } = elicit as ElicitRequestURLParams;
-    return inputRequired.elicitUrl(url);
+/**
+ * The client's answer `key` in `responses` as the handler receives it (an `ElicitResult`, a
+ * sampling result, a roots listing); -32602 when it is not an answer of the kind asked.
+ */
+export function answerOf(
+  responses: Record<string, unknown>,
+  key: string,
+  kind: InputKind,
+): unknown {
+  const view = inputResponse(responses, key);
+  if (view.kind === 'missing' || ANSWER_KIND[view.kind] !== kind) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `inputResponses.${key} is not ${ASKED[kind]}`,
+    );
   }
-  return inputRequired.elicit(elicit as never);
+  if (view.kind === 'elicit') {
+    const result: ElicitResult = { action: view.action };
+    if (view.content !== undefined) result.content = view.content as ElicitResult['content'];
+    return result;
+  }
+  if (view.kind === 'sampling') return view.result;
+  return { roots: view.roots } satisfies ListRootsResult;
 }
 
 /** One call's rounds: the answers so far, and the questions that stopped this run, if any. */
@@ -200,7 +215,13 @@ export class InputRounds {
       );
     }
     const asked = state.asked !== null && typeof state.asked === 'object' ? state.asked : {};
-    return new InputRounds(codec, digestOf, { ...state.answers }, responses, { ...asked });
+    return new InputRounds(
+      codec,
+      digestOf,
+      { ...(state.answers as Record<string, SealedAnswer>) },
+      responses,
+      { ...asked },
+    );
   }
 
   ask(kind: 'elicit', params: ElicitRequestParams, key?: string): Promise<ElicitResult>;
@@ -241,24 +262,13 @@ export class InputRounds {
    */
   #fresh(kind: InputKind, key: string, question: string): SealedAnswer | undefined {
     if (!Object.hasOwn(this.#responses, key)) return undefined;
-    const view = inputResponse(this.#responses, key);
-    if (view.kind === 'missing' || ANSWER_KIND[view.kind] !== kind) {
-      // Remembered so the call answers with this error even if the handler catches it.
-      this.#failure = new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `inputResponses.${key} is not ${ASKED[kind]}`,
-      );
-      throw this.#failure;
-    }
     let value: unknown;
-    if (view.kind === 'elicit') {
-      const result: ElicitResult = { action: view.action };
-      if (view.content !== undefined) result.content = view.content as ElicitResult['content'];
-      value = result;
-    } else if (view.kind === 'sampling') {
-      value = view.result;
-    } else {
-      value = { roots: view.roots } satisfies ListRootsResult;
+    try {
+      value = answerOf(this.#responses, key, kind);
+    } catch (error) {
+      // Remembered so the call answers with this error even if the handler catches it.
+      this.#failure = error as ProtocolError;
+      throw error;
     }
     const answer = { kind, question: this.#askedBefore[key] ?? question, value };
     this.#answers[key] = answer;

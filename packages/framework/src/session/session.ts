@@ -28,6 +28,7 @@ import { GATE_HANDLE_ARGUMENT } from '../gate/handles.ts';
 import type { PromptReturn, RequestExtra, ResourceReturn, ToolContext } from '../plugins/types.ts';
 import { eraOf, toToolContext, withV1Aliases } from './context.ts';
 import { InputNeeded, InputRounds, type RoundsCodec } from './inputRounds.ts';
+import { serveLiveCall } from './liveCalls.ts';
 import type { ServerCounters } from './stats.ts';
 
 export interface SessionOptions {
@@ -167,6 +168,24 @@ export class McpSession {
       call: { method: 'tools/call' | 'prompts/get'; name: string; args: unknown },
       run: (ctx: ToolContext) => Promise<R>,
     ): Promise<{ result: R } | { inputRequired: InputRequiredResult }> => {
+      const keepsRunning =
+        call.method === 'tools/call' ? catalog.getTool(call.name)?.keepsRunning : undefined;
+      if (keepsRunning && eraOf(extra) === 'modern') {
+        // Asked live and answered by the retries: the handler runs once (liveCalls.ts).
+        return serveLiveCall(
+          extra,
+          call,
+          { codec: options.rounds, inputTimeoutMs: keepsRunning.inputTimeoutMs },
+          (runExtra, detached) =>
+            run(
+              toToolContext(runExtra, {
+                legacyCapabilities: () => undefined,
+                rounds: InputRounds.none(),
+                detached,
+              }),
+            ),
+        );
+      }
       const rounds =
         eraOf(extra) === 'modern'
           ? InputRounds.fromRequest(extra, options.rounds, call)

@@ -1,0 +1,399 @@
+/**
+ * A tool call that outlives the request that started it: the handler runs once, and the
+ * requests of a 2026-07-28 client (the first `tools/call`, then each retry carrying answers) or
+ * the polls of a task take turns watching it.
+ *
+ * The handler asks its questions live (`ctx.elicit` waits for the answer, nothing is re-run);
+ * each question waits in the call until an answer is delivered, the call is aborted, or
+ * {@link DetachedCall.inputTimeoutMs} passes — then it fails with {@link InputTimeoutError} and
+ * the handler goes on with that (ipybox: `ApprovalTimeout` in Python).
+ *
+ * Notifications the handler sends (progress, log) reach the request that currently waits on the
+ * call, with that request's progress token; between requests there is nobody to tell and they go
+ * to {@link DetachedCallOptions.onIdleNotification} (a task keeps the progress as its status).
+ *
+ * Calls live in one process-wide table ({@link detachedCalls}): under 2026 HTTP each request has
+ * its own session object, so the retry finds its call by the id sealed in `requestState`. A call
+ * belongs to the principal that started it; one that ended leaves a short-lived note of how, so a
+ * late retry is told what happened rather than "unknown".
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import type {
+  CreateMessageRequestParams,
+  ElicitRequestParams,
+  ElicitRequestURLParams,
+  InputRequest,
+  Notification,
+  ServerContext,
+} from '@modelcontextprotocol/server';
+import { inputRequired } from '@modelcontextprotocol/server';
+import type { RequestExtra } from '../plugins/types.ts';
+import type { InputKind } from './inputRounds.ts';
+
+/** Default time a question waits for its answer: the lifetime of a sealed `requestState`. */
+export const DEFAULT_INPUT_TIMEOUT_MS = 15 * 60 * 1000;
+
+/** How long a late retry is still told why its call ended. */
+const ENDED_NOTE_MS = 15 * 60 * 1000;
+const ENDED_NOTES_MAX = 10_000;
+
+/** A question of a detached call that nobody answered in time. */
+export class InputTimeoutError extends Error {
+  constructor(seconds: number) {
+    super(`no answer from the client within ${seconds} s; the question was withdrawn`);
+    this.name = 'InputTimeoutError';
+  }
+}
+
+/** The embedded request for a question, in the SDK's wire shape. */
+export function inputRequestOf(kind: InputKind, params: unknown): InputRequest {
+  if (kind === 'sample') return inputRequired.createMessage(params as CreateMessageRequestParams);
+  if (kind === 'roots') return inputRequired.listRoots();
+  const elicit = params as ElicitRequestParams;
+  if (elicit.mode === 'url') {
+    const { mode: _mode, elicitationId: _id, ...url } = elicit as ElicitRequestURLParams;
+    return inputRequired.elicitUrl(url);
+  }
+  return inputRequired.elicit(elicit as never);
+}
+
+/** One question waiting for the client. */
+export interface PendingQuestion {
+  readonly key: string;
+  readonly kind: InputKind;
+  /** The question as the client receives it in `inputRequests`. */
+  readonly request: InputRequest;
+  /** Digest of kind and parameters, sealed with the round so an answer fits only its question. */
+  readonly digest: string;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  timer: NodeJS.Timeout;
+}
+
+export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export interface DetachedCallOptions {
+  /** Who started the call: only the same principal may watch or answer it. */
+  principal: string;
+  /** The tool (or prompt) and a digest of its arguments; a retry must name the same. */
+  call: string;
+  inputTimeoutMs?: number;
+  /** Where notifications go while no request waits on the call (default: dropped). */
+  onIdleNotification?: (notification: Notification) => void;
+}
+
+export class DetachedCall {
+  /** Unguessable: it is all a retry needs besides the principal. */
+  readonly id = randomBytes(24).toString('base64url');
+  readonly principal: string;
+  readonly call: string;
+  readonly inputTimeoutMs: number;
+  readonly createdAt = new Date();
+  lastUpdatedAt = new Date();
+  readonly #controller = new AbortController();
+  readonly #onIdleNotification: ((notification: Notification) => void) | undefined;
+  readonly #questions = new Map<string, PendingQuestion>();
+  /** Keys of questions that timed out, so a late answer is told so. */
+  readonly #timedOut = new Set<string>();
+  #asked = 0;
+  #outcome: CallOutcome | undefined;
+  #waiter: ServerContext | undefined;
+  #wakers: (() => void)[] = [];
+  #wakeScheduled = false;
+  /** Runs when the state of the call changes (a question, an answer, the outcome). */
+  onChange: (() => void) | undefined;
+
+  constructor(options: DetachedCallOptions) {
+    this.principal = options.principal;
+    this.call = options.call;
+    this.inputTimeoutMs = options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS;
+    this.#onIdleNotification = options.onIdleNotification;
+  }
+
+  /** The handler's signal: aborted by cancellation, never by a request ending normally. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get outcome(): CallOutcome | undefined {
+    return this.#outcome;
+  }
+
+  /** Questions still waiting for an answer, in the order asked. */
+  get questions(): PendingQuestion[] {
+    return [...this.#questions.values()];
+  }
+
+  /** Runs the handler once; its result or error becomes the call's outcome. */
+  start(run: () => Promise<unknown>): void {
+    run().then(
+      (value) => this.#settle({ ok: true, value }),
+      (error) => this.#settle({ ok: false, error }),
+    );
+  }
+
+  #settle(outcome: CallOutcome): void {
+    if (this.#outcome) return;
+    this.#outcome = outcome;
+    this.#touch();
+    this.#wake();
+  }
+
+  /**
+   * A question from the handler: waits for {@link answer}. Questions asked together (in one
+   * turn of the event loop) are woken together, so they reach the client in one round.
+   */
+  ask(kind: InputKind, params: unknown, digest: string, key?: string): Promise<unknown> {
+    const name = key ?? `q${this.#asked}`;
+    this.#asked += 1;
+    if (this.#questions.has(name) || this.#timedOut.has(name)) {
+      return Promise.reject(
+        new Error(`Two questions of one call are named '${name}'; give each its own key`),
+      );
+    }
+    if (this.#controller.signal.aborted) return Promise.reject(this.#controller.signal.reason);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => this.#timeOut(name), this.inputTimeoutMs);
+      timer.unref();
+      this.#questions.set(name, {
+        key: name,
+        kind,
+        request: inputRequestOf(kind, params),
+        digest,
+        resolve,
+        reject,
+        timer,
+      });
+      this.#touch();
+      if (!this.#wakeScheduled) {
+        this.#wakeScheduled = true;
+        setImmediate(() => {
+          this.#wakeScheduled = false;
+          this.#wake();
+        });
+      }
+    });
+  }
+
+  #timeOut(key: string): void {
+    const question = this.#questions.get(key);
+    if (!question) return;
+    this.#questions.delete(key);
+    this.#timedOut.add(key);
+    this.#touch();
+    question.reject(new InputTimeoutError(Math.round(this.inputTimeoutMs / 1000)));
+    this.onTimeout?.(key);
+  }
+
+  /** Runs after a question timed out (the table drops a call nobody came back for). */
+  onTimeout: ((key: string) => void) | undefined;
+
+  /** Whether `key` names a question that timed out. */
+  timedOut(key: string): boolean {
+    return this.#timedOut.has(key);
+  }
+
+  /** Hands the client's answer to the waiting question `key`; false if none waits. */
+  answer(key: string, value: unknown): boolean {
+    const question = this.#questions.get(key);
+    if (!question) return false;
+    this.#questions.delete(key);
+    clearTimeout(question.timer);
+    this.#touch();
+    question.resolve(value);
+    return true;
+  }
+
+  /** Fails a waiting question with `error` (an answer of the wrong shape). */
+  fail(key: string, error: unknown): void {
+    const question = this.#questions.get(key);
+    if (!question) return;
+    this.#questions.delete(key);
+    clearTimeout(question.timer);
+    question.reject(error);
+  }
+
+  /** Resolves once the call has an outcome, a question is waiting, or it was aborted. */
+  next(): Promise<void> {
+    if (this.#outcome || this.#questions.size > 0 || this.#controller.signal.aborted) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#wakers.push(resolve));
+  }
+
+  #wake(): void {
+    const wakers = this.#wakers;
+    this.#wakers = [];
+    for (const wake of wakers) wake();
+    this.onChange?.();
+  }
+
+  #touch(): void {
+    this.lastUpdatedAt = new Date();
+  }
+
+  /** Cancels the call: the handler's signal aborts and every waiting question fails. */
+  abort(reason: Error): void {
+    if (this.#controller.signal.aborted) return;
+    this.#controller.abort(reason);
+    for (const question of this.#questions.values()) {
+      clearTimeout(question.timer);
+      question.reject(reason);
+    }
+    this.#questions.clear();
+    this.#touch();
+    this.#wake();
+  }
+
+  /**
+   * Stops the timers of questions left waiting after the handler returned (it did not await
+   * them). They are not rejected: nobody listens, and an unheard rejection would crash Node.
+   */
+  dispose(): void {
+    for (const question of this.#questions.values()) clearTimeout(question.timer);
+    this.#questions.clear();
+  }
+
+  get aborted(): boolean {
+    return this.#controller.signal.aborted;
+  }
+
+  /** The request now waiting on the call (its notifications go there); one at a time. */
+  attach(waiter: ServerContext): boolean {
+    if (this.#waiter) return false;
+    this.#waiter = waiter;
+    return true;
+  }
+
+  detach(waiter: ServerContext): void {
+    if (this.#waiter === waiter) this.#waiter = undefined;
+  }
+
+  get waiting(): boolean {
+    return this.#waiter !== undefined;
+  }
+
+  /**
+   * The request context the handler runs with: the first request's fields, the call's signal,
+   * and notifications sent to whichever request waits on the call now. A progress notification
+   * carries the current request's own progress token (dropped if it has none).
+   */
+  contextFrom(first: RequestExtra, meta?: RequestExtra['_meta']): RequestExtra {
+    const self = this;
+    const firstReq = first.mcpReq;
+    const initialMeta = meta ?? firstReq._meta;
+    const notify = async (notification: Notification): Promise<void> => {
+      const waiter = self.#waiter;
+      if (!waiter) {
+        self.#onIdleNotification?.(notification);
+        return;
+      }
+      if (notification.method === 'notifications/progress') {
+        const token = waiter.mcpReq._meta?.progressToken;
+        if (token === undefined) return;
+        notification = {
+          ...notification,
+          params: { ...notification.params, progressToken: token },
+        };
+      }
+      await waiter.mcpReq.notify(notification);
+    };
+    const unavailable = async (): Promise<never> => {
+      throw new Error('a call that keeps running asks the client through ctx.elicit/ctx.sample');
+    };
+    const mcpReq = {
+      id: firstReq.id,
+      method: firstReq.method,
+      envelope: firstReq.envelope,
+      get _meta() {
+        return self.#waiter?.mcpReq._meta ?? initialMeta;
+      },
+      inputResponses: undefined,
+      requestState: () => undefined,
+      signal: this.signal,
+      send: (async (request: { method: string }) => {
+        const waiter = self.#waiter;
+        if (!waiter) throw new Error(`no request waits on this call to send ${request.method}`);
+        return waiter.mcpReq.send(request as never);
+      }) as ServerContext['mcpReq']['send'],
+      notify,
+      log: async (
+        level: Parameters<ServerContext['mcpReq']['log']>[0],
+        data: unknown,
+        logger?: string,
+      ) => {
+        const waiter = self.#waiter;
+        if (waiter) await waiter.mcpReq.log(level, data, logger);
+        else
+          self.#onIdleNotification?.({
+            method: 'notifications/message',
+            params: { level, data, logger },
+          });
+      },
+      elicitInput: unavailable,
+      requestSampling: unavailable,
+    } as unknown as ServerContext['mcpReq'];
+    return {
+      sessionId: first.sessionId,
+      mcpReq,
+      http: first.http,
+      signal: this.signal,
+      requestId: first.requestId,
+      _meta: initialMeta,
+      authInfo: first.authInfo,
+      sendNotification: notify,
+      sendRequest: mcpReq.send,
+      closeSSEStream: undefined,
+      connectionId: first.connectionId,
+      gateHandle: first.gateHandle,
+    };
+  }
+}
+
+/** Why a call is no longer in the table, for a request that names it. */
+export type EndedReason = 'finished' | 'timed out' | 'cancelled';
+
+/** Every detached call of this process, by id, and a short memory of the ones that ended. */
+export class DetachedCallTable {
+  readonly #calls = new Map<string, DetachedCall>();
+  readonly #ended = new Map<string, { reason: EndedReason; principal: string; at: number }>();
+
+  add(call: DetachedCall): void {
+    this.#calls.set(call.id, call);
+  }
+
+  /** The call `id` if `principal` owns it (another principal's call is as good as unknown). */
+  get(id: string, principal: string): DetachedCall | undefined {
+    const call = this.#calls.get(id);
+    return call && call.principal === principal ? call : undefined;
+  }
+
+  /** Why `id` ended, if it did recently and belonged to `principal`. */
+  ended(id: string, principal: string): EndedReason | undefined {
+    const note = this.#ended.get(id);
+    if (!note || note.principal !== principal) return undefined;
+    if (Date.now() - note.at > ENDED_NOTE_MS) {
+      this.#ended.delete(id);
+      return undefined;
+    }
+    return note.reason;
+  }
+
+  remove(call: DetachedCall, reason: EndedReason): void {
+    if (!this.#calls.delete(call.id)) return;
+    if (this.#ended.size >= ENDED_NOTES_MAX) {
+      const oldest = this.#ended.keys().next().value;
+      if (oldest !== undefined) this.#ended.delete(oldest);
+    }
+    this.#ended.set(call.id, { reason, principal: call.principal, at: Date.now() });
+  }
+
+  get size(): number {
+    return this.#calls.size;
+  }
+}
+
+/** The process's table: 2026 HTTP builds a session per request, so it cannot live in one. */
+export const detachedCalls = new DetachedCallTable();
