@@ -7,7 +7,8 @@
  *   `bootstrap.py`, so there is no race between choosing a port and binding it.
  * - The kernel leads its own process group (`detached`), so `stop()` ends the kernel and whatever
  *   it spawned; the bootstrap makes the kernel die with its parent even when the parent is
- *   SIGKILLed (PR_SET_PDEATHSIG).
+ *   SIGKILLed (PR_SET_PDEATHSIG), and forks a watchdog that then ends the rest of the group (what
+ *   cells started), which would otherwise live on under PID 1.
  *
  * @module
  */

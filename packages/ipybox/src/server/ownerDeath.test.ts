@@ -1,0 +1,131 @@
+/**
+ * A kernel, and everything its cells started, ends with the `ipybox` process that owns it —
+ * however that process ends: SIGKILL over stdio or HTTP (no handler runs), or SIGTERM to
+ * `ipybox --http`. And what a SIGKILLed owner could not remove (the kernel's private directory
+ * with its signing key) is swept by the next ipybox that starts.
+ *
+ * Real `ipybox` processes, real kernels, a real `sleep 300` started by a cell; each run gets its
+ * own TMPDIR, so the sweep is observed without touching other processes' files.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { isGone, killGroup, waitUntilGone } from '../__fixtures__/processes.ts';
+import { runCell, startHttpIpybox, startStdioIpybox, tempWorkspace, textOf } from './testing.ts';
+
+/** Starts `sleep 300` from a cell; returns the kernel's pid and the sleep's. */
+const START_SLEEP =
+  "import os, subprocess\np = subprocess.Popen(['sleep', '300'])\nprint(os.getpid(), p.pid)";
+
+interface Run {
+  workspace: string;
+  /** The TMPDIR of the ipybox processes of this run. */
+  temp: string;
+  env: Record<string, string>;
+  /** Pids to SIGKILL (with their groups) when the test ends, whatever happened. */
+  leftovers: number[];
+}
+
+async function newRun(t: { after(fn: () => unknown): void }): Promise<Run> {
+  const ws = await tempWorkspace('ipybox-owner-');
+  const temp = await mkdtemp(join(tmpdir(), 'ipybox-owner-tmp-'));
+  const run: Run = { workspace: ws.dir, temp, env: { TMPDIR: temp }, leftovers: [] };
+  t.after(async () => {
+    for (const pid of run.leftovers) {
+      killGroup(pid);
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    await ws.remove();
+    await rm(temp, { recursive: true, force: true });
+  });
+  return run;
+}
+
+async function startSleep(run: Run, client: Parameters<typeof runCell>[0]) {
+  const result = await runCell(client, START_SLEEP);
+  assert.notEqual(result.isError, true, textOf(result));
+  const pids = /^(\d+) (\d+)$/m.exec(textOf(result));
+  assert.ok(pids, `no pids in ${JSON.stringify(result)}`);
+  const [kernel, sleep] = [Number(pids[1]), Number(pids[2])];
+  run.leftovers.push(kernel, sleep);
+  assert.ok(!isGone(kernel) && !isGone(sleep), 'kernel and sleep run');
+  return { kernel, sleep };
+}
+
+async function assertAllGone(pids: Record<string, number>, after: string): Promise<void> {
+  for (const [what, pid] of Object.entries(pids)) {
+    assert.ok(await waitUntilGone(pid, 300), `the ${what} (pid ${pid}) outlived ${after}`);
+  }
+}
+
+const kernelDirs = async (temp: string) =>
+  (await readdir(temp)).filter((name) => name.startsWith('mcpbox-kernel-'));
+
+describe('kernels end with their owner', () => {
+  test('SIGKILL of ipybox over stdio ends its kernel and the process a cell started', async (t) => {
+    const run = await newRun(t);
+    const box = await startStdioIpybox(run.workspace, { env: run.env });
+    t.after(() => box.close());
+    const owner = box.transport.pid!;
+    run.leftovers.push(owner);
+    const { kernel, sleep } = await startSleep(run, box.client);
+    process.kill(owner, 'SIGKILL');
+    await assertAllGone({ ipybox: owner, kernel, 'sleep a cell started': sleep }, 'a SIGKILL');
+  });
+
+  test('SIGKILL of ipybox --http ends its kernel and the process a cell started', async (t) => {
+    const run = await newRun(t);
+    const box = await startHttpIpybox(run.workspace, { env: run.env });
+    t.after(() => box.close());
+    const owner = box.process.pid!;
+    run.leftovers.push(owner);
+    const { kernel, sleep } = await startSleep(run, await box.connect());
+    process.kill(owner, 'SIGKILL');
+    await assertAllGone({ ipybox: owner, kernel, 'sleep a cell started': sleep }, 'a SIGKILL');
+  });
+
+  test('SIGTERM to ipybox --http ends it, its kernels and what cells started, and removes their files', async (t) => {
+    const run = await newRun(t);
+    const box = await startHttpIpybox(run.workspace, { env: run.env });
+    t.after(() => box.close());
+    const owner = box.process.pid!;
+    run.leftovers.push(owner);
+    // Two kernels (a 2025 session and a 2026 client), one of them in a state that ignores
+    // SIGTERM, with a child that ignores it too.
+    const modern = await box.connect({ versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const legacy = await box.connect();
+    const first = await startSleep(run, legacy);
+    const second = await startSleep(run, modern);
+    const stubborn = await runCell(
+      legacy,
+      "import signal, subprocess\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nq = subprocess.Popen(['python3', '-c', 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(300)'])\nprint(q.pid)",
+    );
+    const stubbornPid = Number(/^\d+$/m.exec(textOf(stubborn))?.[0]);
+    assert.ok(stubbornPid > 0, `no pid in ${JSON.stringify(stubborn)}`);
+    run.leftovers.push(stubbornPid);
+    assert.ok((await kernelDirs(run.temp)).length >= 2);
+
+    const exit = new Promise<number | null>((resolve) =>
+      box.process.once('exit', (code) => resolve(code)),
+    );
+    process.kill(owner, 'SIGTERM');
+    assert.equal(await exit, 0);
+    await assertAllGone(
+      {
+        'first kernel': first.kernel,
+        'sleep of the first kernel': first.sleep,
+        'second kernel': second.kernel,
+        'sleep of the second kernel': second.sleep,
+        'child ignoring SIGTERM': stubbornPid,
+      },
+      'a SIGTERM',
+    );
+    assert.deepEqual(await kernelDirs(run.temp), []);
+  });
+});
