@@ -68,27 +68,30 @@ const kernelDirs = async (temp: string) =>
   (await readdir(temp)).filter((name) => name.startsWith('mcpbox-kernel-'));
 
 describe('kernels end with their owner', () => {
-  test('SIGKILL of ipybox over stdio ends its kernel and the process a cell started', async (t) => {
-    const run = await newRun(t);
-    const box = await startStdioIpybox(run.workspace, { env: run.env });
-    t.after(() => box.close());
-    const owner = box.transport.pid!;
-    run.leftovers.push(owner);
-    const { kernel, sleep } = await startSleep(run, box.client);
-    process.kill(owner, 'SIGKILL');
-    await assertAllGone({ ipybox: owner, kernel, 'sleep a cell started': sleep }, 'a SIGKILL');
-  });
+  /** Starts ipybox one way; returns its pid and a client. */
+  const starters = {
+    'over stdio': async (run: Run, t: { after(fn: () => unknown): void }) => {
+      const box = await startStdioIpybox(run.workspace, { env: run.env });
+      t.after(() => box.close());
+      return { owner: box.transport.pid!, client: box.client };
+    },
+    '--http': async (run: Run, t: { after(fn: () => unknown): void }) => {
+      const box = await startHttpIpybox(run.workspace, { env: run.env });
+      t.after(() => box.close());
+      return { owner: box.process.pid!, client: await box.connect() };
+    },
+  };
 
-  test('SIGKILL of ipybox --http ends its kernel and the process a cell started', async (t) => {
-    const run = await newRun(t);
-    const box = await startHttpIpybox(run.workspace, { env: run.env });
-    t.after(() => box.close());
-    const owner = box.process.pid!;
-    run.leftovers.push(owner);
-    const { kernel, sleep } = await startSleep(run, await box.connect());
-    process.kill(owner, 'SIGKILL');
-    await assertAllGone({ ipybox: owner, kernel, 'sleep a cell started': sleep }, 'a SIGKILL');
-  });
+  for (const [how, start] of Object.entries(starters)) {
+    test(`SIGKILL of ipybox ${how} ends its kernel and the process a cell started`, async (t) => {
+      const run = await newRun(t);
+      const { owner, client } = await start(run, t);
+      run.leftovers.push(owner);
+      const { kernel, sleep } = await startSleep(run, client);
+      process.kill(owner, 'SIGKILL');
+      await assertAllGone({ ipybox: owner, kernel, 'sleep a cell started': sleep }, 'a SIGKILL');
+    });
+  }
 
   test('SIGTERM to ipybox --http ends it, its kernels and what cells started, and removes their files', async (t) => {
     const run = await newRun(t);
