@@ -107,6 +107,7 @@ function runDocstring(
     '',
     'Raises:',
     '    ToolRejected, ApprovalTimeout, ApprovalUnavailable: the call was not approved.',
+    '    InputUnavailable: the server asked the user something and nobody could answer.',
     '    ToolNotFound, ToolTimeout, ToolError: from mcptools._runtime.',
   );
   return lines.join('\n');

@@ -20,6 +20,7 @@ __all__ = [
     "ApprovalError",
     "ApprovalTimeout",
     "ApprovalUnavailable",
+    "InputUnavailable",
     "ToolCallError",
     "ToolError",
     "ToolNotFound",
@@ -44,6 +45,11 @@ class ToolNotFound(ToolCallError):
 
 class ToolError(ToolCallError):
     """The tool ran and reported an error, or its MCP server failed (for example crashed)."""
+
+
+class InputUnavailable(ToolError):
+    """The MCP server asked the user for input during the call (e.g. to confirm), and nobody could
+    answer: no cell running, a client without elicitation, or no answer in time."""
 
 
 class ToolTimeout(ToolCallError):
@@ -77,6 +83,7 @@ _ERROR_TYPES = {
     "rejected": ToolRejected,
     "approval_timeout": ApprovalTimeout,
     "approval_unavailable": ApprovalUnavailable,
+    "input_unavailable": InputUnavailable,
 }
 
 

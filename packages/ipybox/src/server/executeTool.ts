@@ -6,6 +6,7 @@
  */
 import type { PluginServer, ToolContext } from '@mcpbox/framework';
 import { z } from 'zod';
+import { userAskersOf } from '../toolserver/upstreamQuestions.ts';
 import { type CellResultOptions, cellError, cellResult } from './cellResult.ts';
 import type { Elicit } from './elicitApprover.ts';
 import type { Ipybox } from './ipybox.ts';
@@ -67,6 +68,7 @@ export function registerExecuteTool(server: PluginServer, ipybox: Ipybox): void 
           timeoutMs: timeout * 1000,
           onChunk: outputStreamer(ctx, shown.maxOutputChars),
           elicit: ipybox.settings.approval === 'elicit' ? approvalElicitor(ctx) : undefined,
+          askUser: userAskersOf(ctx),
           signal: ctx.mcpReq.signal,
         });
         return await cellResult(result, shown);

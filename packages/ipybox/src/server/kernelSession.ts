@@ -16,6 +16,7 @@ import { TimeoutBudget } from '../kernel/budget.ts';
 import type { ExecutionResult } from '../kernel/execution.ts';
 import type { ExecutionChunk } from '../kernel/output.ts';
 import { ToolServer } from '../toolserver/toolServer.ts';
+import type { UserAskers } from '../toolserver/upstreamQuestions.ts';
 import { decideByElicitation, type Elicit } from './elicitApprover.ts';
 import type { IpyboxSettings } from './settings.ts';
 
@@ -40,6 +41,8 @@ export interface RunCellOptions {
   onChunk?: (chunk: ExecutionChunk) => void;
   /** Asks the calling client (approval `elicit`). */
   elicit?: Elicit;
+  /** Answers what an upstream tool asks the user while kernel code calls it. */
+  askUser?: UserAskers;
   /** The MCP request's signal: the client cancelled, so the cell is interrupted. */
   signal?: AbortSignal;
 }
@@ -143,6 +146,11 @@ export class KernelSession {
     const deciding = (async () => {
       for await (const request of approvals) void decideByElicitation(request, options.elicit);
     })();
+    const stopAsking = this.#toolServer.questions.attach({
+      askers: options.askUser ?? {},
+      pause: () => budget.pause(),
+      resume: () => budget.resume(),
+    });
     try {
       this.#switchInterpreterIfIdle();
       let result: ExecutionResult | undefined;
@@ -157,6 +165,7 @@ export class KernelSession {
       if (!result) throw new Error('the kernel finished without a result');
       return result;
     } finally {
+      stopAsking();
       approvals.close();
       await deciding;
     }

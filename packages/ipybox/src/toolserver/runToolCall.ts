@@ -6,10 +6,11 @@
  *
  * @module
  */
-import { errorMessage } from '@mcpbox/framework';
+import { type CallOptions, errorMessage } from '@mcpbox/framework';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { ApprovalDeniedError, type ApprovalGate } from '../approval/approvalGate.ts';
 import type { ToolCall } from '../approval/approvalRequest.ts';
+import { NoAnswerError, type UpstreamQuestions } from './upstreamQuestions.ts';
 
 /** The error types of a reply; each maps to one Python exception class. */
 export type ToolCallErrorType =
@@ -19,6 +20,7 @@ export type ToolCallErrorType =
   | 'rejected'
   | 'approval_timeout'
   | 'approval_unavailable'
+  | 'input_unavailable'
   | 'bad_request';
 
 export type ToolCallReply = { result: unknown } | { error: string; type: ToolCallErrorType };
@@ -28,7 +30,7 @@ export interface ToolConnection {
   callTool(
     name: string,
     args: Record<string, unknown> | undefined,
-    options?: { signal?: AbortSignal; timeout?: number },
+    options?: CallOptions,
   ): Promise<CallToolResult>;
   listTools(): Promise<Tool[]>;
 }
@@ -49,6 +51,8 @@ export interface RunToolCallDeps {
   approval: ApprovalGate;
   /** Per-call timeout (ms) when the caller gives none. */
   defaultTimeoutMs: number;
+  /** Where the upstream's questions during the call go (the running cell's client). */
+  questions?: UpstreamQuestions;
 }
 
 /** Validates the JSON body of `POST /run`; returns the call or a `bad_request` reply. */
@@ -125,9 +129,17 @@ export async function runToolCall(
   const timeout = timeoutMs ?? deps.defaultTimeoutMs;
   let result: CallToolResult;
   try {
-    result = await connection.callTool(call.tool_name, call.tool_args, { signal, timeout });
+    result = await connection.callTool(call.tool_name, call.tool_args, {
+      signal,
+      timeout,
+      ...deps.questions?.askersFor(call),
+    });
   } catch (error) {
+    if (error instanceof NoAnswerError) return { type: 'input_unavailable', error: error.message };
     const code = (error as { code?: unknown }).code;
+    if (code === 'INPUT_UNAVAILABLE') {
+      return { type: 'input_unavailable', error: `${what}: ${errorMessage(error)}` };
+    }
     if (code === 'REQUEST_TIMEOUT') {
       return { type: 'timeout', error: `${what} did not finish within ${timeout / 1000} s` };
     }

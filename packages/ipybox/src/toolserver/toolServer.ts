@@ -23,6 +23,7 @@ import { ApprovalGate } from '../approval/approvalGate.ts';
 import { APPROVAL_PATH, ApprovalWebSocketEndpoint } from '../approval/approvalWebSocket.ts';
 import { bearerTokenMatches, newToken } from './auth.ts';
 import { parseToolCall, runToolCall, type ToolConnections } from './runToolCall.ts';
+import { UpstreamQuestions } from './upstreamQuestions.ts';
 
 /** Environment variables the generated runtime (`mcptools/_runtime.py`) reads. */
 export const TOOL_SERVER_ENV = 'IPYBOX_TOOL_SERVER';
@@ -60,6 +61,8 @@ export class ToolServer {
   readonly approval: ApprovalGate;
   readonly token: string;
   readonly approvalToken: string;
+  /** Where upstreams' questions during calls go: attach the running cell's client here. */
+  readonly questions: UpstreamQuestions;
   readonly #options: ToolServerOptions;
   readonly #logger: Logger;
   readonly #approvalEndpoint: ApprovalWebSocketEndpoint;
@@ -71,6 +74,8 @@ export class ToolServer {
     this.#options = options;
     this.connections = options.connections;
     this.approval = options.approval ?? new ApprovalGate();
+    // The user gets as long to answer an upstream's question as to decide an approval.
+    this.questions = new UpstreamQuestions(() => this.approval.timeoutMs);
     this.token = options.token ?? newToken();
     this.approvalToken = options.approvalToken ?? newToken();
     this.#logger = options.logger ?? createLogger('ipybox.toolserver');
@@ -234,6 +239,7 @@ export class ToolServer {
         connections: this.connections,
         approval: this.approval,
         defaultTimeoutMs: this.#options.callTimeoutMs ?? 120_000,
+        questions: this.questions,
       },
       parsed.call,
       { timeoutMs: parsed.timeoutMs, signal: aborted.signal },
