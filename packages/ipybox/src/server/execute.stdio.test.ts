@@ -44,11 +44,12 @@ describe('ipybox over stdio: execute_ipython_cell', () => {
     await ws?.remove();
   });
 
-  test('lists the four tools with the documented parameters', async () => {
+  test('lists the five tools with the documented parameters', async () => {
     const { tools } = await box.client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       'execute_ipython_cell',
       'install_package',
+      'new_kernel',
       'register_mcp_server',
       'reset',
     ]);

@@ -10,6 +10,7 @@ import { userAskersOf } from '../toolserver/upstreamQuestions.ts';
 import { type CellResultOptions, cellError, cellResult } from './cellResult.ts';
 import type { Elicit } from './elicitApprover.ts';
 import type { Ipybox } from './ipybox.ts';
+import { kernelArgument, withKernel } from './kernelTools.ts';
 import { callerOf, OutputResources, registerOutputResources } from './outputResources.ts';
 import { outputStreamer } from './outputStream.ts';
 
@@ -52,11 +53,13 @@ export function registerExecuteTool(server: PluginServer, ipybox: Ipybox): void 
           .describe(
             `Output beyond this many characters is cut in the middle (head and tail kept, the traceback always shown; the full output stays readable as a resource). At most ${maxOutputCharsLimit}`,
           ),
+        kernel: kernelArgument,
       },
       annotations: { destructiveHint: true, openWorldHint: true },
     },
-    async ({ code, timeout, max_output_chars }, ctx) => {
-      const session = await ipybox.session(ctx.sessionId);
+    async ({ code, timeout, max_output_chars, kernel }, ctx) => {
+      const lease = await ipybox.kernelFor(ctx, kernel);
+      const { session } = lease;
       const shown: CellResultOptions = {
         maxOutputChars: Math.min(max_output_chars, maxOutputCharsLimit),
         maxOutputCharsLimit,
@@ -71,9 +74,9 @@ export function registerExecuteTool(server: PluginServer, ipybox: Ipybox): void 
           askUser: userAskersOf(ctx),
           signal: ctx.mcpReq.signal,
         });
-        return await cellResult(result, shown);
+        return withKernel(await cellResult(result, shown), lease);
       } catch (error) {
-        return cellError(error, shown);
+        return withKernel(await cellError(error, shown), lease);
       }
     },
   );

@@ -1,21 +1,23 @@
 /**
  * `Ipybox`: the state one ipybox server keeps across its MCP sessions — the workspace, its
- * environment and venv, the MCP servers registered so far, and the kernels of the sessions.
+ * environment and venv, the MCP servers registered so far, and the kernels of its callers.
  *
  * @module
  */
 import { mkdir } from 'node:fs/promises';
 import {
   createLogger,
+  type GateCallContext,
   type Logger,
+  type PluginServer,
   parseUpstreamParams,
   type UpstreamParams,
 } from '@mcpbox/framework';
 import { generateMcpSources } from '../mcptools/generate.ts';
 import { checkSandboxSetup } from '../sandbox/kernelSandbox.ts';
 import { type EnvMap, loadEnvironment } from './environment.ts';
-import type { KernelSession } from './kernelSession.ts';
-import { SessionKernels } from './sessionKernels.ts';
+import { kernelCallerOf } from './kernelCaller.ts';
+import { type KernelLease, Kernels } from './kernels.ts';
 import type { IpyboxSettings } from './settings.ts';
 import { type InstallOutcome, WorkspaceVenv } from './workspaceVenv.ts';
 
@@ -30,11 +32,12 @@ const SERVER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
 export class Ipybox {
   readonly settings: IpyboxSettings;
-  readonly sessions: SessionKernels;
+  readonly kernels: Kernels;
   readonly venv: WorkspaceVenv;
   readonly #hostEnv: Record<string, string>;
   readonly #servers = new Map<string, UpstreamParams>();
   readonly #logger: Logger;
+  #stopFollowingSessions: () => void = () => undefined;
 
   private constructor(
     settings: IpyboxSettings,
@@ -46,7 +49,7 @@ export class Ipybox {
     this.#logger = logger;
     this.venv = new WorkspaceVenv(settings.workspace, settings.basePython);
     const userPath = env.kernel.PYTHONPATH;
-    this.sessions = new SessionKernels({
+    this.kernels = new Kernels({
       settings,
       hostEnv: env.host,
       kernelEnv: {
@@ -71,8 +74,26 @@ export class Ipybox {
     return new Ipybox(settings, env, options.logger ?? createLogger('ipybox'));
   }
 
-  session(sessionId: string | undefined): Promise<KernelSession> {
-    return this.sessions.get(sessionId);
+  /** The kernel a call reaches: the one its `kernel` argument names, else the caller's own. */
+  kernelFor(
+    ctx: GateCallContext,
+    handle?: string,
+    options?: { open?: boolean },
+  ): Promise<KernelLease> {
+    return this.kernels.reach(kernelCallerOf(ctx), handle, options);
+  }
+
+  /** A new kernel of the caller's own, reachable by its handle. */
+  newKernel(ctx: GateCallContext): Promise<KernelLease> {
+    return this.kernels.openNew(kernelCallerOf(ctx));
+  }
+
+  /** Closes the kernels of each session or connection of `server` when it ends. */
+  followSessions(server: PluginServer): void {
+    this.#stopFollowingSessions();
+    this.#stopFollowingSessions = server.onSessionClosed(
+      (closed) => void this.kernels.sessionClosed(closed),
+    );
   }
 
   /**
@@ -90,7 +111,7 @@ export class Ipybox {
       env: this.#hostEnv,
     });
     this.#servers.set(name, params);
-    for (const session of await this.sessions.open()) await session.defineServer(name, params);
+    for (const session of await this.kernels.open()) await session.defineServer(name, params);
     this.#logger.info(`ipybox: registered MCP server ${name} (${generated.tools.length} tools)`);
     return generated.tools.map((tool) => tool.module);
   }
@@ -104,7 +125,7 @@ export class Ipybox {
     if (outcome.createdVenv) {
       const site = await this.venv.sitePackages();
       const code = `import site as _ipybox_site\n_ipybox_site.addsitedir(${JSON.stringify(site)})\ndel _ipybox_site`;
-      for (const session of await this.sessions.open()) {
+      for (const session of await this.kernels.open()) {
         await session.runQuietly(code).catch((error) => {
           this.#logger.warn(`ipybox: could not add the venv to session ${session.id}: ${error}`);
         });
@@ -114,6 +135,7 @@ export class Ipybox {
   }
 
   async close(): Promise<void> {
-    await this.sessions.close();
+    this.#stopFollowingSessions();
+    await this.kernels.close();
   }
 }

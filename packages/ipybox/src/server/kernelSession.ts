@@ -113,12 +113,18 @@ export class KernelSession {
     return this.#lastUsed;
   }
 
+  /** Counts as use: a call reached this kernel (idle reaping must not take it from under it). */
+  touch(): void {
+    this.#lastUsed = Date.now();
+  }
+
   get kernelPid(): number | undefined {
     return this.#executor.kernelPid;
   }
 
   /** Runs one cell. Rejects with the kernel layer's errors (see `cellResult.ts`). */
   async runCell(code: string, options: RunCellOptions): Promise<ExecutionResult> {
+    this.#assertOpen();
     this.#running += 1;
     // One cell at a time (the kernel runs them in turn anyway): the approval queue below must
     // belong to the cell that is running, not to one waiting behind it.
@@ -189,6 +195,7 @@ export class KernelSession {
 
   /** Fresh kernel state; upstream connections closed (they restart on the next call). */
   async reset(): Promise<void> {
+    this.#assertOpen();
     this.#running += 1;
     try {
       await this.#toolServer.reset();
@@ -211,7 +218,16 @@ export class KernelSession {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.allSettled([this.#executor.stop(), this.#toolServer.close()]);
-    this.#logger.debug(`ipybox session ${this.id}: kernel closed`);
+    this.#logger.debug(`ipybox kernel ${this.id}: closed`);
+  }
+
+  /** A closed session must not start a new kernel process that nobody would ever stop. */
+  #assertOpen(): void {
+    if (this.#closed) {
+      throw new Error(
+        `ipybox: kernel ${this.id} was closed while this call reached it (its session ended or it was reaped); nothing ran`,
+      );
+    }
   }
 
   /** A kernel that is not running (never started, or died) restarts from the venv interpreter. */

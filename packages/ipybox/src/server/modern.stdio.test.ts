@@ -47,12 +47,13 @@ describe(`ipybox over stdio for a ${MODERN} client`, () => {
     await ws?.remove();
   });
 
-  test('negotiates the modern era and lists the four tools', async () => {
+  test('negotiates the modern era and lists the five tools', async () => {
     assert.equal(box.client.getNegotiatedProtocolVersion(), MODERN);
     const { tools } = await box.client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       'execute_ipython_cell',
       'install_package',
+      'new_kernel',
       'register_mcp_server',
       'reset',
     ]);

@@ -10,6 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { registerExecuteTool } from './executeTool.ts';
 import type { Ipybox } from './ipybox.ts';
+import { kernelArgument, registerKernelTools, withKernel } from './kernelTools.ts';
 
 const REGISTER_DESCRIPTION = `Register an MCP server and generate a Python API for its tools under mcptools/ in the workspace.
 
@@ -32,6 +33,7 @@ function errorResult(text: string): CallToolResult {
 
 export function registerIpyboxTools(server: PluginServer, ipybox: Ipybox): void {
   registerExecuteTool(server, ipybox);
+  registerKernelTools(server, ipybox);
 
   server.registerTool(
     'install_package',
@@ -90,14 +92,16 @@ export function registerIpyboxTools(server: PluginServer, ipybox: Ipybox): void 
       title: 'Reset kernel',
       description:
         'Restart the IPython kernel with fresh state (variables and imports are gone) and close MCP server connections (they restart on next use). Workspace files, installed packages and mcptools/ are kept.',
+      inputSchema: { kernel: kernelArgument },
       annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    async (ctx) => {
+    async ({ kernel }, ctx) => {
       try {
-        const session = await ipybox.session(ctx.sessionId);
-        await session.reset();
-        return textResult(
-          'Kernel reset: fresh state; workspace files, packages and mcptools/ kept.',
+        const lease = await ipybox.kernelFor(ctx, kernel, { open: false });
+        await lease.session.reset();
+        return withKernel(
+          textResult('Kernel reset: fresh state; workspace files, packages and mcptools/ kept.'),
+          lease,
         );
       } catch (error) {
         return errorResult(`reset failed: ${errorMessage(error)}`);

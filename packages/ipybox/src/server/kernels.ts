@@ -1,0 +1,256 @@
+/**
+ * `Kernels`: every kernel of one ipybox server, and which caller reaches which.
+ *
+ * Each kernel has a server-minted handle (`kernelHandles.ts`) and an owner (`kernelCaller.ts`).
+ * A call that names no kernel reaches its caller's default kernel — its 2025 session's, its
+ * stdio connection's or its OAuth principal's — opened on first use; a caller with none of these
+ * (an unauthenticated 2026 HTTP request) gets a new kernel and its handle instead of anyone
+ * else's. A call that names a kernel reaches it only with a handle we minted, for the owner
+ * that opened it.
+ *
+ * At most `maxKernels` exist at once (a clear error past it). A kernel idle for
+ * `kernelIdleTimeoutMs` is closed (a stdio connection's default kernel excepted: it ends with the
+ * connection); a 2025 session's or connection's kernels close when it ends. A closed kernel
+ * leaves a tombstone, so a caller who comes back hears that its state is gone and why, instead
+ * of running its cell in a fresh kernel.
+ *
+ * @module
+ */
+import { createLogger, type Logger } from '@mcpbox/framework';
+import { type KernelCaller, keysOfClosed } from './kernelCaller.ts';
+import { mintKernelHandle, parseKernelHandle, sameSecret } from './kernelHandles.ts';
+import { KernelSession, type KernelSessionContext } from './kernelSession.ts';
+import { type Tombstone, Tombstones } from './kernelTombstones.ts';
+
+/** Tombstones kept (of handles, and of default kernels), oldest dropped first. */
+const TOMBSTONES = 1000;
+
+export class KernelLimitError extends Error {
+  constructor(max: number, idleSeconds: number) {
+    super(
+      `ipybox: no kernel available: all ${max} kernels (max_kernels) are in use. ` +
+        `Close another MCP session, pass the handle of a kernel you already have (kernel=...), ` +
+        `or wait until an idle one is reaped (kernel_idle_timeout = ${idleSeconds} s).`,
+    );
+    this.name = 'KernelLimitError';
+  }
+}
+
+/** A kernel handle that reaches nothing this caller may use. Nothing was run. */
+export class KernelHandleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KernelHandleError';
+  }
+}
+
+const FRESH_HINT =
+  'Omit kernel to use your own kernel, or call new_kernel for a fresh one, and re-run the cells it needs.';
+
+/** What a call reached. */
+export interface KernelLease {
+  session: KernelSession;
+  /** The handle that names this kernel (`kernel=` of later calls). */
+  handle: string;
+  /** True when this call opened the kernel. */
+  opened: boolean;
+  /** True when the caller can reach this kernel again only with its handle (no default). */
+  handleNeeded: boolean;
+}
+
+interface Entry {
+  id: string;
+  handle: string;
+  digest: Buffer;
+  owner: string | undefined;
+  /** The caller's default-kernel key this kernel serves, if it is one. */
+  home: string | undefined;
+  reapWhenIdle: boolean;
+  opening: Promise<KernelSession>;
+  /** Set once open: what reaping looks at. */
+  session?: KernelSession;
+}
+
+export class Kernels {
+  readonly #context: KernelSessionContext;
+  readonly #logger: Logger;
+  readonly #entries = new Map<string, Entry>();
+  /** Default-kernel key → kernel id. */
+  readonly #homes = new Map<string, string>();
+  readonly #gone = new Tombstones<string, Tombstone>(TOMBSTONES);
+  /** Default-kernel key → why its kernel closed; told to the next call, once. */
+  readonly #homesGone = new Tombstones<string, string>(TOMBSTONES);
+  readonly #reaper: NodeJS.Timeout;
+  #closed = false;
+
+  constructor(context: KernelSessionContext) {
+    this.#context = context;
+    this.#logger = context.logger ?? createLogger('ipybox');
+    const idle = context.settings.kernelIdleTimeoutMs;
+    this.#reaper = setInterval(() => void this.reapIdle(), Math.min(idle, 60_000));
+    this.#reaper.unref();
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * The kernel a call reaches: the one `handle` names, else the caller's default one, opened on
+   * first use. `open: false`: a caller without a default kernel gets an error, not a new one.
+   */
+  async reach(
+    caller: KernelCaller,
+    handle?: string,
+    { open = true }: { open?: boolean } = {},
+  ): Promise<KernelLease> {
+    if (this.#closed) throw new Error('ipybox is shutting down');
+    if (handle !== undefined) return this.#lease(this.#byHandle(caller, handle), false, false);
+    if (caller.home === undefined) {
+      if (!open) {
+        throw new KernelHandleError(
+          'ipybox: name the kernel (kernel="ipk_..."): a request without an MCP session or ' +
+            'authentication has no kernel of its own. Nothing was touched.',
+        );
+      }
+      return this.#lease(this.#openEntry(caller, undefined), true, true);
+    }
+    const id = this.#homes.get(caller.home);
+    const existing = id === undefined ? undefined : this.#entries.get(id);
+    if (existing) return this.#lease(existing, false, false);
+    const reason = this.#homesGone.take(caller.home);
+    if (reason !== undefined) {
+      throw new KernelHandleError(
+        `ipybox: your kernel was closed ${reason}; its variables and imports are gone. ` +
+          'Nothing ran. Call again to start a fresh kernel, and re-run the cells it needs.',
+      );
+    }
+    return this.#lease(this.#openEntry(caller, caller.home), true, false);
+  }
+
+  /** Opens a kernel of the caller's own, reachable by its handle only. */
+  async openNew(caller: KernelCaller): Promise<KernelLease> {
+    if (this.#closed) throw new Error('ipybox is shutting down');
+    return this.#lease(this.#openEntry(caller, undefined), true, true);
+  }
+
+  /** Kernels already open (for broadcasting a new server or a new venv). */
+  async open(): Promise<KernelSession[]> {
+    const settled = await Promise.allSettled([...this.#entries.values()].map((e) => e.opening));
+    return settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  }
+
+  /** A 2025 session or a connection ended: its kernels go with it. */
+  async sessionClosed(closed: { connectionId: string; sessionId?: string }): Promise<void> {
+    const keys = new Set(keysOfClosed(closed));
+    const ending = [...this.#entries.values()].filter(
+      (e) =>
+        (e.home !== undefined && keys.has(e.home)) || (e.owner !== undefined && keys.has(e.owner)),
+    );
+    for (const key of keys) this.#homesGone.take(key);
+    await Promise.allSettled(
+      ending.map((entry) => this.#end(entry, 'when the MCP session that opened it ended', false)),
+    );
+  }
+
+  /** Closes kernels idle longer than the timeout. Returns how many. */
+  async reapIdle(now = Date.now()): Promise<number> {
+    const timeoutMs = this.#context.settings.kernelIdleTimeoutMs;
+    const idle = [...this.#entries.values()].filter(
+      (e) =>
+        e.reapWhenIdle &&
+        e.session !== undefined &&
+        !e.session.busy &&
+        now - e.session.lastUsed >= timeoutMs,
+    );
+    const reason = `after ${Math.round(timeoutMs / 1000)} s idle (kernel_idle_timeout)`;
+    for (const entry of idle) {
+      this.#logger.info(`ipybox: closing the idle kernel ${entry.id}`);
+      await this.#end(entry, reason, true);
+    }
+    return idle.length;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#reaper);
+    const entries = [...this.#entries.values()];
+    this.#entries.clear();
+    this.#homes.clear();
+    await Promise.allSettled(
+      entries.map(async (e) => (await e.opening.catch(() => undefined))?.close()),
+    );
+  }
+
+  #byHandle(caller: KernelCaller, handle: string): Entry {
+    const parsed = parseKernelHandle(handle);
+    const unknown = new KernelHandleError(
+      'ipybox: unknown kernel handle: this server did not issue it, or has restarted since ' +
+        `(kernels live in memory, their state is gone). Nothing ran. ${FRESH_HINT}`,
+    );
+    if (!parsed) throw unknown;
+    const entry = this.#entries.get(parsed.id) ?? this.#gone.get(parsed.id);
+    if (!entry || !sameSecret(parsed.digest, entry.digest)) throw unknown;
+    if (entry.owner !== undefined && entry.owner !== caller.owner) {
+      throw new KernelHandleError(
+        `ipybox: kernel ${parsed.id} belongs to another caller (the principal or session that ` +
+          `opened it); it was not touched. ${FRESH_HINT}`,
+      );
+    }
+    if (!('opening' in entry)) {
+      throw new KernelHandleError(
+        `ipybox: kernel ${parsed.id} is gone: it was closed ${entry.reason}; its variables and ` +
+          `imports are lost. Nothing ran. ${FRESH_HINT}`,
+      );
+    }
+    return entry;
+  }
+
+  #openEntry(caller: KernelCaller, home: string | undefined): Entry {
+    const { maxKernels, kernelIdleTimeoutMs } = this.#context.settings;
+    if (this.#entries.size >= maxKernels) {
+      throw new KernelLimitError(maxKernels, kernelIdleTimeoutMs / 1000);
+    }
+    const { id, handle, digest } = mintKernelHandle();
+    const entry: Entry = {
+      id,
+      handle,
+      digest,
+      owner: caller.owner,
+      home,
+      reapWhenIdle: home === undefined || caller.reapHomeWhenIdle,
+      opening: KernelSession.open(id, this.#context),
+    };
+    this.#entries.set(id, entry);
+    if (home !== undefined) this.#homes.set(home, id);
+    entry.opening.then(
+      (session) => {
+        entry.session = session;
+      },
+      () => this.#forget(entry),
+    );
+    return entry;
+  }
+
+  async #lease(entry: Entry, opened: boolean, handleNeeded: boolean): Promise<KernelLease> {
+    const session = await entry.opening;
+    session.touch();
+    return { session, handle: entry.handle, opened, handleNeeded };
+  }
+
+  #forget(entry: Entry): void {
+    if (this.#entries.get(entry.id) !== entry) return;
+    this.#entries.delete(entry.id);
+    if (entry.home !== undefined && this.#homes.get(entry.home) === entry.id) {
+      this.#homes.delete(entry.home);
+    }
+  }
+
+  /** Closes a kernel, leaving a tombstone; `tellHome`: the default caller hears it next time. */
+  async #end(entry: Entry, reason: string, tellHome: boolean): Promise<void> {
+    this.#forget(entry);
+    this.#gone.add(entry.id, { digest: entry.digest, owner: entry.owner, reason });
+    if (tellHome && entry.home !== undefined) this.#homesGone.add(entry.home, reason);
+    await (await entry.opening.catch(() => undefined))?.close();
+  }
+}
