@@ -21,10 +21,14 @@ import { registerIpyboxTools } from './server/tools.ts';
 export const description =
   'Runs Python in stateful IPython kernels; kernel code calls MCP tools through generated modules.';
 
-/** Every Ipybox this process created, closed when it exits (the plugin API has no unload hook). */
+/** Every Ipybox of this process still registered, for `closeAll()`. */
 const instances = new Set<Ipybox>();
 
-/** Registers the four ipybox tools. Returns the `Ipybox` so an owner can `close()` it. */
+/**
+ * Registers the ipybox tools. The `Ipybox` (kernels, tool servers) is closed when this
+ * registration ends — the plugin unloaded, or replaced by a reload (the old one only) — and is
+ * returned so an owner can also `close()` it.
+ */
 export async function register(
   server: PluginServer,
   config: PluginConfig = {},
@@ -33,6 +37,10 @@ export async function register(
   const settings = parseSettings(config);
   const ipybox = await Ipybox.create(settings, { logger: server.logger, ...options });
   instances.add(ipybox);
+  server.onUnload(async () => {
+    instances.delete(ipybox);
+    await ipybox.close();
+  });
   registerIpyboxTools(server, ipybox);
   server.logger.info(`ipybox workspace ${settings.workspace} (approval: ${settings.approval})`);
   return ipybox;

@@ -272,4 +272,49 @@ describe('PluginRegistry', () => {
     );
     assert.equal(pluginList([]), '(no plugins found in plugin directories)');
   });
+
+  test('onUnload cleanups end their own registration: unload, reload (old only), failure, closeAll', async () => {
+    const { catalog, registry } = setup();
+    const events: string[] = [];
+    let generation = 0;
+    let failNext: 'throw' | 'collide' | undefined;
+    const module = {
+      register(server: PluginServer) {
+        const mine = ++generation;
+        server.onUnload(async () => {
+          // Cleanup of the old registration runs while the new one already serves.
+          events.push(`cleanup ${mine} (serving: ${catalog.getTool('gen')?.plugin ?? 'none'})`);
+        });
+        server.onUnload(() => {
+          throw new Error(`cleanup ${mine} failed`);
+        });
+        server.registerTool(failNext === 'collide' ? 'taken' : 'gen', {}, () => `g${mine}`);
+        if (failNext === 'throw') throw new Error('no');
+      },
+    };
+    await registry.loadPlugin('other', {
+      module: { register: (s: PluginServer) => s.registerTool('taken', {}, () => '') },
+    });
+    assert.ok((await registry.loadPlugin('gen', { module })).ok);
+    assert.deepEqual(events, []);
+
+    assert.ok((await registry.reloadPlugin('gen')).ok);
+    assert.deepEqual(events, ['cleanup 1 (serving: gen)']);
+
+    for (const how of ['throw', 'collide'] as const) {
+      failNext = how;
+      assert.equal((await registry.reloadPlugin('gen')).ok, false);
+    }
+    failNext = undefined;
+    // Each failed registration's own cleanups ran; generation 2 still serves, untouched.
+    assert.deepEqual(events.slice(1), ['cleanup 3 (serving: gen)', 'cleanup 4 (serving: gen)']);
+
+    assert.ok((await registry.unloadPlugin('gen')).ok);
+    assert.equal(events.at(-1), 'cleanup 2 (serving: none)');
+
+    assert.ok((await registry.loadPlugin('gen', { module })).ok);
+    await registry.closeAll();
+    await registry.closeAll();
+    assert.deepEqual(events.slice(4), ['cleanup 5 (serving: gen)']);
+  });
 });

@@ -119,6 +119,8 @@ export class PluginRegistry {
   readonly #logger: Logger;
   readonly #proxy: ProxyCommands | undefined;
   readonly #onSessionClosed: SessionClosedSource | undefined;
+  /** Each loaded plugin's `server.onUnload` cleanups, run when that registration ends. */
+  readonly #cleanups = new Map<string, Array<() => unknown>>();
   // Serialises loads and unloads so two of them never interleave their check-then-commit.
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -148,7 +150,8 @@ export class PluginRegistry {
     const prefix = options.prefix || undefined;
     const config = options.config ?? {};
     const staged = await this.#stage(name, found.module, config, prefix, undefined);
-    if (typeof staged === 'string') return failed(name, staged);
+    if ('error' in staged) return failed(name, staged.error);
+    this.#cleanups.set(name, staged.cleanups);
 
     const plugin = this.#record(
       name,
@@ -196,7 +199,10 @@ export class PluginRegistry {
       const config = options.config ?? old.config;
       const prefix = options.prefix === undefined ? old.prefix : options.prefix || undefined;
       const staged = await this.#stage(name, module, config, prefix, name);
-      if (typeof staged === 'string') return failed(name, staged);
+      if ('error' in staged) return failed(name, staged.error);
+      // The new registration serves now; what the old one holds (processes, connections) goes.
+      await this.#runCleanups(name, this.#cleanups.get(name));
+      this.#cleanups.set(name, staged.cleanups);
       const plugin = this.#record(name, module, config, old.internal, prefix, source);
       this.#plugins.set(name, plugin);
       this.#logger.info(`reloaded plugin ${name}`, { tools: plugin.tools.length });
@@ -229,7 +235,8 @@ export class PluginRegistry {
 
   /**
    * Runs `register()` against a staging server, checks the batch, and commits it — replacing
-   * the entries of `replacing` when reloading. Returns the error message, or nothing.
+   * the entries of `replacing` when reloading. Returns the error message, or the new
+   * registration's cleanups; a registration that fails has its cleanups run here.
    */
   async #stage(
     name: string,
@@ -237,7 +244,7 @@ export class PluginRegistry {
     config: PluginConfig,
     prefix: string | undefined,
     replacing: string | undefined,
-  ): Promise<string | undefined> {
+  ): Promise<{ error: string } | { cleanups: Array<() => unknown> }> {
     const staging = new StagingServer({
       plugin: name,
       catalog: this.catalog,
@@ -247,15 +254,31 @@ export class PluginRegistry {
       proxy: this.#proxy,
       onSessionClosed: this.#onSessionClosed,
     });
+    let error: string | undefined;
     try {
       await module.register(staging, config);
-    } catch (error) {
-      return `Plugin '${name}' register() failed: ${errorMessage(error)}`;
+      const collisions = this.catalog.collisions(staging.batch, replacing);
+      if (collisions.length > 0) error = collisionMessage(name, collisions[0]);
+    } catch (thrown) {
+      error = `Plugin '${name}' register() failed: ${errorMessage(thrown)}`;
     }
-    const collisions = this.catalog.collisions(staging.batch, replacing);
-    if (collisions.length > 0) return collisionMessage(name, collisions[0]);
+    if (error !== undefined) {
+      await this.#runCleanups(name, staging.cleanups);
+      return { error };
+    }
     staging.commit(replacing);
-    return undefined;
+    return { cleanups: staging.cleanups };
+  }
+
+  /** Runs cleanups one after another, latest first; failures are logged, never thrown. */
+  async #runCleanups(name: string, cleanups: Array<() => unknown> | undefined): Promise<void> {
+    for (const cleanup of [...(cleanups ?? [])].reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        this.#logger.warn(`plugin ${name}: an unload cleanup failed: ${errorMessage(error)}`);
+      }
+    }
   }
 
   #record(
@@ -297,6 +320,9 @@ export class PluginRegistry {
       }
       this.#plugins.delete(name);
       const owned = this.catalog.removePlugin(name);
+      const cleanups = this.#cleanups.get(name);
+      this.#cleanups.delete(name);
+      await this.#runCleanups(name, cleanups);
       this.#logger.info(`unloaded plugin ${name}`, { tools: owned.tools.length });
       return {
         ok: true,
@@ -306,6 +332,19 @@ export class PluginRegistry {
         resources: [...owned.resources, ...owned.templates],
         prompts: owned.prompts,
       };
+    });
+  }
+
+  /**
+   * Runs every loaded plugin's `onUnload` cleanups, for a server shutting down: processes and
+   * connections end, the catalog is left as it is. Each cleanup runs once, however often this is
+   * called.
+   */
+  closeAll(): Promise<void> {
+    return this.#serial(async () => {
+      const all = [...this.#cleanups];
+      this.#cleanups.clear();
+      await Promise.all(all.map(([name, cleanups]) => this.#runCleanups(name, cleanups)));
     });
   }
 

@@ -77,6 +77,8 @@ export class StagingServer implements PluginServer {
   readonly config: PluginConfig;
   readonly proxy: ProxyCommands | undefined;
   readonly batch: CatalogBatch = { tools: [], resources: [], templates: [], prompts: [] };
+  /** What `onUnload` was given, for the registry to run when this registration ends. */
+  readonly cleanups: Array<() => unknown> = [];
   readonly #catalog: Catalog;
   readonly #prefix: string | undefined;
   readonly #onSessionClosed: SessionClosedSource | undefined;
@@ -252,6 +254,10 @@ export class StagingServer implements PluginServer {
 
   onSessionClosed(listener: (closed: ClosedSession) => void): () => void {
     return this.#onSessionClosed?.(listener) ?? (() => undefined);
+  }
+
+  onUnload(cleanup: () => unknown): void {
+    this.cleanups.push(cleanup);
   }
 
   // ---- handles ----

@@ -300,4 +300,12 @@ export interface PluginServer {
    * Returns a remover; call it when the plugin shuts down.
    */
   onSessionClosed(listener: (closed: ClosedSession) => void): () => void;
+
+  /**
+   * Runs `cleanup` when this registration ends: the plugin unloaded, replaced by a reload (only
+   * the old registration's cleanups run, after the new one is serving), its load or reload
+   * failed, or the server shutting down. For what a plugin owns outside the catalog — processes,
+   * connections, timers. Awaited; an error is logged and the other cleanups still run.
+   */
+  onUnload(cleanup: () => unknown): void;
 }

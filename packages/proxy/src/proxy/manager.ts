@@ -301,9 +301,12 @@ export class PluginManager {
     }
   }
 
-  /** Closes what loaded plugins hold outside the catalog (upstream connections). */
+  /** Closes what loaded plugins hold outside the catalog (upstream connections, `onUnload`). */
   async closeAll(): Promise<void> {
-    await Promise.allSettled(this.registry.plugins().map((p) => this.#close(p.module)));
+    await Promise.allSettled([
+      this.registry.closeAll(),
+      ...this.registry.plugins().map((p) => this.#close(p.module)),
+    ]);
   }
 
   // ---- views ----

@@ -132,6 +132,8 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
 
   const shutdown = createShutdown(async () => {
     await server.close();
+    // What plugins hold outside the catalog (kernels, processes) ends before we exit.
+    await server.registry.closeAll();
     await health?.close();
     await security.close();
   }, log);
