@@ -14,6 +14,7 @@ import {
   type UpstreamParams,
 } from '@mcpbox/framework';
 import { generateMcpSources } from '../mcptools/generate.ts';
+import { ServerRegistry } from '../mcptools/registry.ts';
 import { checkSandboxSetup } from '../sandbox/kernelSandbox.ts';
 import { type EnvMap, loadEnvironment } from './environment.ts';
 import { kernelCallerOf } from './kernelCaller.ts';
@@ -36,6 +37,8 @@ export class Ipybox {
   readonly venv: WorkspaceVenv;
   readonly #hostEnv: Record<string, string>;
   readonly #servers = new Map<string, UpstreamParams>();
+  /** Registrations remembered across restarts (`mcptools/registry.ts`). */
+  readonly #registry: ServerRegistry;
   readonly #logger: Logger;
   #stopFollowingSessions: () => void = () => undefined;
 
@@ -43,8 +46,11 @@ export class Ipybox {
     settings: IpyboxSettings,
     env: { host: Record<string, string>; kernel: Record<string, string> },
     logger: Logger,
+    registry: ServerRegistry,
   ) {
     this.settings = settings;
+    this.#registry = registry;
+    for (const [name, params] of registry.servers) this.#servers.set(name, params);
     this.#hostEnv = env.host;
     this.#logger = logger;
     this.venv = new WorkspaceVenv(settings.workspace, settings.basePython);
@@ -71,7 +77,10 @@ export class Ipybox {
       await checkSandboxSetup({ settingsFile: settings.sandboxConfig });
     }
     const env = await loadEnvironment(settings.workspace, options.env ?? process.env);
-    return new Ipybox(settings, env, options.logger ?? createLogger('ipybox'));
+    const logger = options.logger ?? createLogger('ipybox');
+    // What earlier runs registered, so the workspace's mcptools/ modules keep working.
+    const registry = await ServerRegistry.open(settings.workspace, { env: options.env, logger });
+    return new Ipybox(settings, env, logger, registry);
   }
 
   /** The kernel a call reaches: the one its `kernel` argument names, else the caller's own. */
@@ -98,9 +107,13 @@ export class Ipybox {
 
   /**
    * Generates `<workspace>/mcptools/<name>/` from the server's tools and lets every session's
-   * kernel call it. Returns the generated module names.
+   * kernel call it, and remembers it for later runs. Returns the generated module names, and a
+   * note when the registration cannot be remembered.
    */
-  async registerServer(name: unknown, rawParams: unknown): Promise<string[]> {
+  async registerServer(
+    name: unknown,
+    rawParams: unknown,
+  ): Promise<{ modules: string[]; note?: string }> {
     if (typeof name !== 'string' || !SERVER_NAME.test(name)) {
       throw new Error(
         `server_name must be a name of letters, digits, '_' or '-' (starting with a letter or '_'), got ${JSON.stringify(name)}`,
@@ -112,8 +125,9 @@ export class Ipybox {
     });
     this.#servers.set(name, params);
     for (const session of await this.kernels.open()) await session.defineServer(name, params);
+    const note = await this.#registry.remember(name, params);
     this.#logger.info(`ipybox: registered MCP server ${name} (${generated.tools.length} tools)`);
-    return generated.tools.map((tool) => tool.module);
+    return { modules: generated.tools.map((tool) => tool.module), note };
   }
 
   /**

@@ -21,7 +21,8 @@ server_params is {"command": ..., "args": [...], "env": {...}} for a stdio serve
 {"url": ..., "headers": {...}} for an HTTP server. \${VAR} placeholders (e.g. "\${API_KEY}") are
 replaced from the server's environment when connecting; their values never reach the kernel or disk.
 Registering the same name again replaces the generated modules; call reset() to re-import them.
-mcptools/ survives reset().`;
+mcptools/ survives reset(), and registrations are remembered when ipybox restarts (one holding a
+literal secret instead of a \${VAR} placeholder is not: the result says so).`;
 
 function textResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }] };
@@ -78,8 +79,9 @@ export function registerIpyboxTools(server: PluginServer, ipybox: Ipybox): void 
     },
     async ({ server_name, server_params }) => {
       try {
-        const names = await ipybox.registerServer(server_name, server_params);
-        return { content: names.map((name) => ({ type: 'text' as const, text: name })) };
+        const { modules, note } = await ipybox.registerServer(server_name, server_params);
+        const lines = note === undefined ? modules : [...modules, note];
+        return { content: lines.map((text) => ({ type: 'text' as const, text })) };
       } catch (error) {
         return errorResult(`register_mcp_server ${server_name}: ${errorMessage(error)}`);
       }

@@ -100,7 +100,7 @@ export async function runToolCall(
       type: 'not_found',
       error: `unknown MCP server '${call.server_name}' (registered: ${
         known.length > 0 ? known.map((n) => `'${n}'`).join(', ') : 'none'
-      })`,
+      }); register it with the register_mcp_server tool`,
     };
   }
 

@@ -84,7 +84,8 @@ describe('tool server HTTP', () => {
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), {
       type: 'not_found',
-      error: "unknown MCP server 'ghost' (registered: none)",
+      error:
+        "unknown MCP server 'ghost' (registered: none); register it with the register_mcp_server tool",
     });
   });
 });
