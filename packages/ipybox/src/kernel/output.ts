@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { BoundedText, type Omitted } from './boundedText.ts';
 import { hasImage, type SavedImage, saveImages } from './images.ts';
 import type { JupyterMessage, MimeBundle } from './messages.ts';
 
@@ -16,6 +17,11 @@ export type ExecutionChunk =
 export interface ExecutionOutput {
   /** Streams and plain-text results in the order they arrived. */
   text: string;
+  /**
+   * Set when the cell printed so much that the middle of `text` was dropped (see
+   * `boundedText.ts`); `stdout` and `stderr` then say so in their text.
+   */
+  omitted?: Omitted;
   stdout: string;
   stderr: string;
   /** The cell's value (`execute_result` data), if it had one. */
@@ -33,15 +39,23 @@ export function stripAnsi(text: string): string {
 export class OutputCollector {
   readonly #imagesDir: string;
   readonly #onChunk: ((chunk: ExecutionChunk) => void) | undefined;
+  readonly #maxKeptChars: number | undefined;
   #output: ExecutionOutput = emptyOutput();
+  #kept: Record<'text' | 'stdout' | 'stderr', BoundedText>;
   /** A `text/plain` block was added last: the next text starts on a new line. */
   #afterBlock = false;
   /** `clear_output(wait=True)`: clear when the next output arrives. */
   #clearPending = false;
 
-  constructor(imagesDir: string, onChunk?: (chunk: ExecutionChunk) => void) {
+  constructor(
+    imagesDir: string,
+    onChunk?: (chunk: ExecutionChunk) => void,
+    { maxKeptChars }: { maxKeptChars?: number } = {},
+  ) {
     this.#imagesDir = imagesDir;
     this.#onChunk = onChunk;
+    this.#maxKeptChars = maxKeptChars;
+    this.#kept = this.#newBuffers();
   }
 
   get output(): ExecutionOutput {
@@ -56,7 +70,8 @@ export class OutputCollector {
         const name = content.name === 'stderr' ? 'stderr' : 'stdout';
         const text = String(content.text ?? '');
         this.#appendText(text, false);
-        this.#output[name] += text;
+        this.#kept[name].append(text);
+        this.#output[name] = this.#kept[name].text;
         this.#onChunk?.({ kind: 'stream', name, text });
         break;
       }
@@ -88,11 +103,23 @@ export class OutputCollector {
 
   #appendText(text: string, block: boolean): void {
     const output = this.#output;
+    const kept = this.#kept.text;
     if ((block || this.#afterBlock) && output.text !== '' && !output.text.endsWith('\n')) {
-      output.text += '\n';
+      kept.append('\n');
     }
-    output.text += text;
+    kept.append(text);
+    output.text = kept.text;
+    if (kept.omitted) output.omitted = kept.omitted;
     this.#afterBlock = block;
+  }
+
+  #newBuffers() {
+    const max = this.#maxKeptChars;
+    return {
+      text: new BoundedText({ max }),
+      stdout: new BoundedText({ max, marker: true }),
+      stderr: new BoundedText({ max, marker: true }),
+    };
   }
 
   #clearIfPending(): void {
@@ -103,6 +130,7 @@ export class OutputCollector {
     this.#clearPending = false;
     this.#afterBlock = false;
     this.#output = emptyOutput();
+    this.#kept = this.#newBuffers();
   }
 }
 

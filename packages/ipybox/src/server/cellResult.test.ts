@@ -86,7 +86,7 @@ describe('execute_ipython_cell results', () => {
     assert.ok(shown.startsWith('line 0\nline 1\n'));
     assert.ok(shown.endsWith('line 9999'));
     const marker =
-      /\[Output truncated: ([\d,]+) characters \(([\d,]+) lines\) cut from the middle to fit max_output_chars=1,000; for all of it, read the resource (ipybox:\/\/outputs\/\S+), or run it with a larger max_output_chars \(at most 200,000\)\]/.exec(
+      /\[Output truncated: ([\d,]+) characters \(([\d,]+) lines\) cut from the middle to fit max_output_chars=1,000; for more, read the resource (ipybox:\/\/outputs\/\S+) \(all of it\), or run it with a larger max_output_chars \(at most 200,000\)\]/.exec(
         shown,
       );
     assert.ok(marker, shown);
@@ -108,11 +108,34 @@ describe('execute_ipython_cell results', () => {
     assert.deepEqual(read.contents, [{ uri, mimeType: 'text/plain', text }]);
   });
 
+  test('output the kernel layer did not keep counts as cut; the resource marks the place', async () => {
+    const store = new OutputResources();
+    const head = 'h'.repeat(3000);
+    const tail = 't'.repeat(3000);
+    const result = await cellResult(
+      output(head + tail, [], { omitted: { chars: 50_000_000, lines: 7, at: 3000 } }),
+      withStore(100, store),
+    );
+    const shown = textOf(result);
+    // 5900 kept characters and 50 M dropped ones are not shown.
+    assert.match(
+      shown,
+      /\[Output truncated: 50,005,900 characters \(8 lines\) cut from the middle/,
+    );
+    const link = result.content[1];
+    assert.ok(link?.type === 'resource_link');
+    const full = (await store.read(link.uri, 'anonymous')).contents[0] as { text: string };
+    assert.equal(
+      full.text,
+      `${head}\n[ipybox did not keep 50,000,000 characters (7 lines) here: the cell printed more than the server keeps]\n${tail}`,
+    );
+  });
+
   test('without a store the marker offers a larger max_output_chars only', async () => {
     const result = await cellResult(output('x'.repeat(100)), { maxOutputChars: 10 });
     assert.match(
       textOf(result),
-      /cut from the middle to fit max_output_chars=10; for all of it, run it with a larger max_output_chars\]/,
+      /cut from the middle to fit max_output_chars=10; for more, run it with a larger max_output_chars\]/,
     );
     assert.equal(result.content.length, 1);
   });

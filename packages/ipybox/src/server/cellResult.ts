@@ -26,7 +26,7 @@ import type { SavedImage } from '../kernel/images.ts';
 import type { MimeBundle } from '../kernel/messages.ts';
 import type { ExecutionOutput } from '../kernel/output.ts';
 import { type InlineImage, inlineImage } from './inlineImages.ts';
-import type { OutputResources, ResourceOwner } from './outputResources.ts';
+import type { OutputResources, ResourceOwner, StoredText } from './outputResources.ts';
 import { collapseCarriageReturns, count, cutMiddle } from './outputText.ts';
 
 /** Most images of one cell shown inline (the last ones), and their most bytes together. */
@@ -85,12 +85,10 @@ async function render(
   options: CellResultOptions,
 ): Promise<CallToolResult> {
   const links: ResourceLink[] = [];
-  let text = outputText(
-    trimOutput(collapseCarriageReturns(output?.text ?? '')),
-    reason,
-    options,
-    links,
-  );
+  const gap = gapNote(output);
+  const raw = output?.text ?? '';
+  const kept = gap && output?.omitted ? withNote(raw, output.omitted.at, gap.note) : raw;
+  let text = outputText(trimOutput(collapseCarriageReturns(kept)), reason, options, links, gap);
   if (options.requestedChars !== undefined) {
     text += `\n\n[max_output_chars=${options.requestedChars} is above this server's limit; ${options.maxOutputChars} was used]`;
   }
@@ -98,6 +96,25 @@ async function render(
   text += images.list;
   text += htmlLinks(output, options, links);
   return { content: [{ type: 'text', text }, ...images.items, ...links] };
+}
+
+/** What the kernel layer dropped from a huge output, and the note that marks the place. */
+interface Gap {
+  note: string;
+  chars: number;
+  lines: number;
+}
+
+function gapNote(output: ExecutionOutput | undefined): Gap | undefined {
+  const omitted = output?.omitted;
+  if (!omitted) return undefined;
+  const { chars, lines } = omitted;
+  const note = `\n[ipybox did not keep ${count(chars)} characters (${count(lines)} lines) here: the cell printed more than the server keeps]\n`;
+  return { note, chars, lines };
+}
+
+function withNote(text: string, at: number, note: string): string {
+  return text.slice(0, at) + note + text.slice(at);
 }
 
 /**
@@ -115,17 +132,26 @@ function outputText(
   reason: string | undefined,
   options: CellResultOptions,
   links: ResourceLink[],
+  gap?: Gap,
 ): string {
   const full = reason === undefined ? output : output === '' ? reason : `${output}\n\n${reason}`;
   const cut = cutMiddle(output, options.maxOutputChars);
   let shown = output;
   if (cut) {
-    let uri: string | undefined;
+    let stored: StoredText | undefined;
     if (options.resources) {
-      uri = options.resources.store.addText(options.resources.owner, 'text/plain', full);
-      links.push(link(uri, 'output.txt', 'text/plain', full, 'The full output of this cell'));
+      const { store, owner } = options.resources;
+      stored = store.addText(owner, 'text/plain', full, gap ? gap.chars - gap.note.length : 0);
+      const description = stored.whole
+        ? 'The full output of this cell'
+        : 'The output of this cell: its start and end (too long to keep whole)';
+      links.push(link(stored.uri, 'output.txt', 'text/plain', stored.size, description));
     }
-    shown = `${cut.head}${cut.head.endsWith('\n') ? '' : '\n'}${truncationMarker(cut, options, uri)}\n${cut.tail}`;
+    // What the kernel layer dropped counts as cut too (its note, in the middle, is in the cut).
+    const counted = gap
+      ? { chars: cut.chars - gap.note.length + gap.chars, lines: cut.lines - 2 + gap.lines }
+      : cut;
+    shown = `${cut.head}${cut.head.endsWith('\n') ? '' : '\n'}${truncationMarker(counted, options, stored)}\n${cut.tail}`;
   }
   if (reason === undefined) return shown;
   return shown === '' ? shortTraceback(reason) : `${shown}\n\n${shortTraceback(reason)}`;
@@ -134,16 +160,20 @@ function outputText(
 function truncationMarker(
   cut: { chars: number; lines: number },
   { maxOutputChars, maxOutputCharsLimit }: CellResultOptions,
-  uri: string | undefined,
+  stored: StoredText | undefined,
 ): string {
   const ways: string[] = [];
-  if (uri) ways.push(`read the resource ${uri}`);
+  if (stored) {
+    ways.push(
+      `read the resource ${stored.uri} (${stored.whole ? 'all of it' : 'its start and end'})`,
+    );
+  }
   if (maxOutputCharsLimit === undefined || maxOutputChars < maxOutputCharsLimit) {
     const bound =
       maxOutputCharsLimit === undefined ? '' : ` (at most ${count(maxOutputCharsLimit)})`;
     ways.push(`run it with a larger max_output_chars${bound}`);
   }
-  const how = ways.length > 0 ? `; for all of it, ${ways.join(', or ')}` : '';
+  const how = ways.length > 0 ? `; for more, ${ways.join(', or ')}` : '';
   return `[Output truncated: ${count(cut.chars)} characters (${count(cut.lines)} line${cut.lines === 1 ? '' : 's'}) cut from the middle to fit max_output_chars=${count(maxOutputChars)}${how}]`;
 }
 
@@ -158,17 +188,10 @@ function link(
   uri: string,
   name: string,
   mimeType: string,
-  text: string,
+  size: number,
   description: string,
 ): ResourceLink {
-  return {
-    type: 'resource_link',
-    uri,
-    name,
-    mimeType,
-    description,
-    size: Buffer.byteLength(text),
-  };
+  return { type: 'resource_link', uri, name, mimeType, description, size };
 }
 
 /** Image items (downscaled) and the "Generated images:" list with paths and resource URIs. */
@@ -228,9 +251,9 @@ function htmlLinks(
   if (html.length === 0) return '';
   const kept = html.slice(-MAX_HTML_OUTPUTS);
   const uris = kept.map((text) => {
-    const uri = resources.store.addText(resources.owner, 'text/html', text);
+    const { uri, size } = resources.store.addText(resources.owner, 'text/html', text);
     const description = 'The text/html form of a rich output (e.g. a DataFrame table)';
-    links.push(link(uri, 'output.html', 'text/html', text, description));
+    links.push(link(uri, 'output.html', 'text/html', size, description));
     return uri;
   });
   const dropped = html.length - kept.length;

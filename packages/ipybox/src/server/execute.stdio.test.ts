@@ -109,7 +109,7 @@ describe('ipybox over stdio: execute_ipython_cell', () => {
     const result = await runCell(box.client, "print('a' * 95 + 'z' * 5)", { max_output_chars: 10 });
     assert.match(
       textOf(result),
-      /^a{4}\n\[Output truncated: 90 characters \(1 line\) cut from the middle to fit max_output_chars=10; for all of it, read the resource ipybox:\/\/outputs\/\S+, or run it with a larger max_output_chars \(at most 200,000\)\]\na{1}z{5}$/,
+      /^a{4}\n\[Output truncated: 90 characters \(1 line\) cut from the middle to fit max_output_chars=10; for more, read the resource ipybox:\/\/outputs\/\S+ \(all of it\), or run it with a larger max_output_chars \(at most 200,000\)\]\na{1}z{5}$/,
     );
     const huge = await runCell(box.client, "print('b' * 5_000_000)");
     const text = textOf(huge);

@@ -1,23 +1,31 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { PluginServer } from '@mcpbox/framework';
-import { ResourceNotFoundError } from '@modelcontextprotocol/server';
-import { callerOf, OutputResources, registerOutputResources } from './outputResources.ts';
+import { ProtocolError, ResourceNotFoundError } from '@modelcontextprotocol/server';
+import {
+  callerOf,
+  MAX_IMAGE_READ_BYTES,
+  OutputResources,
+  registerOutputResources,
+} from './outputResources.ts';
 
 const alice = { caller: 'principal:alice', kernel: 'k1' };
 
 describe('output resources', () => {
   test('ids are unguessable: 128 random bits, different every time', () => {
     const store = new OutputResources();
-    const a = store.addText(alice, 'text/plain', 'x');
-    const b = store.addText(alice, 'text/plain', 'x');
+    const a = store.addText(alice, 'text/plain', 'x').uri;
+    const b = store.addText(alice, 'text/plain', 'x').uri;
     assert.notEqual(a, b);
     assert.match(a, /^ipybox:\/\/outputs\/[A-Za-z0-9_-]{22}$/);
   });
 
   test("another caller's output reads as not found, like one that never existed", async () => {
     const store = new OutputResources();
-    const uri = store.addText(alice, 'text/plain', 'secret output');
+    const uri = store.addText(alice, 'text/plain', 'secret output').uri;
     assert.equal((await store.read(uri, 'principal:alice')).contents[0]?.uri, uri);
     for (const [reader, target] of [
       ['principal:bob', uri],
@@ -35,21 +43,27 @@ describe('output resources', () => {
 
   test('bounded: the oldest entries go first, by count and by characters', async () => {
     const store = new OutputResources({ maxEntries: 3, maxChars: 100 });
-    const uris = ['a', 'b', 'c', 'd'].map((t) => store.addText(alice, 'text/plain', t));
+    const uris = ['a', 'b', 'c', 'd'].map((t) => store.addText(alice, 'text/plain', t).uri);
     assert.equal(store.size, 3);
     await assert.rejects(store.read(uris[0] as string, alice.caller), ResourceNotFoundError);
     assert.equal(
       ((await store.read(uris[3] as string, alice.caller)).contents[0] as { text: string }).text,
       'd',
     );
-    const big = store.addText(alice, 'text/plain', 'x'.repeat(99));
+    const big = store.addText(alice, 'text/plain', 'x'.repeat(99)).uri;
     assert.equal(store.size, 2, 'the 99 characters pushed out all but one older entry');
     assert.ok(await store.read(big, alice.caller));
-    // One output larger than the whole store is kept cut, with a note.
-    const huge = store.addText(alice, 'text/plain', 'y'.repeat(500));
-    const text = ((await store.read(huge, alice.caller)).contents[0] as { text: string }).text;
-    assert.match(text, /^y{100}\n\[ipybox kept only the first 100 characters of this output\]$/);
-    assert.equal(store.size, 1);
+    // One output larger than an entry may be keeps its start and its end, with a note that
+    // counts what the kernel layer had dropped already.
+    const small = new OutputResources({ maxEntryChars: 100 });
+    const whole = small.addText(alice, 'text/plain', 'w'.repeat(100));
+    assert.deepEqual([whole.size, whole.whole], [100, true]);
+    const huge = small.addText(alice, 'text/plain', `${'y'.repeat(250)}${'z'.repeat(250)}`, 1000);
+    const text = ((await small.read(huge.uri, alice.caller)).contents[0] as { text: string }).text;
+    const note =
+      '\n[ipybox keeps at most 100 characters of one output: 1,400 characters from the middle are not here]\n';
+    assert.equal(text, `${'y'.repeat(50)}${note}${'z'.repeat(50)}`);
+    assert.deepEqual([huge.size, huge.whole], [text.length, false]);
   });
 
   test('callers: the OAuth principal, else the 2025 session, else one shared key', () => {
@@ -79,17 +93,34 @@ describe('output resources', () => {
     const store = new OutputResources();
     registerOutputResources(server, store);
     assert.deepEqual(registered, ['cell_output', 'cell_image']);
-    const mine = store.addText({ caller: 'session:s1', kernel: 's1' }, 'text/plain', 'a');
+    const mine = store.addText({ caller: 'session:s1', kernel: 's1' }, 'text/plain', 'a').uri;
     const viaConnection = store.addText(
       { caller: 'connection:c1', kernel: 'default' },
       'text/plain',
       'b',
-    );
-    const theirs = store.addText({ caller: 'session:s2', kernel: 's2' }, 'text/plain', 'c');
+    ).uri;
+    const theirs = store.addText({ caller: 'session:s2', kernel: 's2' }, 'text/plain', 'c').uri;
     closeListener?.({ connectionId: 'c1', sessionId: 's1' });
     assert.equal(store.size, 1);
     await assert.rejects(store.read(mine, 'session:s1'), ResourceNotFoundError);
     await assert.rejects(store.read(viaConnection, 'connection:c1'), ResourceNotFoundError);
     assert.ok(await store.read(theirs, 'session:s2'));
+  });
+
+  test('an image too large for one MCP message is refused with where to find the file', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'ipybox-resources-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const path = join(dir, 'big.png');
+    await writeFile(path, Buffer.alloc(MAX_IMAGE_READ_BYTES + 1));
+    const store = new OutputResources();
+    const uri = store.addImage(alice, { path, mimeType: 'image/png', data: Buffer.alloc(0) });
+    await assert.rejects(store.read(uri, alice.caller), (error: Error) => {
+      assert.ok(error instanceof ProtocolError && !(error instanceof ResourceNotFoundError));
+      assert.match(
+        error.message,
+        new RegExp(`too large for one MCP message .*read the file ${path}`),
+      );
+      return true;
+    });
   });
 });

@@ -12,14 +12,19 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import {
   callerKeyOf,
   type PluginServer,
   type RequestExtra,
   ResourceTemplate,
 } from '@mcpbox/framework';
-import { type ReadResourceResult, ResourceNotFoundError } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  ResourceNotFoundError,
+} from '@modelcontextprotocol/server';
 import type { SavedImage } from '../kernel/images.ts';
 
 export const OUTPUTS_URI = 'ipybox://outputs/';
@@ -39,7 +44,16 @@ export interface OutputResourceLimits {
   maxEntries?: number;
   /** Most characters of text kept over all entries (default 32 M). */
   maxChars?: number;
+  /**
+   * Most characters of one entry (default 2 M): the start and the end of a longer text are kept.
+   * A `resources/read` answer is one JSON-RPC message, and the SDK's stdio transport closes the
+   * connection on a message over 10 MB; 2 M characters stay under it even with many escapes.
+   */
+  maxEntryChars?: number;
 }
+
+/** The largest image file sent by `resources/read` (base64 makes it 4/3 larger; see above). */
+export const MAX_IMAGE_READ_BYTES = 6 * 1024 * 1024;
 
 /**
  * The key a resource is bound to: the framework's caller key (the OAuth principal, else the 2025
@@ -49,29 +63,51 @@ export function callerOf(ctx: RequestExtra): string {
   return callerKeyOf(ctx) ?? 'anonymous';
 }
 
+/** A text kept by {@link OutputResources.addText}. */
+export interface StoredText {
+  uri: string;
+  /** Bytes (UTF-8) a read returns. */
+  size: number;
+  /** False when the middle of the text is not in the resource. */
+  whole: boolean;
+}
+
 export class OutputResources {
   readonly #maxEntries: number;
   readonly #maxChars: number;
+  readonly #maxEntryChars: number;
   /** Insertion order is age: the first entry is evicted first. */
   readonly #entries = new Map<string, Entry>();
   #chars = 0;
 
-  constructor({ maxEntries = 200, maxChars = 32_000_000 }: OutputResourceLimits = {}) {
+  constructor({
+    maxEntries = 200,
+    maxChars = 32_000_000,
+    maxEntryChars = 2_000_000,
+  }: OutputResourceLimits = {}) {
     this.#maxEntries = maxEntries;
     this.#maxChars = maxChars;
+    this.#maxEntryChars = Math.min(maxEntryChars, maxChars);
   }
 
   get size(): number {
     return this.#entries.size;
   }
 
-  /** Keeps `text` (cut to the store's size if larger) and returns its `ipybox://outputs/` URI. */
-  addText(owner: ResourceOwner, mimeType: string, text: string): string {
-    const kept =
-      text.length <= this.#maxChars
-        ? text
-        : `${text.slice(0, this.#maxChars)}\n[ipybox kept only the first ${this.#maxChars} characters of this output]`;
-    return OUTPUTS_URI + this.#add({ ...owner, kind: 'text', mimeType, text: kept });
+  /**
+   * Keeps `text`, its start and end when too long; `omitted` counts characters already dropped
+   * from its middle (the kernel layer's bound), for the note. Returns its `ipybox://outputs/` URI.
+   */
+  addText(owner: ResourceOwner, mimeType: string, text: string, omitted = 0): StoredText {
+    const max = this.#maxEntryChars;
+    let kept = text;
+    if (text.length > max) {
+      const half = Math.floor(max / 2);
+      const dropped = text.length - 2 * half + omitted;
+      kept = `${text.slice(0, half)}\n[ipybox keeps at most ${max} characters of one output: ${dropped.toLocaleString('en-US')} characters from the middle are not here]\n${text.slice(-half)}`;
+    }
+    const uri = OUTPUTS_URI + this.#add({ ...owner, kind: 'text', mimeType, text: kept });
+    return { uri, size: Buffer.byteLength(kept), whole: kept === text && omitted === 0 };
   }
 
   /** Makes a saved image readable at full size; returns its `ipybox://images/` URI. */
@@ -95,8 +131,16 @@ export class OutputResources {
     const { image } = entry;
     let data: Buffer;
     try {
+      const { size } = await stat(image.path);
+      if (size > MAX_IMAGE_READ_BYTES) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `the image behind ${uri} is ${size} bytes, too large for one MCP message (at most ${MAX_IMAGE_READ_BYTES}); read the file ${image.path} in the workspace instead (e.g. with Python in a cell)`,
+        );
+      }
       data = await readFile(image.path);
     } catch (error) {
+      if (error instanceof ProtocolError) throw error;
       throw new ResourceNotFoundError(
         uri,
         `the image file ${image.path} behind ${uri} can no longer be read (${(error as NodeJS.ErrnoException).code ?? error}): it was moved or deleted from the workspace`,

@@ -67,5 +67,9 @@ describe('parseSettings', () => {
       () => parseSettings({ max_output_chars: 0 }),
       /max_output_chars: must be at least 1/,
     );
+    assert.throws(
+      () => parseSettings({ max_output_chars_limit: 3_000_000 }),
+      /max_output_chars_limit: must be at most 2000000/,
+    );
   });
 });

@@ -25,7 +25,13 @@ export const writtenSettingsSchema = z
     sandbox: z.boolean().optional(),
     sandbox_config: z.string().min(1, 'must not be empty').optional(),
     max_output_chars: z.number().int().positive('must be at least 1').optional(),
-    max_output_chars_limit: z.number().int().positive('must be at least 1').optional(),
+    // A result is one JSON-RPC message; the SDK's stdio transport drops one over 10 MB.
+    max_output_chars_limit: z
+      .number()
+      .int()
+      .positive('must be at least 1')
+      .max(2_000_000, 'must be at most 2000000 (a larger result may not fit one MCP message)')
+      .optional(),
   })
   .strict();
 
