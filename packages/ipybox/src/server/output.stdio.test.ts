@@ -117,6 +117,35 @@ for (const era of ERAS) {
       assert.equal(kept, full.slice(0, 1_000_000) + note + full.slice(-1_000_000));
     });
 
+    test('12 M characters: the server keeps start and end, counts all of it, and the resource read fits one message', async () => {
+      const result = await runCell(
+        box.client,
+        'for i in range(12):\n    print(str(i % 10) * 1_000_000)',
+        { max_output_chars: 200 },
+      );
+      const total = 12 * 1_000_001 - 1;
+      const text = textOf(result);
+      const marker =
+        /\n\[Output truncated: ([\d,]+) characters \(([\d,]+) lines\) cut[^\]]*\(its start and end\)[^\]]*\]\n/.exec(
+          text,
+        );
+      assert.ok(marker, text);
+      const head = text.slice(0, marker.index);
+      const tail = text.slice(marker.index + marker[0].length);
+      assert.equal(Number(marker[1]?.replaceAll(',', '')), total - head.length - tail.length);
+      assert.equal(marker[2], '12');
+      const [link] = links(result);
+      assert.ok(link);
+      // Before: the read of a ~10 MB text broke the stdio connection (and so the server).
+      const read = await box.client.readResource({ uri: link.uri });
+      const note = `\n[ipybox keeps at most 2000000 characters of one output: ${(total - 2_000_000).toLocaleString('en-US')} characters from the middle are not here]\n`;
+      assert.equal(
+        (read.contents[0] as { text: string }).text,
+        `${'0'.repeat(1_000_000)}${note}${'1'.repeat(1_000_000)}`,
+      );
+      assert.equal(textOf(await runCell(box.client, '6 * 7')), '42');
+    });
+
     test('long output then 1/0: head, tail and the whole ZeroDivisionError traceback', async () => {
       const result = await runCell(box.client, 'for i in range(10_000):\n    print(i)\n1/0', {
         max_output_chars: 200,
