@@ -30,7 +30,7 @@ export class NotConnectedError extends Error {
 }
 
 /** Collects every page of a paginated list; stops if a server repeats a cursor. */
-async function allPages<T>(
+export async function allPages<T>(
   page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string }>,
 ): Promise<T[]> {
   const items: T[] = [];

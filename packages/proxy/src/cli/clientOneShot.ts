@@ -1,0 +1,110 @@
+/**
+ * The command lines of `mcp-client call` and `mcp-client inspect`. Declares flags only; the work
+ * is in `client/oneShot.ts`, loaded after the command line parsed, so `--help` and usage errors
+ * load no SDK. A usage error exits 2, as the one-shot commands' other usage errors do.
+ *
+ * @module
+ */
+import { Command, CommanderError } from 'commander';
+import { type ConnectionOptions, targetFromArgs, withConnectionOptions } from './clientTarget.ts';
+import { collect } from './options.ts';
+
+const SERVER_HELP = 'a Streamable HTTP / SSE URL, or (after --) a command to run over stdio';
+
+function callProgram(argv: string[]): Command {
+  return withConnectionOptions(
+    new Command('mcp-client call')
+      .description(
+        'Call one tool and print its result as JSON. Exit code: 0 done, 1 the tool answered ' +
+          'isError or the server failed, 2 a usage error (unknown tool, arguments that do not ' +
+          'match its input schema; nothing is called then).',
+      )
+      .usage("TOOL [--arg NAME=VALUE …] [--json '{…}'] [options] -- COMMAND [ARGS…] | URL")
+      .argument('<tool>', 'the tool to call')
+      .argument('<server...>', SERVER_HELP)
+      .option(
+        '-a, --arg <name=value>',
+        'an argument, typed by the tool schema: numbers, true/false, JSON for objects and arrays (repeatable)',
+        collect,
+      )
+      .option('--json <object>', 'the arguments as a JSON object (--arg pairs override its keys)'),
+  )
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  mcp-client call echo --arg message=hi -- mcp-factory -p echo\n' +
+        '  mcp-client call get-sum --json \'{"a": 1, "b": 2}\' http://127.0.0.1:8000/mcp',
+    )
+    .action(async (tool: string, server: string[], options: CallOptions) => {
+      // Everything after `--` is the server; a tool found there means none was given before it.
+      const dashes = argv.indexOf('--');
+      if (dashes >= 0 && server.length < argv.length - dashes - 1) {
+        process.stderr.write(
+          'mcp-client call: give the tool before --: mcp-client call TOOL [--arg NAME=VALUE …] -- COMMAND [ARGS…]\n',
+        );
+        process.exitCode = 2;
+        return;
+      }
+      const target = targetOrUsageError('call', server, options);
+      if (!target) return;
+      const { callOnce } = await import('../client/oneShot.ts');
+      process.exitCode = await callOnce(target, {
+        tool,
+        pairs: options.arg ?? [],
+        json: options.json,
+      });
+    });
+}
+
+interface CallOptions extends ConnectionOptions {
+  arg?: string[];
+  json?: string;
+}
+
+function inspectProgram(): Command {
+  return withConnectionOptions(
+    new Command('mcp-client inspect')
+      .description(
+        'Print the server: serverInfo, protocol version and era, capabilities, tools, ' +
+          'resources, resource templates and prompts, as one JSON object.',
+      )
+      .usage('[options] -- COMMAND [ARGS…] | URL')
+      .argument('<server...>', SERVER_HELP),
+  ).action(async (server: string[], options: ConnectionOptions) => {
+    const target = targetOrUsageError('inspect', server, options);
+    if (!target) return;
+    const { inspectOnce } = await import('../client/oneShot.ts');
+    process.exitCode = await inspectOnce(target);
+  });
+}
+
+/** The server the operands name; on a bad one, the reason on stderr and exit code 2. */
+function targetOrUsageError(kind: string, server: string[], options: ConnectionOptions) {
+  try {
+    return targetFromArgs(server, options);
+  } catch (err) {
+    process.stderr.write(`mcp-client ${kind}: ${(err as Error).message}\n`);
+    process.exitCode = 2;
+    return undefined;
+  }
+}
+
+/** Runs `mcp-client call|inspect` on the arguments after the subcommand's name. */
+export async function runOneShotCli(kind: 'call' | 'inspect', argv: string[]): Promise<void> {
+  const program = (kind === 'call' ? callProgram(argv) : inspectProgram())
+    .showHelpAfterError()
+    .exitOverride();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander printed the message (or the help) already.
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    process.stderr.write(
+      `mcp-client ${kind}: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+    process.exitCode = 2;
+  }
+}
