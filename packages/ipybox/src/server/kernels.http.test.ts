@@ -227,7 +227,7 @@ for (const [kind, start] of SERVERS) {
 
     test("a 2025 session's kernel ends when the client closes the session (DELETE)", async (t) => {
       const dir = await workspace(t);
-      const { url } = await start(t, dir, { max_kernels: 1 });
+      const { url } = await start(t, dir, { max_kernels: 2 });
       const transport = new StreamableHTTPClientTransport(url);
       const client = new Client(
         { name: 'leaving', version: '1.0.0' },
@@ -238,14 +238,20 @@ for (const [kind, start] of SERVERS) {
       const first = await cell(client, 'import os; os.getpid()');
       const handle = handleOf(first);
       const pid = Number(textOf(first));
+      // A kernel the session opened with new_kernel belongs to the session too.
+      const extra = await newKernel(client);
+      const extraPid = Number(await value(client, 'import os; os.getpid()', extra));
       await transport.terminateSession();
       assert.ok(await waitForExit(pid, 30_000), 'the kernel process exited with its session');
+      assert.ok(await waitForExit(extraPid, 30_000), 'so did the one it opened with new_kernel');
 
-      // Its room is free at once (max_kernels 1), and its handle says what happened.
+      // Their room is free at once (max_kernels 2), and a handle of theirs opens nothing.
       const next = await connect(t, url, '2026-07-28');
       const gone = await cell(next, 'os', handle);
-      assert.match(textOf(gone), /belongs to another caller|closed when the MCP session/);
+      assert.equal(gone.isError, true);
+      assert.match(textOf(gone), /belongs to another caller/);
       assert.equal(await value(next, '6 * 7'), '42');
+      assert.equal(await value(next, '7 * 7', await newKernel(next)), '49');
     });
   });
 
