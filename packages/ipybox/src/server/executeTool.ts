@@ -24,6 +24,9 @@ keeps its head and tail; the full output, full-size images and HTML tables are r
 (ipybox://...) named in the result. An exception returns an error with the traceback; a cell
 running longer than \`timeout\` seconds is interrupted (variables defined before are kept).
 
+A result that ends with [new kernel: pass kernel="ipk_..."] ran in a kernel opened for this call:
+pass that handle as \`kernel\` in later calls (and to reset) to keep its variables.
+
 Tools of MCP servers registered with register_mcp_server are called from code:
   from mcptools.<server_name> import <tool_name>
   result = <tool_name>.run({...arguments...})`;
