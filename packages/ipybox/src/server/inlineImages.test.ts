@@ -44,6 +44,20 @@ describe('inline images', () => {
     assert.equal(copy.mimeType, 'image/jpeg');
   });
 
+  test('a large JPEG stays a JPEG', async () => {
+    const data = await sharp({
+      create: { width: 3000, height: 2000, channels: 3, background: '#c80' },
+    })
+      .jpeg()
+      .toBuffer();
+    const copy = await inlineImage({ data, mimeType: 'image/jpeg' });
+    assert.equal(copy?.mimeType, 'image/jpeg');
+    assert.deepEqual(copy?.scaled?.to, {
+      width: INLINE_MAX_SIDE,
+      height: Math.round((2000 * INLINE_MAX_SIDE) / 3000),
+    });
+  });
+
   test('bytes that are no image: the original when small, nothing when large; never a throw', async () => {
     const junk = Buffer.from('not a png');
     assert.deepEqual(await inlineImage({ data: junk, mimeType: 'image/png' }), {

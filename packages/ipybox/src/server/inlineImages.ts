@@ -61,16 +61,20 @@ export async function inlineImage(
         fit: 'inside',
         withoutEnlargement: true,
       });
-      let encoded = await resized.clone().png({ compressionLevel: 9 }).toBuffer({
-        resolveWithObject: true,
-      });
-      let mimeType = 'image/png';
-      if (encoded.data.length > maxBytes) {
-        encoded = await resized
+      const asJpeg = () =>
+        resized
           .clone()
           .flatten({ background: '#ffffff' })
           .jpeg({ quality: 85 })
           .toBuffer({ resolveWithObject: true });
+      // A photo stays a JPEG; a PNG (a plot: flat colours, sharp lines) stays a PNG if it fits.
+      const photo = image.mimeType === 'image/jpeg';
+      let encoded = photo
+        ? await asJpeg()
+        : await resized.clone().png({ compressionLevel: 9 }).toBuffer({ resolveWithObject: true });
+      let mimeType = photo ? 'image/jpeg' : 'image/png';
+      if (!photo && encoded.data.length > maxBytes) {
+        encoded = await asJpeg();
         mimeType = 'image/jpeg';
       }
       if (encoded.data.length <= maxBytes) {
