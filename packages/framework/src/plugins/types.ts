@@ -97,6 +97,12 @@ export interface InputOptions {
    * differ within one call. 2025 clients get a real request and never see it.
    */
   key?: string;
+  /**
+   * Withdraws the question when aborted: it rejects with the signal's reason. A 2025 client's
+   * request is cancelled; for a tool that keeps running, a 2026 client's retry answering it is
+   * refused and the call stops waiting for one. Replayed (2026) questions ignore it.
+   */
+  signal?: AbortSignal;
 }
 
 /**

@@ -21,7 +21,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { RequestExtra, ToolContext } from '../plugins/types.ts';
+import type { InputOptions, RequestExtra, ToolContext } from '../plugins/types.ts';
 import type { DetachedCall } from './detachedCall.ts';
 import { type InputRounds, questionDigest } from './inputRounds.ts';
 
@@ -180,31 +180,40 @@ class HandlerContext {
         'sample',
         params,
         input,
-        async () => (await this.mcpReq.requestSampling(params)) as CreateMessageResult,
+        async () =>
+          (await this.mcpReq.requestSampling(
+            params,
+            input?.signal && { signal: input.signal },
+          )) as CreateMessageResult,
       );
   }
 
   get elicit(): ToolContext['elicit'] {
     return (params, input) =>
-      this.#ask('elicit', params, input, () => this.mcpReq.elicitInput(params));
+      this.#ask('elicit', params, input, () =>
+        this.mcpReq.elicitInput(params, input?.signal && { signal: input.signal }),
+      );
   }
 
   get listRoots(): ToolContext['listRoots'] {
     return (input) =>
-      this.#ask('roots', undefined, input, () => this.mcpReq.send({ method: 'roots/list' }));
+      this.#ask('roots', undefined, input, () =>
+        this.mcpReq.send({ method: 'roots/list' }, input?.signal && { signal: input.signal }),
+      );
   }
 
   /** One question: refused if the client cannot answer it, else a round (2026) or a request. */
   async #ask<R>(
     kind: 'elicit' | 'sample' | 'roots',
     params: unknown,
-    input: { key?: string } | undefined,
+    input: InputOptions | undefined,
     live: () => Promise<R>,
   ): Promise<R> {
     this.#check(kind, kind === 'elicit' ? (params as ElicitRequestParams) : undefined);
     const detached = this.#options.detached;
     if (detached) {
-      return detached.ask(kind, params, questionDigest(kind, params), input?.key) as Promise<R>;
+      const digest = questionDigest(kind, params);
+      return detached.ask(kind, params, digest, input?.key, input?.signal) as Promise<R>;
     }
     if (this.inputMode === 'live') return live();
     return this.#options.rounds.ask(

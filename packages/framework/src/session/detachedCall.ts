@@ -41,9 +41,12 @@ const ENDED_NOTES_MAX = 10_000;
 
 /** A question of a detached call that nobody answered in time. */
 export class InputTimeoutError extends Error {
+  /** How long the question waited. */
+  readonly seconds: number;
   constructor(seconds: number) {
     super(`no answer from the client within ${seconds} s; the question was withdrawn`);
     this.name = 'InputTimeoutError';
+    this.seconds = seconds;
   }
 }
 
@@ -69,7 +72,8 @@ export interface PendingQuestion {
   readonly digest: string;
   resolve(value: unknown): void;
   reject(error: unknown): void;
-  timer: NodeJS.Timeout;
+  /** Stops the question's timer and its withdrawal listener. */
+  release(): void;
 }
 
 export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -145,7 +149,13 @@ export class DetachedCall {
    * A question from the handler: waits for {@link answer}. Questions asked together (in one
    * turn of the event loop) are woken together, so they reach the client in one round.
    */
-  ask(kind: InputKind, params: unknown, digest: string, key?: string): Promise<unknown> {
+  ask(
+    kind: InputKind,
+    params: unknown,
+    digest: string,
+    key?: string,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     const name = key ?? `q${this.#asked}`;
     this.#asked += 1;
     if (this.#questions.has(name) || this.#timedOut.has(name)) {
@@ -154,9 +164,16 @@ export class DetachedCall {
       );
     }
     if (this.#controller.signal.aborted) return Promise.reject(this.#controller.signal.reason);
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.#timeOut(name), this.inputTimeoutMs);
+      const seconds = Math.round(this.inputTimeoutMs / 1000);
+      const timer = setTimeout(
+        () => this.#giveUp(name, new InputTimeoutError(seconds)),
+        this.inputTimeoutMs,
+      );
       timer.unref();
+      const withdraw = () => this.#giveUp(name, signal?.reason);
+      signal?.addEventListener('abort', withdraw, { once: true });
       this.#questions.set(name, {
         key: name,
         kind,
@@ -164,7 +181,10 @@ export class DetachedCall {
         digest,
         resolve,
         reject,
-        timer,
+        release: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', withdraw);
+        },
       });
       this.#touch();
       if (!this.#wakeScheduled) {
@@ -177,17 +197,22 @@ export class DetachedCall {
     });
   }
 
-  #timeOut(key: string): void {
+  /**
+   * A question nobody answered in time, or that the handler withdrew (its signal): it fails with
+   * `error`, and {@link onTimeout} lets the table stop keeping the call for a retry.
+   */
+  #giveUp(key: string, error: unknown): void {
     const question = this.#questions.get(key);
     if (!question) return;
     this.#questions.delete(key);
+    question.release();
     this.#timedOut.add(key);
     this.#touch();
-    question.reject(new InputTimeoutError(Math.round(this.inputTimeoutMs / 1000)));
+    question.reject(error);
     this.onTimeout?.(key);
   }
 
-  /** Runs after a question timed out (the table drops a call nobody came back for). */
+  /** Runs after a question timed out or was withdrawn (the table drops the call). */
   onTimeout: ((key: string) => void) | undefined;
 
   /** Whether `key` names a question that timed out. */
@@ -200,7 +225,7 @@ export class DetachedCall {
     const question = this.#questions.get(key);
     if (!question) return false;
     this.#questions.delete(key);
-    clearTimeout(question.timer);
+    question.release();
     this.#touch();
     question.resolve(value);
     return true;
@@ -211,7 +236,7 @@ export class DetachedCall {
     const question = this.#questions.get(key);
     if (!question) return;
     this.#questions.delete(key);
-    clearTimeout(question.timer);
+    question.release();
     question.reject(error);
   }
 
@@ -239,7 +264,7 @@ export class DetachedCall {
     if (this.#controller.signal.aborted) return;
     this.#controller.abort(reason);
     for (const question of this.#questions.values()) {
-      clearTimeout(question.timer);
+      question.release();
       question.reject(reason);
     }
     this.#questions.clear();
@@ -252,7 +277,7 @@ export class DetachedCall {
    * them). They are not rejected: nobody listens, and an unheard rejection would crash Node.
    */
   dispose(): void {
-    for (const question of this.#questions.values()) clearTimeout(question.timer);
+    for (const question of this.#questions.values()) question.release();
     this.#questions.clear();
   }
 

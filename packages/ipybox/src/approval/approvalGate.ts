@@ -155,7 +155,7 @@ export class ApprovalGate {
       case 'rejected':
         return `call to ${what} rejected by the approver`;
       case 'timeout':
-        return `no approval decision for ${what} within ${(this.timeoutMs ?? 0) / 1000} s`;
+        return `no approval decision for ${what} ${reason ?? `within ${(this.timeoutMs ?? 0) / 1000} s`}`;
       case 'unavailable':
         return `cannot run ${what}: ${reason ?? 'no approval client connected'}`;
       case 'cancelled':

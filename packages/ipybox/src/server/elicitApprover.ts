@@ -3,18 +3,26 @@
  * elicitation (`elicitation/create`) on the client whose cell made the call.
  *
  * Accept (with `approve` left true) runs the call; decline, cancel or `approve: false` rejects it
- * (`ToolRejected` in the cell). A client that cannot elicit — it declared no `elicitation`
+ * (`ToolRejected` in the cell). A 2025 client gets a real `elicitation/create` request; a 2026
+ * client gets the question as `input_required` while the cell waits, and its retry brings the
+ * answer (`keepsRunning` in the framework); one that never comes back times out
+ * (`ApprovalTimeout`). A client that cannot elicit — it declared no `elicitation`
  * capability, or answers with an error — gets a denial that says why
  * (`ApprovalUnavailable` in the cell), never a silent approval.
  *
  * @module
  */
-import { errorMessage } from '@mcpbox/framework';
+import { errorMessage, InputTimeoutError } from '@mcpbox/framework';
 import type { ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/server';
 import type { ApprovalRequest } from '../approval/approvalRequest.ts';
 
-/** Sends one elicitation to the client of the running cell; `undefined` when no cell runs. */
-export type Elicit = ((params: ElicitRequestParams) => Promise<ElicitResult>) | undefined;
+/**
+ * Sends one elicitation to the client of the running cell; `undefined` when no cell runs. The
+ * signal withdraws the question once the request was settled otherwise (the approval timeout).
+ */
+export type Elicit =
+  | ((params: ElicitRequestParams, signal: AbortSignal) => Promise<ElicitResult>)
+  | undefined;
 
 /** The question shown to the user. The arguments are JSON, so nothing in them is markup. */
 export function approvalQuestion(request: ApprovalRequest): ElicitRequestParams {
@@ -43,15 +51,25 @@ export async function decideByElicitation(request: ApprovalRequest, elicit: Elic
     request.settle('unavailable', 'no MCP client is waiting on a cell to approve the call');
     return;
   }
+  // Settled by someone else (the approval timeout, the cell interrupted): the question goes, so
+  // a 2026 client's late answer is refused rather than taken for a decision nobody waits for.
+  const settledElsewhere = new AbortController();
+  void request.settled.then(() => settledElsewhere.abort(new Error('the approval was settled')));
   let answer: ElicitResult;
   try {
-    answer = await elicit(approvalQuestion(request));
+    answer = await elicit(approvalQuestion(request), settledElsewhere.signal);
   } catch (error) {
-    request.settle('unavailable', elicitationFailure(error));
+    // A 2026 client that never came back with the decision: the same as no decision in time.
+    if (error instanceof InputTimeoutError) request.settle('timeout', timeoutReason(error));
+    else request.settle('unavailable', elicitationFailure(error));
     return;
   }
   if (answer.action === 'accept' && answer.content?.approve !== false) request.accept();
   else request.reject();
+}
+
+function timeoutReason(error: InputTimeoutError): string {
+  return `within ${error.seconds} s (the MCP client did not come back with the decision)`;
 }
 
 function elicitationFailure(error: unknown): string {

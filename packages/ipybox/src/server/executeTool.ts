@@ -59,6 +59,10 @@ export function registerExecuteTool(server: PluginServer, ipybox: Ipybox): void 
         kernel: kernelArgument,
       },
       annotations: { destructiveHint: true, openWorldHint: true },
+      // A cell waiting in the kernel for an approval cannot be re-run: a 2026 request's question
+      // ends it with input_required and the retry brings the answer to the waiting cell. An
+      // unanswered question gives up with the approval timeout (ApprovalTimeout in Python).
+      keepsRunning: { inputTimeoutMs: ipybox.settings.approvalTimeoutMs },
     },
     async ({ code, timeout, max_output_chars, kernel }, ctx) => {
       const lease = await ipybox.kernelFor(ctx, kernel);
@@ -86,18 +90,19 @@ export function registerExecuteTool(server: PluginServer, ipybox: Ipybox): void 
 }
 
 /**
- * How a cell's approval question reaches the user. Only a caller that answers while the handler
- * keeps running (`inputMode: 'live'`, a 2025 session) can approve mid-cell: for a `replay` caller
- * (a 2026 request) asking would end the request and re-run the cell on the retry — running its
- * code twice, and approving whatever call the second run makes. Such a call is refused instead.
+ * How a cell's approval question reaches the user: `ctx.elicit`, answered live — a 2025
+ * session's real request, or (the tool keeps running) a 2026 request's `input_required` round
+ * whose retry brings the decision to the waiting cell. A `replay` context would re-run the cell
+ * to ask; it cannot occur for this tool, and is refused rather than approving what a second run
+ * might call.
  */
 function approvalElicitor(ctx: ToolContext): Elicit {
-  if (ctx.inputMode === 'live') return (params) => ctx.elicit(params);
+  if (ctx.inputMode === 'live') return (params, signal) => ctx.elicit(params, { signal });
   return async () => {
     throw new Error(
-      'approval by elicitation needs a client that can answer while the cell runs (an MCP ' +
-        '2025-11-25 session); this 2026-07-28 request would re-run the cell to ask. Use ' +
-        '--approval auto or deny, or approve over the approval WebSocket',
+      'approval by elicitation needs a client that can answer while the cell runs; this ' +
+        'request would re-run the cell to ask. Use --approval auto or deny, or approve over the ' +
+        'approval WebSocket',
     );
   };
 }
