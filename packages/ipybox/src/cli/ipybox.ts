@@ -79,8 +79,12 @@ const program = new Command('ipybox')
       .default('auto'),
   )
   .option('--approval-timeout <seconds>', 'seconds to wait for an approval decision', Number)
-  .option('--max-kernels <n>', 'HTTP: most kernels (sessions) at once', Number)
-  .option('--kernel-idle-timeout <seconds>', 'HTTP: close a session kernel idle this long', Number)
+  .option('--max-kernels <n>', 'most kernels at once, of every caller (default 4)', Number)
+  .option(
+    '--kernel-idle-timeout <seconds>',
+    "close a kernel idle this long (default 1800; not a stdio connection's own)",
+    Number,
+  )
   .option('--sandbox', 'run the kernel in a sandbox')
   .option('--sandbox-config <file>', 'sandbox settings (JSON)')
   .option('--max-output-chars <n>', 'default max_output_chars of a cell (5000)', Number)
