@@ -14,6 +14,8 @@
  * @module
  */
 import type { PluginConfig, PluginServer } from '@mcpbox/framework';
+import { sweepDeadOwners } from './kernel/ownedDirs.ts';
+import { sweepStaleSandboxSockets } from './sandbox/staleSockets.ts';
 import { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
 import { parseSettings } from './server/settings.ts';
 import { registerIpyboxTools } from './server/tools.ts';
@@ -35,6 +37,12 @@ export async function register(
   options: IpyboxOptions = {},
 ): Promise<Ipybox> {
   const settings = parseSettings(config);
+  // Kernel, sandbox and socket directories and the sandbox's sockets a SIGKILLed ipybox could
+  // not remove (a kernel's directory holds its signing key): gone before we start our own.
+  const swept = [...(await sweepDeadOwners()), ...(await sweepStaleSandboxSockets())];
+  if (swept.length > 0) {
+    server.logger.info(`ipybox: removed ${swept.length} files of dead ipybox processes`);
+  }
   const ipybox = await Ipybox.create(settings, { logger: server.logger, ...options });
   instances.add(ipybox);
   server.onUnload(async () => {

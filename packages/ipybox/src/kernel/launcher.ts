@@ -2,7 +2,8 @@
  * The ZeroMQ kernel backend: launches `ipykernel` as a child process and connects to it directly.
  *
  * - A private 0700 directory per kernel holds the connection file (random HMAC key, mode 0600),
- *   IPython's profile directory and, for the `ipc` transport, the Unix sockets.
+ *   IPython's profile directory and, for the `ipc` transport, the Unix sockets. It names its
+ *   owner (`ownedDirs.ts`), so what a SIGKILLed owner left is swept by the next launch.
  * - Ports are chosen by the kernel itself (connection file ports are 0) and reported on stdout by
  *   `bootstrap.py`, so there is no race between choosing a port and binding it.
  * - The kernel leads its own process group (`detached`), so `stop()` ends the kernel and whatever
@@ -14,7 +15,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, rmSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +29,7 @@ import {
 } from './connectionFile.ts';
 import { KernelError } from './errors.ts';
 import { Heartbeat } from './heartbeat.ts';
+import { makeOwnedDir, sweepDeadOwnersOnce } from './ownedDirs.ts';
 import { ZmqChannels } from './zmqChannels.ts';
 
 /** Debian's interpreter, the one `python3-ipykernel` installs into. */
@@ -122,7 +124,10 @@ export function zmqKernelBackend(options: ZmqKernelBackendOptions = {}): KernelB
 
   async function start({ env, cwd, signal }: KernelStartOptions): Promise<RunningKernel> {
     checkInterpreter(python, cwd);
-    const dir = await mkdtemp(join(runtimeDir, 'mcpbox-kernel-'));
+    // What SIGKILLed owners left in the temp directory (connection files with their signing
+    // keys) goes first. A caller's own runtimeDir (a sandbox's) is the caller's to look after.
+    if (options.runtimeDir === undefined) await sweepDeadOwnersOnce(runtimeDir);
+    const dir = await makeOwnedDir(runtimeDir, 'mcpbox-kernel-');
     const info = newConnectionInfo(transport, transport === 'tcp' ? '127.0.0.1' : join(dir, 'k'));
     const connectionFile = join(dir, 'connection.json');
     await writeConnectionFile(connectionFile, info);

@@ -15,12 +15,13 @@
  * @module
  */
 import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KernelBackend, KernelStartOptions, RunningKernel } from '../kernel/backend.ts';
 import { zmqKernelBackend } from '../kernel/launcher.ts';
+import { makeOwnedDir, sweepDeadOwnersOnce } from '../kernel/ownedDirs.ts';
 import { checkSandboxHost, findProgram } from './preflight.ts';
 import {
   loadSandboxConfig,
@@ -29,6 +30,14 @@ import {
   validateSandboxSettings,
 } from './sandboxConfig.ts';
 import { acquireSandbox } from './sandboxRuntime.ts';
+import { sweepStaleSandboxSockets } from './staleSockets.ts';
+
+let socketSweep: Promise<unknown> | undefined;
+/** Once per process, before its first sandbox: the sockets dead sandboxes left. */
+const sweepSandboxSocketsOnce = () => {
+  socketSweep ??= sweepStaleSandboxSockets();
+  return socketSweep;
+};
 
 const SOCAT_WITH_PARENT = join(dirname(fileURLToPath(import.meta.url)), 'socat-with-parent.sh');
 
@@ -82,7 +91,9 @@ export function sandboxKernelBackend(options: SandboxKernelBackendOptions = {}):
   async function start(startOptions: KernelStartOptions): Promise<RunningKernel> {
     const settings = await checkSandboxSetup(options);
     const workspace = resolve(startOptions.cwd ?? process.cwd());
-    const runtimeDir = await mkdtemp(join(tmpdir(), 'mcpbox-sandbox-'));
+    await sweepDeadOwnersOnce(tmpdir());
+    await sweepSandboxSocketsOnce();
+    const runtimeDir = await makeOwnedDir(tmpdir(), 'mcpbox-sandbox-');
     trackRuntimeDir(runtimeDir);
     const removeRuntimeDir = async () => {
       liveRuntimeDirs.delete(runtimeDir);

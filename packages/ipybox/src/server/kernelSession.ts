@@ -15,6 +15,7 @@ import { CodeExecutor, type CodeExecutorOptions } from '../executor.ts';
 import { TimeoutBudget } from '../kernel/budget.ts';
 import type { ExecutionResult } from '../kernel/execution.ts';
 import type { ExecutionChunk } from '../kernel/output.ts';
+import { processSocketDir } from '../kernel/ownedDirs.ts';
 import { ToolServer } from '../toolserver/toolServer.ts';
 import type { UserAskers } from '../toolserver/upstreamQuestions.ts';
 import { decideByElicitation, type Elicit } from './elicitApprover.ts';
@@ -86,7 +87,8 @@ export class KernelSession {
       timeoutMs: settings.approvalTimeoutMs,
       logger: context.logger,
     });
-    // A sandboxed kernel has no network namespace: only a Unix socket in the workspace reaches it.
+    // A sandboxed kernel has no network namespace: only a Unix socket reaches it. It lives in a
+    // private directory of this process (not the user's workspace), swept if we are SIGKILLed.
     const sandboxed = settings.sandbox || settings.sandboxConfig !== undefined;
     const toolServer = await ToolServer.start({
       connections: pool,
@@ -94,10 +96,7 @@ export class KernelSession {
       logger: context.logger,
       ...(sandboxed && {
         tcp: false,
-        socketPath: join(
-          settings.workspace,
-          `.ipybox-tools-${randomBytes(6).toString('hex')}.sock`,
-        ),
+        socketPath: join(await processSocketDir(), `${randomBytes(6).toString('hex')}.sock`),
       }),
     });
     return new KernelSession(id, context, toolServer, pool);

@@ -8,11 +8,12 @@
  * own TMPDIR, so the sweep is observed without touching other processes' files.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { isGone, killGroup, waitUntilGone } from '../__fixtures__/processes.ts';
+import { makeOwnedDir } from '../kernel/ownedDirs.ts';
 import { runCell, startHttpIpybox, startStdioIpybox, tempWorkspace, textOf } from './testing.ts';
 
 /** Starts `sleep 300` from a cell; returns the kernel's pid and the sleep's. */
@@ -130,5 +131,50 @@ describe('kernels end with their owner', () => {
       'a SIGTERM',
     );
     assert.deepEqual(await kernelDirs(run.temp), []);
+  });
+
+  test('the next ipybox removes what SIGKILLed ones left in the temp directory, and only that', async (t) => {
+    const run = await newRun(t);
+    const start = async (args: string[]) => {
+      const box = await startStdioIpybox(run.workspace, { env: run.env, args });
+      t.after(() => box.close());
+      const owner = box.transport.pid!;
+      run.leftovers.push(owner);
+      const listing = await runCell(box.client, "import os\nsorted(os.listdir('.'))");
+      assert.notEqual(listing.isError, true, textOf(listing));
+      return { owner, listing: textOf(listing) };
+    };
+    // Both run before either dies: a starting ipybox sweeps, and must find these alive.
+    const plain = await start([]);
+    const sandboxed = await start(['--sandbox']);
+    // The tool server's socket of a sandboxed kernel is not in the user's workspace.
+    assert.doesNotMatch(sandboxed.listing, /sock/);
+    for (const { owner } of [plain, sandboxed]) {
+      process.kill(owner, 'SIGKILL');
+      assert.ok(await waitUntilGone(owner, 300));
+    }
+    const left = await readdir(run.temp);
+    for (const prefix of [
+      `mcpbox-kernel-${plain.owner}-`,
+      `mcpbox-sandbox-${sandboxed.owner}-`,
+      `mcpbox-tools-${sandboxed.owner}-`,
+      'srt-mux-',
+      'claude-http-',
+    ]) {
+      assert.ok(
+        left.some((name) => name.startsWith(prefix)),
+        `${prefix}* left: ${left.join(', ')}`,
+      );
+    }
+    // A live owner's directory (this test process's) and one that names no owner stay.
+    const live = await makeOwnedDir(run.temp, 'mcpbox-kernel-');
+    await mkdir(join(run.temp, 'mcpbox-kernel-unknown'));
+
+    const next = await startStdioIpybox(run.workspace, { env: run.env });
+    t.after(() => next.close());
+    assert.deepEqual(
+      (await readdir(run.temp)).filter((name) => !name.startsWith('tsx-')).sort(),
+      [live.slice(run.temp.length + 1), 'mcpbox-kernel-unknown'].sort(),
+    );
   });
 });
