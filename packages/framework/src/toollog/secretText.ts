@@ -33,6 +33,7 @@ const KNOWN_TOKENS = [
   `glpat-[A-Za-z0-9_-]{20,}`, // GitLab
   `npm_[A-Za-z0-9]{36}`, // npm
   String.raw`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`, // JWT
+  `ipk_[0-9a-f]{12}_[A-Za-z0-9_-]{24}`, // ipybox kernel handle: whoever holds it reaches the kernel
 ];
 const KNOWN_TOKEN = String.raw`\b(?:${KNOWN_TOKENS.join('|')})`;
 /**

@@ -2,6 +2,7 @@
 // through real servers and clients).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Redactor } from '@mcpbox/framework';
 import { kernelCallerOf, keysOfClosed } from './kernelCaller.ts';
 import { mintKernelHandle, parseKernelHandle, sameSecret } from './kernelHandles.ts';
 import { Tombstones } from './kernelTombstones.ts';
@@ -60,4 +61,18 @@ test('tombstones keep the newest entries only; take removes', () => {
   assert.equal(stones.get('c'), 3);
   assert.equal(stones.take('b'), 2);
   assert.equal(stones.get('b'), undefined);
+});
+
+test('tool-call logs never keep a handle (whoever holds one reaches the kernel)', () => {
+  const { handle } = mintKernelHandle();
+  // By its format, not only by looking random: also with the heuristics turned off.
+  const redactor = new Redactor({ redact_heuristics: false });
+  for (const text of [
+    `[new kernel: pass kernel="${handle}" to keep using its state]`,
+    JSON.stringify({ code: 'x', kernel: handle }),
+    handle,
+  ]) {
+    const logged = redactor.text(text);
+    assert.equal(logged.includes(handle.slice(-24)), false, logged);
+  }
 });
