@@ -16,7 +16,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { constants as osConstants, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KernelBackend, KernelExit, KernelStartOptions, RunningKernel } from './backend.ts';
@@ -89,8 +89,23 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
-  return signal ? `killed by ${signal}` : `exited with code ${code}`;
+/**
+ * Why a kernel process ended, naming the signal when there was one. A wrapper (the sandbox's
+ * bwrap and shell) reports its child's death by signal N as exit code 128 + N, so for a wrapped
+ * kernel such a code names the signal too: "killed by SIGSEGV", not "exited with code 139".
+ */
+export function describeExit(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  wrapped = false,
+): string {
+  if (signal) return `killed by ${signal}`;
+  const fromWrapper = wrapped && code !== null && code > 128 ? signalName(code - 128) : undefined;
+  return fromWrapper ? `killed by ${fromWrapper}` : `exited with code ${code}`;
+}
+
+function signalName(signal: number): string | undefined {
+  return Object.entries(osConstants.signals).find(([, n]) => n === signal)?.[0];
 }
 
 /** Fails early, with the Debian package named, when the interpreter cannot be run at all. */
@@ -121,6 +136,8 @@ export function zmqKernelBackend(options: ZmqKernelBackendOptions = {}): KernelB
     wrap = (argv: string[]) => argv,
     onLog,
   } = options;
+  // A wrapper (the sandbox) reports a signal as exit code 128 + N.
+  const throughWrapper = options.wrap !== undefined;
 
   async function start({ env, cwd, signal }: KernelStartOptions): Promise<RunningKernel> {
     checkInterpreter(python, cwd);
@@ -167,7 +184,9 @@ export function zmqKernelBackend(options: ZmqKernelBackendOptions = {}): KernelB
       liveKernels.add(tracked);
     }
     const exit = new Promise<KernelExit>((resolve) => {
-      child.once('exit', (code, sig) => resolve({ reason: describeExit(code, sig) }));
+      child.once('exit', (code, sig) =>
+        resolve({ reason: describeExit(code, sig, throughWrapper) }),
+      );
       child.once('error', (error) => resolve({ reason: error.message }));
     });
     let stderrTail = '';

@@ -220,6 +220,18 @@ export function confinementContract(mode: 'sandboxed' | 'unsandboxed'): void {
       else assert.equal(env.trim(), SECRET);
     });
 
+    test('a kernel that dies names its signal (not the sandbox exit code 139); then a fresh one', async () => {
+      await assert.rejects(
+        executor.execute('import ctypes\nctypes.string_at(0)'),
+        (error: unknown) => {
+          assert.equal((error as KernelError).code, 'KERNEL_DIED');
+          assert.match((error as Error).message, /^The kernel died \(killed by SIGSEGV\);/);
+          return true;
+        },
+      );
+      assert.equal((await executor.execute('21 * 2')).text, '42');
+    });
+
     test('an MCP tool call through the generated module', async () => {
       const result = await executor.execute(
         "from mcptools.everything import echo\nprint(echo.run({'message': 'from inside'}))",

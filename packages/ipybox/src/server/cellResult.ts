@@ -264,7 +264,8 @@ function htmlLinks(
 function kernelErrorText(error: KernelError): string {
   switch (error.code) {
     case 'KERNEL_DIED':
-      return `${error.message}\nThe kernel's state is lost; the next call starts a fresh kernel (workspace files, packages and mcptools/ are kept).`;
+      // The message already says the state is lost and what the next call does; add what stays.
+      return `${error.message} Workspace files, packages and mcptools/ are kept.`;
     default:
       return error.message;
   }
