@@ -8,12 +8,16 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { ClientOptions, ResourceLink } from '@modelcontextprotocol/client';
+import { Client, type ClientOptions, type ResourceLink } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import sharp from 'sharp';
 import { INLINE_MAX_SIDE } from './inlineImages.ts';
 import {
+  FACTORY_BIN,
   runCell,
   type StdioIpybox,
   startHttpIpybox,
@@ -250,4 +254,36 @@ test('over HTTP a 2025 session cannot read the outputs of another session', asyn
   assert.ok(link, textOf(result));
   assert.match((await alice.readResource({ uri: link.uri })).contents[0]?.uri ?? '', /^ipybox:/);
   await assert.rejects(bob.readResource({ uri: link.uri }), /has no output/);
+});
+
+test('as a plugin (mcp-factory -p ipybox), settings and resources work the same (2026 client)', async (t) => {
+  const ws = await tempWorkspace();
+  const config = join(ws.dir, 'factory.yaml');
+  await writeFile(
+    config,
+    `plugins:\n  ipybox:\n    workspace: ${ws.dir}\n    max_output_chars: 50\n    max_output_chars_limit: 60\n`,
+  );
+  const client = new Client({ name: 'ipybox-output-test', version: '1.0.0' }, pinned('2026-07-28'));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [FACTORY_BIN, '-c', config, '-p', 'ipybox', '--log-level', 'warning'],
+      cwd: ws.dir,
+      env: process.env as Record<string, string>,
+      stderr: 'ignore',
+    }),
+  );
+  t.after(async () => {
+    await client.close();
+    await ws.remove();
+  });
+  const result = await runCell(client, "print('q' * 500)");
+  assert.match(
+    textOf(result),
+    /^q{20}\n\[Output truncated: 450 characters \(1 line\) cut from the middle to fit max_output_chars=50; for more, read the resource \S+ \(all of it\), or run it with a larger max_output_chars \(at most 60\)\]\nq{30}$/,
+  );
+  const [link] = links(result);
+  assert.ok(link);
+  const read = await client.readResource({ uri: link.uri });
+  assert.equal((read.contents[0] as { text: string }).text, 'q'.repeat(500));
 });
