@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { runCommand } from '../commands/exit.ts';
+import { CLIENTS, type ClientName } from '../commands/install/clients.ts';
 import type { RemoteAction } from '../commands/proxy/remote.ts';
 import { collect, packageVersion, portNumber } from './options.ts';
 
@@ -163,5 +164,65 @@ program
       process.stdout.write(`${describeNewPlugin(name, result)}\n`);
     });
   });
+
+const installCommand = program
+  .command('install')
+  .description(
+    "add a server to an MCP client's configuration (merged into the file, the old one kept as FILE.bak)",
+  )
+  .usage('CLIENT [NAME] [options] -- COMMAND [ARGS...] | URL')
+  .addArgument(new Argument('<client>', 'the MCP client').choices(CLIENTS))
+  .argument('[name-and-server...]', 'the entry name (optional), then the server after --, or a URL')
+  .option('--config <file>', "write this file instead of the client's default one")
+  .option('--print', 'print the entry instead of writing it')
+  .option(
+    '-e, --env <key=value>',
+    'an environment variable for a stdio server (repeatable)',
+    collect,
+  )
+  .addHelpText(
+    'after',
+    '\nDefault files: claude-desktop ~/.config/Claude/claude_desktop_config.json (Linux) or\n' +
+      '~/Library/Application Support/Claude/claude_desktop_config.json (macOS); claude-code\n' +
+      './.mcp.json; vscode ./.vscode/mcp.json; cursor ~/.cursor/mcp.json.\n' +
+      '\nExamples:\n' +
+      '  mcp-proxy install claude-desktop echo -- mcp-factory -p echo\n' +
+      '  mcp-proxy install vscode mcpbox http://127.0.0.1:8000/mcp\n' +
+      '  mcp-proxy install claude-code --print -- mcp-proxy serve -c proxy.yaml',
+  )
+  .action(
+    async (
+      client: ClientName,
+      operands: string[],
+      options: { config?: string; print?: boolean; env?: string[] },
+    ) => {
+      // Commander hands over the words before and after `--` as one list; the server is what
+      // followed `--` (or a lone URL), the name what came before it.
+      const dashes = process.argv.indexOf('--');
+      const afterDashes = dashes >= 0 ? process.argv.length - dashes - 1 : 0;
+      let before = operands.slice(0, operands.length - afterDashes);
+      let server = operands.slice(operands.length - afterDashes);
+      if (dashes < 0 && before.length > 0 && /^https?:\/\//i.test(before.at(-1) ?? '')) {
+        server = before.slice(-1);
+        before = before.slice(0, -1);
+      }
+      if (before.length > 1) {
+        installCommand.error(
+          `error: install takes one name before the server, got ${before.join(' ')} (put the server command after --)`,
+        );
+      }
+      await runCommand(async () => {
+        const { install } = await import('../commands/install/install.ts');
+        install({
+          client,
+          name: before[0],
+          server,
+          configFile: options.config,
+          print: options.print,
+          env: options.env,
+        });
+      });
+    },
+  );
 
 await program.parseAsync(process.argv);
