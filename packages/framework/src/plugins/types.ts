@@ -173,6 +173,15 @@ export interface KeepsRunning {
    * lifetime of a `requestState`.
    */
   inputTimeoutMs?: number;
+  /**
+   * Offer each call as a task (the `io.modelcontextprotocol/tasks` extension) to a client that
+   * declared the extension: the call answers at once with a task id, and the client polls
+   * `tasks/get` (progress messages so far as `statusMessage`), answers questions with
+   * `tasks/update` and stops the handler (its signal) with `tasks/cancel`.
+   */
+  tasks?: boolean;
+  /** How long a finished task stays readable with `tasks/get`; default one hour. */
+  taskTtlMs?: number;
 }
 
 /** Resource metadata as in the SDK: a `Resource` without `uri` and `name`. */

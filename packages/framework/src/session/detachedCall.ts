@@ -108,12 +108,18 @@ export class DetachedCall {
   #wakeScheduled = false;
   /** Runs when the state of the call changes (a question, an answer, the outcome). */
   onChange: (() => void) | undefined;
+  /** Resolves once the handler has returned or thrown. */
+  readonly settled: Promise<void>;
+  #resolveSettled!: () => void;
 
   constructor(options: DetachedCallOptions) {
     this.principal = options.principal;
     this.call = options.call;
     this.inputTimeoutMs = options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS;
     this.#onIdleNotification = options.onIdleNotification;
+    this.settled = new Promise((resolve) => {
+      this.#resolveSettled = resolve;
+    });
   }
 
   /** The handler's signal: aborted by cancellation, never by a request ending normally. */
@@ -142,6 +148,7 @@ export class DetachedCall {
     if (this.#outcome) return;
     this.#outcome = outcome;
     this.#touch();
+    this.#resolveSettled();
     this.#wake();
   }
 

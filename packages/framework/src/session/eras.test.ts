@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
+import { rawModern } from '../__fixtures__/rawModern.ts';
 import { firstText, toolListener } from '../__fixtures__/testServer.ts';
 import { createServer, type McpboxServer } from '../server.ts';
 
@@ -98,36 +99,10 @@ test('modern: a client that declared no elicitation gets -32021 naming the capab
 });
 
 /** A raw 2026 `tools/call` POST, with the headers and envelope the spec requires. */
-async function rawModernCall(url: string, params: Record<string, unknown>) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': String(params.name),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'tools/call',
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} }, sampling: {} },
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-        },
-      },
-    }),
+function rawModernCall(url: string, params: Record<string, unknown>) {
+  return rawModern(url, 'tools/call', params, {
+    capabilities: { elicitation: { form: {} }, sampling: {} },
   });
-  const text = await response.text();
-  const data = text.startsWith('{') ? text : /data: (.*)/.exec(text)?.[1];
-  return JSON.parse(data ?? '{}') as {
-    result?: { resultType?: string; requestState?: string; inputRequests?: object };
-    error?: { code: number; message: string };
-  };
 }
 
 test('modern: a forged, edited or foreign requestState is refused; the server stays up', async (t) => {

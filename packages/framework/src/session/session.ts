@@ -30,6 +30,7 @@ import { eraOf, toToolContext, withV1Aliases } from './context.ts';
 import { InputNeeded, InputRounds, type RoundsCodec } from './inputRounds.ts';
 import { serveLiveCall } from './liveCalls.ts';
 import type { ServerCounters } from './stats.ts';
+import { declaresTasks, registerTaskMethods, startTask, TASKS_EXTENSION } from './tasks.ts';
 
 export interface SessionOptions {
   /** Name and version announced at `initialize`. */
@@ -67,6 +68,7 @@ const CAPABILITIES = {
   prompts: { listChanged: true },
   logging: {},
   completions: {},
+  extensions: { [TASKS_EXTENSION]: {} },
 };
 
 const EMPTY_COMPLETION: CompleteResult = { completion: { values: [], hasMore: false } };
@@ -141,6 +143,7 @@ export class McpSession {
       requestState: { verify: options.rounds.verify },
     });
     this.server = server;
+    const legacyCapabilities = () => server.getClientCapabilities();
 
     // Counts every request and every failure for the health endpoints, one wrapper per handler.
     const counted =
@@ -205,6 +208,8 @@ export class McpSession {
       return { result: result as R };
     };
 
+    registerTaskMethods(server, legacyCapabilities, counted as never);
+
     server.setRequestHandler(
       'tools/list',
       counted(async () => ({ tools: catalog.listTools() })),
@@ -215,6 +220,17 @@ export class McpSession {
       counted(async (request, extra) => {
         const { name } = request.params;
         const args = takeGateHandle(catalog, name, request.params.arguments, extra);
+        const keepsRunning = catalog.getTool(name)?.keepsRunning;
+        if (keepsRunning?.tasks && declaresTasks(extra, legacyCapabilities)) {
+          // Answered at once with a task handle; the call runs on (tasks.ts).
+          return startTask(extra, { name, args }, keepsRunning, (runExtra, detached) =>
+            dispatcher.call(
+              name,
+              args,
+              toToolContext(runExtra, { legacyCapabilities, rounds: InputRounds.none(), detached }),
+            ),
+          ) as unknown as CallToolResult;
+        }
         const asked = await withRounds(extra, { method: 'tools/call', name, args }, (ctx) =>
           dispatcher.call(name, args, ctx),
         );

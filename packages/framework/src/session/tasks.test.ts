@@ -1,0 +1,236 @@
+// The Tasks extension (io.modelcontextprotocol/tasks) on a real HTTP server: a tool that opts in
+// runs as a task for a client that declared the extension (2026: per request; 2025: at
+// initialize), polled with tasks/get, answered with tasks/update, stopped with tasks/cancel;
+// clients without the extension keep the plain result and get -32021 from tasks/*.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { z } from 'zod';
+import { pollTask, rawModern, TASKS_CAPABILITIES } from '../__fixtures__/rawModern.ts';
+import { createServer } from '../server.ts';
+
+type After = { after: (fn: () => Promise<void>) => void };
+
+const aborted = new Set<string>();
+
+async function startServer(t: After): Promise<string> {
+  const server = createServer({ name: 'tasks', transport: 'http', port: 0 });
+  server.registerTool(
+    'slow',
+    {
+      inputSchema: { label: z.string(), ms: z.number() },
+      keepsRunning: { tasks: true },
+    },
+    async ({ label, ms }, ctx) => {
+      await ctx.reportProgress(1, undefined, `${label} started; `);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        ctx.mcpReq.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          aborted.add(label);
+          resolve();
+        });
+      });
+      await ctx.reportProgress(2, undefined, `${label} done`);
+      return `${label} finished`;
+    },
+  );
+  server.registerTool(
+    'confirm',
+    { inputSchema: { what: z.string() }, keepsRunning: { tasks: true } },
+    async ({ what }, ctx) => {
+      const answer = await ctx.elicit({
+        mode: 'form',
+        message: `Delete ${what}?`,
+        requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+      });
+      return `${what}: ${answer.action}`;
+    },
+  );
+  server.registerTool('failing', { keepsRunning: { tasks: true } }, async () => ({
+    content: [{ type: 'text', text: 'it broke' }],
+    isError: true,
+  }));
+  const url = (await server.start()) as string;
+  t.after(() => server.close());
+  return url;
+}
+
+/** An empty acknowledgement: `resultType: "complete"` and no task fields. */
+function assertAck(response: { result?: Record<string, unknown> }): void {
+  assert.equal(response.result?.resultType, 'complete', JSON.stringify(response));
+  for (const field of ['taskId', 'status', 'result', 'error', 'inputRequests']) {
+    assert.ok(!(field in (response.result ?? {})), `no ${field} in an acknowledgement`);
+  }
+}
+
+const ELICIT_AND_TASKS = { ...TASKS_CAPABILITIES, elicitation: { form: {} } };
+
+test('2026: a task is created, shows its progress while working, and completes with the result', async (t) => {
+  const url = await startServer(t);
+  const created = await rawModern(
+    url,
+    'tools/call',
+    { name: 'slow', arguments: { label: 'a', ms: 60_000 } },
+    { capabilities: TASKS_CAPABILITIES },
+  );
+  const task = created.result ?? {};
+  assert.equal(task.resultType, 'task', JSON.stringify(created));
+  assert.equal(typeof task.taskId, 'string');
+  assert.ok((task.taskId as string).length >= 32, 'an unguessable id');
+  assert.equal(task.status, 'working');
+  assert.ok(Number.isInteger(task.ttlMs) && Number.isInteger(task.pollIntervalMs));
+  for (const absent of ['result', 'error', 'inputRequests', 'requestState']) {
+    assert.ok(!(absent in task), `no ${absent} on CreateTaskResult`);
+  }
+  const taskId = task.taskId as string;
+  const working = await pollTask(url, taskId, (v) => v.statusMessage === 'a started; ');
+  assert.equal(working.status, 'working');
+  assert.ok(!('result' in working));
+
+  // A short one runs to completion.
+  const short = await rawModern(
+    url,
+    'tools/call',
+    { name: 'slow', arguments: { label: 'b', ms: 10 } },
+    { capabilities: TASKS_CAPABILITIES },
+  );
+  const done = await pollTask(url, short.result?.taskId as string, (v) => v.status !== 'working');
+  assert.equal(done.status, 'completed');
+  assert.deepEqual(done.result, { content: [{ type: 'text', text: 'b finished' }] });
+  assert.equal(done.statusMessage, 'b started; b done');
+
+  // Cancelled mid-run: the handler's signal aborts; a second cancel is acknowledged too.
+  const cancel = await rawModern(
+    url,
+    'tasks/cancel',
+    { taskId },
+    { capabilities: TASKS_CAPABILITIES },
+  );
+  assertAck(cancel);
+  assert.equal((await pollTask(url, taskId, () => true)).status, 'cancelled');
+  await pollTask(url, taskId, () => aborted.has('a'));
+  const again = await rawModern(
+    url,
+    'tasks/cancel',
+    { taskId },
+    { capabilities: TASKS_CAPABILITIES },
+  );
+  assertAck(again);
+  assert.equal((await pollTask(url, taskId, () => true)).status, 'cancelled');
+});
+
+test('2026: a question parks the task in input_required until tasks/update answers it', async (t) => {
+  const url = await startServer(t);
+  const created = await rawModern(
+    url,
+    'tools/call',
+    { name: 'confirm', arguments: { what: 'x.txt' } },
+    { capabilities: ELICIT_AND_TASKS },
+  );
+  const taskId = created.result?.taskId as string;
+  const parked = await pollTask(url, taskId, (v) => v.status === 'input_required');
+  const requests = parked.inputRequests as Record<string, { method: string }>;
+  assert.deepEqual(Object.keys(requests), ['q0']);
+  assert.equal(requests.q0?.method, 'elicitation/create');
+
+  // A malformed answer is refused and the question keeps waiting.
+  const bad = await rawModern(
+    url,
+    'tasks/update',
+    { taskId, inputResponses: { q0: { roots: [] } } },
+    { capabilities: ELICIT_AND_TASKS },
+  );
+  assert.equal(bad.error?.code, -32602, JSON.stringify(bad));
+  const update = await rawModern(
+    url,
+    'tasks/update',
+    { taskId, inputResponses: { q0: { action: 'accept', content: { ok: true } }, zz: {} } },
+    { capabilities: ELICIT_AND_TASKS },
+  );
+  assertAck(update);
+  const done = await pollTask(url, taskId, (v) => v.status === 'completed');
+  assert.deepEqual(done.result, { content: [{ type: 'text', text: 'x.txt: accept' }] });
+});
+
+test('2026: a tool error completes the task with isError; unknown ids and undeclared clients get clear errors', async (t) => {
+  const url = await startServer(t);
+  const created = await rawModern(
+    url,
+    'tools/call',
+    { name: 'failing', arguments: {} },
+    { capabilities: TASKS_CAPABILITIES },
+  );
+  const done = await pollTask(url, created.result?.taskId as string, (v) => v.status !== 'working');
+  assert.equal(done.status, 'completed');
+  assert.equal((done.result as { isError?: boolean }).isError, true);
+
+  const unknown = await rawModern(
+    url,
+    'tasks/get',
+    { taskId: 'no-such-task' },
+    { capabilities: TASKS_CAPABILITIES },
+  );
+  assert.equal(unknown.error?.code, -32602);
+  assert.match(unknown.error?.message ?? '', /not found/);
+
+  // Without the extension: the plain result, and tasks/* refused with -32021.
+  const plain = await rawModern(url, 'tools/call', {
+    name: 'slow',
+    arguments: { label: 'plain', ms: 1 },
+  });
+  assert.equal(plain.result?.resultType, 'complete');
+  assert.deepEqual(plain.result?.content, [{ type: 'text', text: 'plain finished' }]);
+  for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+    const refused = await rawModern(url, method, {
+      taskId: created.result?.taskId as string,
+      inputResponses: {},
+    });
+    assert.equal(refused.error?.code, -32021, `${method}: ${JSON.stringify(refused)}`);
+  }
+
+  const discovered = await rawModern(url, 'server/discover', {});
+  const capabilities = discovered.result?.capabilities as { extensions?: object };
+  assert.deepEqual(capabilities.extensions, { 'io.modelcontextprotocol/tasks': {} });
+});
+
+test('2025: a client that declared the extension at initialize gets tasks too', async (t) => {
+  const url = await startServer(t);
+  const client = new Client(
+    { name: 'tasks-2025', version: '1.0.0' },
+    {
+      capabilities: TASKS_CAPABILITIES,
+      versionNegotiation: { mode: 'legacy' },
+    },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  t.after(() => client.close());
+  const loose = z.looseObject({});
+  const created = (await client.request(
+    { method: 'tools/call', params: { name: 'slow', arguments: { label: 'old', ms: 10 } } },
+    loose,
+  )) as Record<string, unknown>;
+  // The 2025 wire has no resultType: the task id tells the task result.
+  assert.equal(created.status, 'working', JSON.stringify(created));
+  const taskId = created.taskId as string;
+  assert.equal(typeof taskId, 'string');
+  let view: Record<string, unknown> = {};
+  for (let i = 0; i < 1000 && view.status !== 'completed'; i++) {
+    view = (await client.request({ method: 'tasks/get', params: { taskId } }, loose)) as Record<
+      string,
+      unknown
+    >;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.deepEqual(view.result, { content: [{ type: 'text', text: 'old finished' }] });
+
+  // A 2025 client without the extension: the plain result.
+  const plain = new Client(
+    { name: 'plain-2025', version: '1.0.0' },
+    { versionNegotiation: { mode: 'legacy' } },
+  );
+  await plain.connect(new StreamableHTTPClientTransport(new URL(url)));
+  t.after(() => plain.close());
+  const result = await plain.callTool({ name: 'slow', arguments: { label: 'p', ms: 1 } });
+  assert.deepEqual(result.content, [{ type: 'text', text: 'p finished' }]);
+});
