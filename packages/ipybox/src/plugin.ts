@@ -14,6 +14,7 @@
  * @module
  */
 import type { PluginConfig, PluginServer } from '@mcpbox/framework';
+import { checkPython } from './kernel/launcher.ts';
 import { sweepDeadOwners } from './kernel/ownedDirs.ts';
 import { sweepStaleSandboxSockets } from './sandbox/staleSockets.ts';
 import { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
@@ -37,6 +38,8 @@ export async function register(
   options: IpyboxOptions = {},
 ): Promise<Ipybox> {
   const settings = parseSettings(config);
+  // A wrong interpreter fails the start, saying the fix, instead of the first cell.
+  await checkPython(settings.basePython, '--python (plugin setting python)');
   // Kernel, sandbox and socket directories and the sandbox's sockets a SIGKILLed ipybox could
   // not remove (a kernel's directory holds its signing key): gone before we start our own.
   const swept = [...(await sweepDeadOwners()), ...(await sweepStaleSandboxSockets())];

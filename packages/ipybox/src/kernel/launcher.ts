@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { accessSync, constants, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { constants as osConstants, tmpdir } from 'node:os';
@@ -109,20 +109,60 @@ function signalName(signal: number): string | undefined {
 }
 
 /** Fails early, with the Debian package named, when the interpreter cannot be run at all. */
-function checkInterpreter(python: string, cwd: string | undefined): void {
+function checkInterpreter(
+  python: string,
+  cwd: string | undefined,
+  other = 'or pass the interpreter that has ipykernel',
+): void {
   if (python.includes('/')) {
     try {
       accessSync(python, constants.X_OK);
     } catch {
       throw new KernelError(
         'KERNEL_NOT_FOUND',
-        `Python interpreter ${python} not found or not executable: ${INSTALL_HINT}, or pass the interpreter that has ipykernel`,
+        `Python interpreter ${python} not found or not executable: ${INSTALL_HINT}, ${other}`,
       );
     }
   }
   if (cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
     throw new KernelError('KERNEL_START_FAILED', `kernel working directory ${cwd} does not exist`);
   }
+}
+
+/**
+ * Checks, before any kernel is needed, that `python` runs and has ipykernel, so a wrong
+ * interpreter is reported at start-up with the fix rather than at the first cell. Throws a
+ * `KernelError` (`KERNEL_NOT_FOUND`) whose message says what to do; `setting` names the option
+ * the user gave the interpreter with.
+ */
+export async function checkPython(python: string, setting = '--python'): Promise<void> {
+  const other = `pass ${setting} the path of a Python that has ipykernel`;
+  checkInterpreter(python, undefined, `or ${other}`);
+  const probe =
+    "import importlib.util as u; print('ipykernel' if u.find_spec('ipykernel') else 'no-ipykernel')";
+  const outcome = await new Promise<{ stdout: string; failure: string }>((resolve) => {
+    execFile(python, ['-c', probe], { timeout: 60_000 }, (error, stdout, stderr) => {
+      const said = String(stderr).trim().split('\n').at(-1);
+      const failure = !error
+        ? 'it printed nothing'
+        : 'code' in error && error.code === 'ENOENT'
+          ? 'not found'
+          : said || error.message;
+      resolve({ stdout: String(stdout).trim(), failure });
+    });
+  });
+  if (outcome.stdout === 'ipykernel') return;
+  if (outcome.stdout === 'no-ipykernel') {
+    const install = python === DEFAULT_PYTHON ? INSTALL_HINT : `${python} -m pip install ipykernel`;
+    throw new KernelError(
+      'KERNEL_NOT_FOUND',
+      `ipykernel is not installed for ${python}: ${install}, or ${other}`,
+    );
+  }
+  throw new KernelError(
+    'KERNEL_NOT_FOUND',
+    `${python} does not run as a Python interpreter (${outcome.failure}): ${other}, or ${INSTALL_HINT}`,
+  );
 }
 
 export function zmqKernelBackend(options: ZmqKernelBackendOptions = {}): KernelBackend {
