@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Makes a fresh clone runnable with one command: installs the npm packages when they are
-// missing or older than package-lock.json, and checks the Debian packages the kernel tests
-// need (installing them with apt-get when running as root, as CI does).
-import { execFileSync, spawnSync } from 'node:child_process';
+// missing or older than package-lock.json, and checks the Debian packages the tests need
+// (installing the missing ones with apt-get when running as root, as CI does).
+import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureDebianPackages } from './debianPackages.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const marker = join(root, 'node_modules', '.package-lock.json');
@@ -29,50 +30,12 @@ if (process.argv.includes('--bench')) {
   }
 }
 
-// The Debian packages the kernel, Jupyter Server and sandbox tests use — the same list .ci/run
-// installs, so `npm test` on a fresh machine needs nothing done by hand.
-const DEBIAN_PACKAGES = [
-  'python3-ipykernel',
-  'python3-matplotlib',
-  'python3-pandas',
-  'python3-jupyter-server',
-  'python3-venv',
-  'python3-pip',
-  'bubblewrap',
-  'socat',
-  'ripgrep',
-];
-
-function debianPackagesMissing() {
-  const python = spawnSync(
-    '/usr/bin/python3',
-    ['-c', 'import ipykernel, matplotlib, pandas, jupyter_server, venv, ensurepip'],
-    { stdio: 'ignore' },
-  );
-  if (python.status !== 0) return true;
-  return ['bwrap', 'socat', 'rg'].some(
-    (tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0,
-  );
-}
-
-const wantPython = process.argv.includes('--python');
-if (wantPython && debianPackagesMissing()) {
-  if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
-    console.error(`mcpbox: installing Debian packages ${DEBIAN_PACKAGES.join(' ')} …`);
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 2, 2], env });
-    execFileSync(
-      'apt-get',
-      ['install', '-y', '-qq', '--no-install-recommends', ...DEBIAN_PACKAGES],
-      {
-        stdio: ['ignore', 2, 2],
-        env,
-      },
-    );
-  } else {
-    console.error(
-      `mcpbox: kernels and the sandbox need Debian packages: sudo apt-get install ${DEBIAN_PACKAGES.join(' ')}`,
-    );
+// The Debian packages the kernel, Jupyter Server and sandbox tests use (scripts/debianPackages.mjs):
+// installed when running as root, else the exact apt-get line to run is printed.
+if (process.argv.includes('--python')) {
+  const result = ensureDebianPackages();
+  if (!result.ok) {
+    console.error(result.message);
     process.exit(1);
   }
 }
