@@ -62,7 +62,9 @@ export function registerExecuteTool(server: PluginServer, ipybox: Ipybox): void 
       // A cell waiting in the kernel for an approval cannot be re-run: a 2026 request's question
       // ends it with input_required and the retry brings the answer to the waiting cell. An
       // unanswered question gives up with the approval timeout (ApprovalTimeout in Python).
-      keepsRunning: { inputTimeoutMs: ipybox.settings.approvalTimeoutMs },
+      // A client with the Tasks extension gets each cell as a task: output so far on tasks/get,
+      // tasks/cancel interrupts the kernel (variables kept).
+      keepsRunning: { inputTimeoutMs: ipybox.settings.approvalTimeoutMs, tasks: true },
     },
     async ({ code, timeout, max_output_chars, kernel }, ctx) => {
       const lease = await ipybox.kernelFor(ctx, kernel);
