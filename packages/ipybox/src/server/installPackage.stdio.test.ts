@@ -23,11 +23,16 @@ async function writeTinyProject(dir: string): Promise<void> {
 describe('ipybox over stdio: install_package', () => {
   let ws: Awaited<ReturnType<typeof tempWorkspace>>;
   let box: StdioIpybox;
-  const install = async (package_name: string) =>
+  const install = async (package_name: string, progress: string[] = []) =>
     (await box.client.callTool(
       { name: 'install_package', arguments: { package_name } },
       // Creating the venv and running pip take tens of seconds on a busy machine.
-      { timeout: 600_000 },
+      {
+        timeout: 600_000,
+        onprogress: ({ message }) => {
+          if (message !== undefined) progress.push(message);
+        },
+      },
     )) as CallToolResult;
 
   before(async () => {
@@ -45,8 +50,16 @@ describe('ipybox over stdio: install_package', () => {
     const before = await runCell(box.client, 'import ipybox_tinypkg');
     assert.equal(before.isError, true);
 
-    const result = await install('./tinypkg');
+    const progress: string[] = [];
+    const result = await install('./tinypkg', progress);
     assert.equal(result.isError, undefined, textOf(result));
+    // What pip says arrives while it runs, line by line, as progress.
+    assert.match(progress[0], /^Creating the workspace virtual environment /);
+    assert.ok(
+      progress.some((line) => /^Processing \.\/tinypkg/.test(line)),
+      progress.join('\n'),
+    );
+    assert.match(progress.at(-1) ?? '', /Successfully installed ipybox-tinypkg-0\.1\.0/);
     assert.match(textOf(result), /Created the workspace virtual environment/);
     assert.match(textOf(result), /Successfully installed ipybox-tinypkg-0\.1\.0/);
     assert.ok(existsSync(join(ws.dir, '.venv', 'bin', 'python')));
@@ -76,7 +89,9 @@ describe('ipybox over stdio: install_package', () => {
   });
 
   test("without network, a package from the index fails with pip's message and a hint", async () => {
-    const result = await install('ipybox-no-such-package-on-pypi');
+    const progress: string[] = [];
+    const result = await install('ipybox-no-such-package-on-pypi', progress);
+    assert.ok(progress.some((line) => /No matching distribution found/.test(line)));
     assert.equal(result.isError, true);
     assert.match(textOf(result), /pip install ipybox-no-such-package-on-pypi failed/);
     assert.match(textOf(result), /No matching distribution found/);

@@ -20,7 +20,7 @@ import { type EnvMap, loadEnvironment } from './environment.ts';
 import { kernelCallerOf } from './kernelCaller.ts';
 import { type KernelLease, Kernels } from './kernels.ts';
 import type { IpyboxSettings } from './settings.ts';
-import { type InstallOutcome, WorkspaceVenv } from './workspaceVenv.ts';
+import { type InstallOptions, type InstallOutcome, WorkspaceVenv } from './workspaceVenv.ts';
 
 export interface IpyboxOptions {
   /** The process environment to read (default `process.env`); `.env` fills what it lacks. */
@@ -134,8 +134,8 @@ export class Ipybox {
    * `pip install` into the workspace venv. When this creates the venv, running kernels add its
    * site-packages (keeping their state) and later kernels start from its interpreter.
    */
-  async installPackage(spec: string): Promise<InstallOutcome> {
-    const outcome = await this.venv.install(spec);
+  async installPackage(spec: string, options: InstallOptions = {}): Promise<InstallOutcome> {
+    const outcome = await this.venv.install(spec, options);
     if (outcome.createdVenv) {
       const site = await this.venv.sitePackages();
       const code = `import site as _ipybox_site\n_ipybox_site.addsitedir(${JSON.stringify(site)})\ndel _ipybox_site`;

@@ -41,7 +41,7 @@ export function registerIpyboxTools(server: PluginServer, ipybox: Ipybox): void 
     {
       title: 'Install Python package',
       description:
-        "Install a Python package with pip into the workspace virtual environment (.venv, created on first use with access to the system packages) that the kernel uses. Accepts a name with an optional version specifier, a URL or a local path. Returns pip's output.",
+        "Install a Python package with pip into the workspace virtual environment (.venv, created on first use with access to the system packages) that the kernel uses. Accepts a name with an optional version specifier, a URL or a local path. pip's output arrives as progress while it runs, and whole in the result.",
       inputSchema: {
         package_name: z
           .string()
@@ -49,9 +49,13 @@ export function registerIpyboxTools(server: PluginServer, ipybox: Ipybox): void 
       },
       annotations: { destructiveHint: false, openWorldHint: true },
     },
-    async ({ package_name }) => {
+    async ({ package_name }, ctx) => {
       try {
-        const { output, createdVenv } = await ipybox.installPackage(package_name);
+        // pip's lines as progress while it runs: an install can take minutes.
+        let lines = 0;
+        const { output, createdVenv } = await ipybox.installPackage(package_name, {
+          onOutput: (line) => void ctx.reportProgress(++lines, undefined, line.slice(0, 500)),
+        });
         const note = createdVenv
           ? `Created the workspace virtual environment ${ipybox.venv.dir}; the kernel can import from it now.\n\n`
           : '';

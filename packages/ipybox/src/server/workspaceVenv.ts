@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -33,6 +33,14 @@ export interface InstallOutcome {
   createdVenv: boolean;
 }
 
+export interface InstallOptions {
+  /**
+   * Receives pip's output line by line while it runs (and a line when the venv is being
+   * created), so a caller can show progress instead of nothing for the minutes pip may take.
+   */
+  onOutput?: (line: string) => void;
+}
+
 export class WorkspaceVenv {
   readonly dir: string;
   readonly python: string;
@@ -53,8 +61,8 @@ export class WorkspaceVenv {
   }
 
   /** `pip install <spec>` into the venv, creating it first if needed. */
-  install(spec: string): Promise<InstallOutcome> {
-    const task = this.#queue.then(() => this.#install(spec));
+  install(spec: string, options: InstallOptions = {}): Promise<InstallOutcome> {
+    const task = this.#queue.then(() => this.#install(spec, options));
     this.#queue = task.catch(() => undefined);
     return task;
   }
@@ -68,10 +76,11 @@ export class WorkspaceVenv {
     return stdout.trim();
   }
 
-  async #install(spec: string): Promise<InstallOutcome> {
+  async #install(spec: string, { onOutput }: InstallOptions): Promise<InstallOutcome> {
     checkSpec(spec);
     let createdVenv = false;
     if (!this.exists) {
+      onOutput?.(`Creating the workspace virtual environment ${this.dir}`);
       try {
         await run(this.#basePython, ['-m', 'venv', '--system-site-packages', this.dir], {
           maxBuffer: MAX_OUTPUT_BYTES,
@@ -88,21 +97,61 @@ export class WorkspaceVenv {
     // fetch setuptools from PyPI, which fails without network.
     if (existsSync(resolve(this.#workspace, spec))) args.push('--no-build-isolation');
     args.push(spec);
-    try {
-      const { stdout, stderr } = await run(this.python, args, {
-        cwd: this.#workspace,
-        maxBuffer: MAX_OUTPUT_BYTES,
-        env: { ...process.env, PIP_NO_INPUT: '1' },
-      });
-      return { output: `${stdout}${stderr}`.trim(), createdVenv };
-    } catch (error) {
-      const output = processOutput(error);
-      const offline = NO_NETWORK.test(output)
-        ? '\n\npip could not reach the package index: this machine seems to have no network access. Install from a local directory, wheel or sdist path instead.'
-        : '';
-      throw new PackageInstallError(`pip install ${spec} failed:\n${output}${offline}`);
-    }
+    const pip = await runStreaming(this.python, args, {
+      cwd: this.#workspace,
+      // Unbuffered, or pip's lines would arrive all at once when it exits.
+      env: { ...process.env, PIP_NO_INPUT: '1', PYTHONUNBUFFERED: '1' },
+      onLine: onOutput,
+    });
+    if (pip.ok) return { output: pip.output, createdVenv };
+    const output = pip.output || pip.failure;
+    const offline = NO_NETWORK.test(output)
+      ? '\n\npip could not reach the package index: this machine seems to have no network access. Install from a local directory, wheel or sdist path instead.'
+      : '';
+    throw new PackageInstallError(`pip install ${spec} failed:\n${output}${offline}`);
   }
+}
+
+/**
+ * Runs a program, handing each line of its stdout and stderr (in the order they arrive) to
+ * `onLine` as it comes, and returns the whole output (its last `MAX_OUTPUT_BYTES` at most).
+ */
+function runStreaming(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; onLine?: (line: string) => void },
+): Promise<{ ok: boolean; output: string; failure: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const follow = (stream: NodeJS.ReadableStream) => {
+      let partial = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (text: string) => {
+        output = (output + text).slice(-MAX_OUTPUT_BYTES);
+        const lines = (partial + text).split(/\r?\n|\r/);
+        partial = lines.pop() ?? '';
+        for (const line of lines) if (line.trim() !== '') options.onLine?.(line);
+      });
+      stream.on('end', () => {
+        if (partial.trim() !== '') options.onLine?.(partial);
+      });
+    };
+    follow(child.stdout);
+    follow(child.stderr);
+    child.once('error', (error) => resolve({ ok: false, output, failure: error.message }));
+    child.once('close', (code, signal) =>
+      resolve({
+        ok: code === 0,
+        output: output.trim(),
+        failure: signal ? `pip was killed by ${signal}` : `pip exited with code ${code}`,
+      }),
+    );
+  });
 }
 
 /** Refuses what pip would read as an option (`--index-url …`, `-r file`) or nothing at all. */
