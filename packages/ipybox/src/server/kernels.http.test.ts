@@ -52,7 +52,7 @@ const startProxyWithIpybox: Start = async (t, workspace, settings, oauth) => {
   const lines = ['plugins:', '  ipybox:', `    workspace: ${JSON.stringify(workspace)}`];
   for (const [key, value] of Object.entries(settings)) lines.push(`    ${key}: ${value}`);
   if (oauth) lines.push(`oauth_server_url: ${oauth}`, 'oauth_public_url: http://127.0.0.1/mcp');
-  const config = join(workspace, '..', `${workspace.split('/').pop()}.proxy.yaml`);
+  const config = join(workspace, 'proxy.yaml'); // removed with the workspace
   await writeFile(config, `${lines.join('\n')}\n`);
   const proxy = await startProxy(
     ['--http', '0', '--mgmt-port', '0', '--health-port', '0', '-c', config, '-a', 'ipybox'],
