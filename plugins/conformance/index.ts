@@ -7,7 +7,8 @@
  * framework exposes everything the protocol needs, in both protocol eras (2025-11-25 sessions and
  * stateless 2026-07-28 requests): content types, logging, progress, sampling, elicitation and
  * roots (server→client requests for 2025, `input_required` rounds for 2026), completions,
- * templates, subscriptions, list changes and raw JSON Schema passed through.
+ * templates, subscriptions, list changes, raw JSON Schema passed through, and the Tasks
+ * extension's fixtures (`greet`, `slow_compute`, … in tasks.ts).
  *
  * Try it: `mcp-factory --http 8000 -p conformance`, then
  * `npx -p node@22 -p @modelcontextprotocol/conformance@0.2.0-alpha.12 conformance server --url http://127.0.0.1:8000/mcp --requirements 2026-07-28`
@@ -19,6 +20,7 @@ import { registerInputRequired } from './inputRequired.ts';
 import { registerPrompts } from './prompts.ts';
 import { registerResources } from './resources.ts';
 import { registerStatelessDiagnostics } from './stateless.ts';
+import { registerTasks } from './tasks.ts';
 import { registerTools } from './tools.ts';
 
 export const description =
@@ -30,4 +32,5 @@ export function register(server: PluginServer): void {
   registerPrompts(server);
   registerInputRequired(server);
   registerStatelessDiagnostics(server);
+  registerTasks(server);
 }

@@ -177,9 +177,10 @@ export interface KeepsRunning {
    * Offer each call as a task (the `io.modelcontextprotocol/tasks` extension) to a client that
    * declared the extension: the call answers at once with a task id, and the client polls
    * `tasks/get` (progress messages so far as `statusMessage`), answers questions with
-   * `tasks/update` and stops the handler (its signal) with `tasks/cancel`.
+   * `tasks/update` and stops the handler (its signal) with `tasks/cancel`. `'required'`: a
+   * client without the extension is refused (-32021) instead of served the plain way.
    */
-  tasks?: boolean;
+  tasks?: boolean | 'required';
   /** How long a finished task stays readable with `tasks/get`; default one hour. */
   taskTtlMs?: number;
 }

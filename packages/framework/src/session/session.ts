@@ -30,7 +30,13 @@ import { eraOf, toToolContext, withV1Aliases } from './context.ts';
 import { InputNeeded, InputRounds, type RoundsCodec } from './inputRounds.ts';
 import { serveLiveCall } from './liveCalls.ts';
 import type { ServerCounters } from './stats.ts';
-import { declaresTasks, registerTaskMethods, startTask, TASKS_EXTENSION } from './tasks.ts';
+import {
+  declaresTasks,
+  registerTaskMethods,
+  startTask,
+  TASKS_EXTENSION,
+  tasksRequired,
+} from './tasks.ts';
 
 export interface SessionOptions {
   /** Name and version announced at `initialize`. */
@@ -221,7 +227,13 @@ export class McpSession {
         const { name } = request.params;
         const args = takeGateHandle(catalog, name, request.params.arguments, extra);
         const keepsRunning = catalog.getTool(name)?.keepsRunning;
-        if (keepsRunning?.tasks && declaresTasks(extra, legacyCapabilities)) {
+        const taskable = keepsRunning?.tasks && declaresTasks(extra, legacyCapabilities);
+        if (keepsRunning?.tasks === 'required' && !taskable) {
+          throw tasksRequired(
+            `Tool ${name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
+          );
+        }
+        if (taskable) {
           // Answered at once with a task handle; the call runs on (tasks.ts).
           return startTask(extra, { name, args }, keepsRunning, (runExtra, detached) =>
             dispatcher.call(

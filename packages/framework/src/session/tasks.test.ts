@@ -51,6 +51,7 @@ async function startServer(t: After): Promise<string> {
     content: [{ type: 'text', text: 'it broke' }],
     isError: true,
   }));
+  server.registerTool('only_task', { keepsRunning: { tasks: 'required' } }, async () => 'ran');
   const url = (await server.start()) as string;
   t.after(() => server.close());
   return url;
@@ -181,6 +182,11 @@ test('2026: a tool error completes the task with isError; unknown ids and undecl
   });
   assert.equal(plain.result?.resultType, 'complete');
   assert.deepEqual(plain.result?.content, [{ type: 'text', text: 'plain finished' }]);
+  const required = await rawModern(url, 'tools/call', { name: 'only_task', arguments: {} });
+  assert.equal(required.error?.code, -32021, JSON.stringify(required));
+  assert.deepEqual(required.error?.data, {
+    requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+  });
   for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
     const refused = await rawModern(url, method, {
       taskId: created.result?.taskId as string,

@@ -167,6 +167,14 @@ export function declaresTasks(
   return extensions?.[TASKS_EXTENSION] !== undefined;
 }
 
+/** The -32021 error naming the extension, for a client that did not declare it. */
+export function tasksRequired(message: string): MissingRequiredClientCapabilityError {
+  return new MissingRequiredClientCapabilityError(
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities },
+    message,
+  );
+}
+
 /**
  * Starts `run` as a task and returns the `CreateTaskResult`. The handler's questions wait in the
  * task (`input_required` on a poll) for `tasks/update`, up to `inputTimeoutMs` each.
@@ -211,8 +219,7 @@ export function registerTaskMethods(
 ): void {
   const find = (extra: RequestExtra, taskId: string): Task => {
     if (!declaresTasks(extra, legacyCapabilities)) {
-      throw new MissingRequiredClientCapabilityError(
-        { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities },
+      throw tasksRequired(
         `tasks/* needs the ${TASKS_EXTENSION} extension in the client's capabilities`,
       );
     }
