@@ -268,6 +268,45 @@ test('call and inspect over Streamable HTTP against server-everything', async (t
   assert.ok(report.capabilities.tools);
 });
 
+/** mcp-factory over Streamable HTTP on a free port; resolves with its MCP URL. */
+async function factoryHttp(t: TestContext, fx: Fixture): Promise<string> {
+  const [node, bin, ...args] = fx.server;
+  const child = spawn(node!, [bin!, ...args, '--http', '0', '--health-port', '0'], {
+    env: fx.env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
+  t.after(() => killGroup(child));
+  let log = '';
+  child.stderr.setEncoding('utf8');
+  return new Promise((resolve, reject) => {
+    child.stderr.on('data', (d: string) => {
+      log += d;
+      const url = /MCP endpoint:\s+(\S+)/.exec(log)?.[1];
+      if (url) resolve(url);
+    });
+    child.once('exit', (code) => reject(new Error(`mcp-factory exited ${code}: ${log}`)));
+  });
+}
+
+test('call and inspect over Streamable HTTP in the 2026-07-28 era (mcp-factory)', async (t) => {
+  const fx = calcFixture(t);
+  const url = await factoryHttp(t, fx);
+  const modern = ['--protocol', '2026-07-28'];
+  const call = await mcpClient(t, ['call', 'calc', '--arg', 'count=9', ...modern, url]);
+  assert.equal(call.code, 0, call.stderr);
+  assert.deepEqual(JSON.parse(textOf(JSON.parse(call.stdout))), { count: 9 });
+  const failed = await mcpClient(t, ['call', 'fail', ...modern, url]);
+  assert.equal(failed.code, 1);
+  assert.equal(JSON.parse(failed.stdout).isError, true);
+  const inspect = await mcpClient(t, ['inspect', ...modern, url]);
+  assert.equal(inspect.code, 0, inspect.stderr);
+  const report = JSON.parse(inspect.stdout);
+  assert.deepEqual([report.protocolVersion, report.era], ['2026-07-28', 'modern']);
+  assert.equal(report.transport, `Streamable HTTP ${url}`);
+  assert.deepEqual(fx.calls(), [{ count: 9 }]);
+});
+
 for (const [protocol, era] of [
   ['2025-11-25', 'legacy'],
   ['2026-07-28', 'modern'],
