@@ -137,6 +137,8 @@ const program = new Command('ipybox')
         maxOutputChars: options.maxOutputChars,
         maxOutputCharsLimit: options.maxOutputCharsLimit,
       });
+      // Under `npx ipybox`, a SIGTERM to npx must not leave us (and our kernels) running.
+      (await import('./npmLauncher.ts')).endWithNpmLauncher();
     } catch (error) {
       process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
       process.exitCode = 1;

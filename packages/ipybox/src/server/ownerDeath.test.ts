@@ -8,10 +8,14 @@
  * own TMPDIR, so the sweep is observed without touching other processes' files.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { isGone, killGroup, waitUntilGone } from '../__fixtures__/processes.ts';
 import { makeOwnedDir } from '../kernel/ownedDirs.ts';
 import { runCell, startHttpIpybox, startStdioIpybox, tempWorkspace, textOf } from './testing.ts';
@@ -63,6 +67,13 @@ async function assertAllGone(pids: Record<string, number>, after: string): Promi
   for (const [what, pid] of Object.entries(pids)) {
     assert.ok(await waitUntilGone(pid, 300), `the ${what} (pid ${pid}) outlived ${after}`);
   }
+}
+
+const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
+
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
 const kernelDirs = async (temp: string) =>
@@ -131,6 +142,36 @@ describe('kernels end with their owner', () => {
       'a SIGTERM',
     );
     assert.deepEqual(await kernelDirs(run.temp), []);
+  });
+
+  test('SIGTERM to `npx ipybox --http` ends ipybox, its kernel and what a cell started', async (t) => {
+    const run = await newRun(t);
+    // As the README starts it: npx runs ipybox under npm and `sh -c`, which pass no signal on.
+    const npx = spawn(
+      'npx',
+      ['--prefix', REPO, 'ipybox', '--workspace', run.workspace, '--http', '0'],
+      { cwd: run.temp, env: { ...process.env, ...run.env }, detached: true, stdio: 'pipe' },
+    );
+    run.leftovers.push(npx.pid!);
+    const url = await new Promise<string>((resolve, reject) => {
+      let stderr = '';
+      npx.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+        const match = /ipybox MCP endpoint: (\S+)/.exec(stderr);
+        if (match) resolve(match[1]);
+      });
+      npx.once('exit', (code) => reject(new Error(`npx exited (${code}):\n${stderr}`)));
+    });
+    const client = new Client({ name: 'ipybox-npx-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    t.after(() => client.close());
+    const { kernel, sleep } = await startSleep(run, client);
+    const ipybox = parentOf(kernel);
+    run.leftovers.push(ipybox);
+    assert.notEqual(ipybox, npx.pid, 'ipybox runs below npx');
+
+    process.kill(npx.pid!, 'SIGTERM');
+    await assertAllGone({ ipybox, kernel, 'sleep a cell started': sleep }, 'a SIGTERM to npx');
   });
 
   test('the next ipybox removes what SIGKILLed ones left in the temp directory, and only that', async (t) => {
