@@ -2,7 +2,8 @@
  * The fixtures of the suite's `tasks-*` scenarios (the `io.modelcontextprotocol/tasks` extension,
  * SEP-2663): a sync-only `greet` and tools that opt in to tasks (`keepsRunning.tasks`) — a sleep
  * that honours cancellation, a tool error, a protocol error, one question, two questions at once,
- * and a tool that runs only as a task.
+ * a tool that runs only as a task, and one that asks first and then goes on as a task
+ * (`ctx.runAsTask`).
  */
 import type { PluginServer, ToolContext } from '@mcpbox/framework';
 import { MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
@@ -95,6 +96,26 @@ export function registerTasks(server: PluginServer): void {
       const answer = await confirmation(ctx, `Delete ${filename}?`, 'confirm');
       const confirmed = answer.action === 'accept' && answer.content?.confirm === true;
       return confirmed ? `Deleted ${filename}` : `Kept ${filename}`;
+    },
+  );
+
+  server.registerTool(
+    'test_tool_with_task',
+    {
+      description:
+        'Asks for a name (input_required rounds), then goes on as a task that greets it.',
+    },
+    async (ctx) => {
+      const answer = await ctx.elicit(
+        {
+          mode: 'form',
+          message: 'Your name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+        },
+        { key: 'user_name' },
+      );
+      const name = String(answer.content?.name ?? answer.action);
+      return ctx.runAsTask(async () => `Hello, ${name}, from the task!`);
     },
   );
 

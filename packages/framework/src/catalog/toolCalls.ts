@@ -38,6 +38,10 @@ export function toolError(message: string): CallToolResult {
 /** A string becomes one text block; a result passes through; anything else is shown as JSON. */
 export function toToolResult(value: ToolReturn | unknown): CallToolResult {
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+  // A task handle (ctx.runAsTask) passes through as it is.
+  if ((value as { resultType?: unknown } | null)?.resultType === 'task') {
+    return value as CallToolResult;
+  }
   if (
     value !== null &&
     typeof value === 'object' &&
@@ -82,7 +86,11 @@ export async function runTool(
     if (error instanceof ProtocolError && PASSED_THROUGH.has(error.code)) throw error;
     return toolError(errorMessage(error));
   }
-  if (entry.output && !result.isError) {
+  if (
+    entry.output &&
+    !result.isError &&
+    (result as { resultType?: unknown }).resultType !== 'task'
+  ) {
     if (result.structuredContent === undefined) {
       return toolError(
         `Output validation error: Tool ${entry.name} has an output schema but no structured content was provided`,

@@ -135,6 +135,13 @@ export type ToolContext = RequestExtra & {
    * its tool sets `keepsRunning`, and then every request of either era is `live`.
    */
   readonly inputMode: 'live' | 'replay';
+  /**
+   * Goes on as a task (the `io.modelcontextprotocol/tasks` extension): `work` runs on with a
+   * context of its own, and the handler returns what this returns — the task result the client
+   * polls. For a handler that first asks its questions (2026: `input_required` rounds) and then
+   * does the long part. Throws -32021 naming the extension when the client did not declare it.
+   */
+  runAsTask(work: (ctx: ToolContext) => Promise<ToolReturn>): ToolReturn;
 };
 
 /** A handler may return plain text (becomes one text block) or a full result. */

@@ -115,6 +115,8 @@ export interface ToolContextOptions {
    * tools, 2026 requests and tasks): its questions wait in the call instead of being replayed.
    */
   detached?: DetachedCall;
+  /** Starts `work` as a task and returns the task result (tools/call only; tasks.ts). */
+  asTask?: (work: (ctx: ToolContext) => Promise<unknown>) => Record<string, unknown>;
 }
 
 /**
@@ -193,6 +195,14 @@ class HandlerContext {
       this.#ask('elicit', params, input, () =>
         this.mcpReq.elicitInput(params, input?.signal && { signal: input.signal }),
       );
+  }
+
+  get runAsTask(): ToolContext['runAsTask'] {
+    return (work) => {
+      const asTask = this.#options.asTask;
+      if (!asTask) throw new Error('only a tools/call handler can go on as a task');
+      return asTask(work as (ctx: ToolContext) => Promise<unknown>) as never;
+    };
   }
 
   get listRoots(): ToolContext['listRoots'] {

@@ -22,7 +22,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Catalog } from '../catalog/catalog.ts';
-import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
+import { type ToolCallDispatcher, toToolResult } from '../catalog/toolCalls.ts';
 import type { Completer } from '../catalog/types.ts';
 import { GATE_HANDLE_ARGUMENT } from '../gate/handles.ts';
 import type { PromptReturn, RequestExtra, ResourceReturn, ToolContext } from '../plugins/types.ts';
@@ -200,8 +200,29 @@ export class McpSession {
           ? InputRounds.fromRequest(extra, options.rounds, call)
           : InputRounds.none();
       const ctx = toToolContext(extra, {
-        legacyCapabilities: () => server.getClientCapabilities(),
+        legacyCapabilities,
         rounds,
+        asTask:
+          call.method === 'tools/call'
+            ? (work) => {
+                if (!declaresTasks(extra, legacyCapabilities)) {
+                  throw tasksRequired(
+                    `Tool ${call.name} goes on as a task: declare the ${TASKS_EXTENSION} extension`,
+                  );
+                }
+                return startTask(extra, call, keepsRunning ?? {}, async (runExtra, detached) =>
+                  toToolResult(
+                    await work(
+                      toToolContext(runExtra, {
+                        legacyCapabilities,
+                        rounds: InputRounds.none(),
+                        detached,
+                      }),
+                    ),
+                  ),
+                );
+              }
+            : undefined,
       });
       let result: R | undefined;
       try {

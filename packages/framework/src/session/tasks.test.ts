@@ -52,6 +52,17 @@ async function startServer(t: After): Promise<string> {
     isError: true,
   }));
   server.registerTool('only_task', { keepsRunning: { tasks: 'required' } }, async () => 'ran');
+  server.registerTool('ask_then_task', {}, async (ctx) => {
+    const answer = await ctx.elicit(
+      {
+        mode: 'form',
+        message: 'Name?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+      },
+      { key: 'who' },
+    );
+    return ctx.runAsTask(async () => `task for ${answer.content?.name}`);
+  });
   const url = (await server.start()) as string;
   t.after(() => server.close());
   return url;
@@ -239,4 +250,52 @@ test('2025: a client that declared the extension at initialize gets tasks too', 
   t.after(() => plain.close());
   const result = await plain.callTool({ name: 'slow', arguments: { label: 'p', ms: 1 } });
   assert.deepEqual(result.content, [{ type: 'text', text: 'p finished' }]);
+});
+
+test('2026: a handler asks in input_required rounds, then goes on as a task (ctx.runAsTask)', async (t) => {
+  const url = await startServer(t);
+  const round = await rawModern(
+    url,
+    'tools/call',
+    { name: 'ask_then_task', arguments: {} },
+    { capabilities: ELICIT_AND_TASKS },
+  );
+  assert.equal(round.result?.resultType, 'input_required', JSON.stringify(round));
+  assert.ok(!('taskId' in (round.result ?? {})));
+  const created = await rawModern(
+    url,
+    'tools/call',
+    {
+      name: 'ask_then_task',
+      arguments: {},
+      inputResponses: { who: { action: 'accept', content: { name: 'Alice' } } },
+      requestState: round.result?.requestState,
+    },
+    { capabilities: ELICIT_AND_TASKS },
+  );
+  assert.equal(created.result?.resultType, 'task', JSON.stringify(created));
+  assert.ok(!('requestState' in (created.result ?? {})));
+  const done = await pollTask(url, created.result?.taskId as string, (v) => v.status !== 'working');
+  assert.deepEqual(done.result, { content: [{ type: 'text', text: 'task for Alice' }] });
+
+  // Without the extension, going on as a task is refused with -32021.
+  const elicitOnly = { elicitation: { form: {} } };
+  const first = await rawModern(
+    url,
+    'tools/call',
+    { name: 'ask_then_task', arguments: {} },
+    { capabilities: elicitOnly },
+  );
+  const refused = await rawModern(
+    url,
+    'tools/call',
+    {
+      name: 'ask_then_task',
+      arguments: {},
+      inputResponses: { who: { action: 'accept', content: { name: 'Bob' } } },
+      requestState: first.result?.requestState,
+    },
+    { capabilities: elicitOnly },
+  );
+  assert.equal(refused.error?.code, -32021, JSON.stringify(refused));
 });
