@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { type ConnectionOptions, targetFromArgs, withConnectionOptions } from './clientTarget.ts';
 import { collect } from './options.ts';
 
@@ -27,7 +27,12 @@ function callProgram(argv: string[]): Command {
         'an argument, typed by the tool schema: numbers, true/false, JSON for objects and arrays (repeatable)',
         collect,
       )
-      .option('--json <object>', 'the arguments as a JSON object (--arg pairs override its keys)'),
+      .option('--json <object>', 'the arguments as a JSON object (--arg pairs override its keys)')
+      .option(
+        '--timeout <seconds>',
+        'give up on the call after this long without progress (default 60)',
+        seconds,
+      ),
   )
     .addHelpText(
       'after',
@@ -52,6 +57,7 @@ function callProgram(argv: string[]): Command {
         tool,
         pairs: options.arg ?? [],
         json: options.json,
+        timeoutMs: options.timeout === undefined ? undefined : options.timeout * 1000,
       });
     });
 }
@@ -59,6 +65,15 @@ function callProgram(argv: string[]): Command {
 interface CallOptions extends ConnectionOptions {
   arg?: string[];
   json?: string;
+  timeout?: number;
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!(value.trim() !== '' && Number.isFinite(n) && n > 0)) {
+    throw new InvalidArgumentError('expected a number of seconds greater than 0.');
+  }
+  return n;
 }
 
 function inspectProgram(): Command {

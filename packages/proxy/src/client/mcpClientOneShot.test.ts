@@ -44,6 +44,10 @@ export function register(server) {
     appendFileSync(process.env.CALC_LOG, JSON.stringify(args) + '\\n');
     return JSON.stringify(args);
   });
+  server.registerTool('sleep', { description: 'Never answers in time.', inputSchema: { type: 'object', properties: {} } }, async () => {
+    await new Promise((resolve) => setTimeout(resolve, 120000).unref());
+    return 'late';
+  });
   server.registerTool('fail', { description: 'Always fails.', inputSchema: { type: 'object', properties: {} } }, () => {
     throw new Error('boom on purpose');
   });
@@ -213,7 +217,16 @@ test('call: --json with --arg on top, an unknown tool, and command-line mistakes
 
   const unknown = await mcpClient(t, ['call', 'nope', ...legacy, '--', ...fx.server], fx.env);
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /the server has no tool "nope" \(its tools: calc, fail\)/);
+  assert.match(unknown.stderr, /the server has no tool "nope" \(its tools: calc, fail, sleep\)/);
+
+  const slow = await mcpClient(
+    t,
+    ['call', 'sleep', '--timeout', '1', ...legacy, '--', ...fx.server],
+    fx.env,
+  );
+  assert.equal(slow.code, 1);
+  assert.match(slow.stderr, /mcp-client call: calling "sleep" failed: .*timed out/i);
+  assert.equal(slow.stdout, '');
 
   // Refused before any server starts: these name no server that exists.
   const noServer = ['--', '/nonexistent/server', 'arg'];
@@ -222,6 +235,7 @@ test('call: --json with --arg on top, an unknown tool, and command-line mistakes
     [['call', 'calc', '--json', '{oops'], /--json is not valid JSON/],
     [['call', 'calc', '--json', '[1]'], /--json must be a JSON object of arguments, got \[1\]/],
     [['call'], /give the tool before --/],
+    [['call', 'calc', '--timeout', '0'], /--timeout.*expected a number of seconds greater than 0/],
   ] as [string[], RegExp][]) {
     const run = await mcpClient(t, [...args, ...noServer]);
     assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
@@ -322,7 +336,7 @@ for (const [protocol, era] of [
     assert.match(report.transport, /^stdio \(/);
     assert.deepEqual(
       report.tools.map((tool: { name: string }) => tool.name),
-      ['calc', 'fail'],
+      ['calc', 'fail', 'sleep'],
     );
     assert.deepEqual(report.tools[0].inputSchema.required, ['count']);
     assert.deepEqual([report.resources, report.resourceTemplates, report.prompts], [[], [], []]);

@@ -49,6 +49,8 @@ export interface CallRequest {
   pairs: string[];
   /** `--json '{…}'`. */
   json?: string;
+  /** How long the call may go without progress; the SDK's default (60 s) when unset. */
+  timeoutMs?: number;
 }
 
 /** Calls one tool and prints its result as JSON. */
@@ -79,6 +81,7 @@ export async function callOnce(target: ConnectTarget, request: CallRequest): Pro
             out.notice(
               `progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ''}${p.message ? ` ${p.message}` : ''}`,
             ),
+          timeout: request.timeoutMs,
           // A long-running tool that reports progress keeps the request alive.
           resetTimeoutOnProgress: true,
         },
