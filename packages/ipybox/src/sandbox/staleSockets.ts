@@ -14,7 +14,7 @@ import { removeStale } from '../kernel/ownedDirs.ts';
 const SANDBOX_SOCKET = /^(claude-http-|claude-socks-|srt-mux-|srt-tt-).*\.sock$/;
 
 /** Resolves true when nothing listens on the socket (connect refused). */
-function nobodyListens(path: string): Promise<boolean> {
+export function nobodyListens(path: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(path);
     socket.once('connect', () => {

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { isGone, killGroup, waitUntilGone } from '../__fixtures__/processes.ts';
 import { makeOwnedDir } from '../kernel/ownedDirs.ts';
+import { nobodyListens } from '../sandbox/staleSockets.ts';
 import { runCell, startHttpIpybox, startStdioIpybox, tempWorkspace, textOf } from './testing.ts';
 
 /** Starts `sleep 300` from a cell; returns the kernel's pid and the sleep's. */
@@ -74,6 +75,15 @@ const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 function parentOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** Polls until connecting to the Unix socket is refused; false if it still answers after 30 s. */
+async function nobodyListensWithin(path: string): Promise<boolean> {
+  for (let i = 0; i < 300; i++) {
+    if (!existsSync(path) || (await nobodyListens(path))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
 }
 
 const kernelDirs = async (temp: string) =>
@@ -206,6 +216,11 @@ describe('kernels end with their owner', () => {
         left.some((name) => name.startsWith(prefix)),
         `${prefix}* left: ${left.join(', ')}`,
       );
+    }
+    // The bridges (socat) die with their owner, but maybe a moment later: wait until nothing
+    // listens on the sockets left, as the sweep requires.
+    for (const name of left.filter((n) => n.endsWith('.sock'))) {
+      assert.ok(await nobodyListensWithin(join(run.temp, name)), `${name} still listened on`);
     }
     // A live owner's directory (this test process's) and one that names no owner stay.
     const live = await makeOwnedDir(run.temp, 'mcpbox-kernel-');
