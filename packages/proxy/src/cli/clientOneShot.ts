@@ -1,7 +1,7 @@
 /**
  * The command lines of `mcp-client call` and `mcp-client inspect`. Declares flags only; the work
  * is in `client/oneShot.ts`, loaded after the command line parsed, so `--help` and usage errors
- * load no SDK. A usage error exits 2, as the one-shot commands' other usage errors do.
+ * load no SDK. A command-line mistake exits 2, like the usage errors `client/oneShot.ts` finds.
  *
  * @module
  */
