@@ -147,3 +147,14 @@ test('not root: the exact apt-get line is printed, nothing is run', (t) => {
   );
   assert.deepEqual(clone.calls(), []);
 });
+
+test('no apt-get at all: the step fails naming the missing packages', (t) => {
+  const clone = scratchClone(t);
+  rmSync(join(clone.bin, 'apt-get'));
+  const run = clone.run();
+  assert.equal(run.code, 1);
+  assert.match(
+    run.stderr,
+    /not a Debian\/Ubuntu system \(no apt-get\): install the equivalents of bubblewrap, socat, ripgrep/,
+  );
+});
