@@ -206,6 +206,12 @@ test('2026: a tool error completes the task with isError; unknown ids and undecl
     assert.equal(refused.error?.code, -32021, `${method}: ${JSON.stringify(refused)}`);
   }
 
+  // The opt-in is the server's business: it is not part of the tool's listing.
+  const listed = await rawModern(url, 'tools/list', {});
+  const tools = (listed.result?.tools ?? []) as Record<string, unknown>[];
+  const slow = tools.find((x) => x.name === 'slow');
+  assert.ok(slow && !('keepsRunning' in slow), JSON.stringify(slow));
+
   const discovered = await rawModern(url, 'server/discover', {});
   const capabilities = discovered.result?.capabilities as { extensions?: object };
   assert.deepEqual(capabilities.extensions, { 'io.modelcontextprotocol/tasks': {} });
