@@ -106,8 +106,6 @@ export class DetachedCall {
   #waiter: ServerContext | undefined;
   #wakers: (() => void)[] = [];
   #wakeScheduled = false;
-  /** Runs when the state of the call changes (a question, an answer, the outcome). */
-  onChange: (() => void) | undefined;
   /** Resolves once the handler has returned or thrown. */
   readonly settled: Promise<void>;
   #resolveSettled!: () => void;
@@ -238,15 +236,6 @@ export class DetachedCall {
     return true;
   }
 
-  /** Fails a waiting question with `error` (an answer of the wrong shape). */
-  fail(key: string, error: unknown): void {
-    const question = this.#questions.get(key);
-    if (!question) return;
-    this.#questions.delete(key);
-    question.release();
-    question.reject(error);
-  }
-
   /** Resolves once the call has an outcome, a question is waiting, or it was aborted. */
   next(): Promise<void> {
     if (this.#outcome || this.#questions.size > 0 || this.#controller.signal.aborted) {
@@ -259,7 +248,6 @@ export class DetachedCall {
     const wakers = this.#wakers;
     this.#wakers = [];
     for (const wake of wakers) wake();
-    this.onChange?.();
   }
 
   #touch(): void {
@@ -301,10 +289,6 @@ export class DetachedCall {
 
   detach(waiter: ServerContext): void {
     if (this.#waiter === waiter) this.#waiter = undefined;
-  }
-
-  get waiting(): boolean {
-    return this.#waiter !== undefined;
   }
 
   /**
@@ -420,10 +404,6 @@ export class DetachedCallTable {
       if (oldest !== undefined) this.#ended.delete(oldest);
     }
     this.#ended.set(call.id, { reason, principal: call.principal, at: Date.now() });
-  }
-
-  get size(): number {
-    return this.#calls.size;
   }
 }
 
