@@ -1,45 +1,69 @@
 /**
- * ipybox MCP server benchmark, two questions:
+ * ipybox MCP server benchmark, in both protocol eras (a 2025 client and one pinned to
+ * 2026-07-28, each driving its own real `ipybox` bin over stdio), two questions:
  *
- * 1. What does the MCP layer cost? `execute_ipython_cell('x += 1')` through the real `ipybox`
- *    bin over stdio with the real SDK client, against `KernelClient.execute('x += 1')` on a kernel
- *    this process owns (the baseline: the same kernel client without MCP, tool server or
- *    streaming). Blocks of calls alternate between the two so both see the same machine.
- * 2. What does a tool call from kernel code cost? `echo.run({'message': …})` from a cell —
- *    generated module → tool server (HTTP, token) → approval (auto) → cached MCP connection →
- *    `@modelcontextprotocol/server-everything` — timed inside the kernel, against the same echo
- *    called directly from Node through the SDK client (the baseline), blocks interleaved.
+ * 1. What does the MCP layer cost? `execute_ipython_cell('x += 1')` through ipybox against
+ *    `KernelClient.execute('x += 1')` on a kernel this process owns (the baseline: the same kernel
+ *    client without MCP, tool server or streaming). Target: ≤ +0.5 ms median.
+ * 2. What does a tool call from kernel code cost? `echo.run(...)` from a cell — generated module →
+ *    tool server (HTTP, token) → approval (auto) → cached MCP connection → the upstream — timed
+ *    inside the kernel, against the same upstream called directly from Node by an SDK client of
+ *    the same era (the baseline). The upstream is `server-everything` (a 2025 server) for the 2025
+ *    row and the 2026-only SDK v2 fixture `upstream-modern` for the 2026 row, so ipybox's own
+ *    upstream client speaks the row's era too. Target: ≤ 2.0×.
  *
- * Tuning: BENCH_ROUNDS (5), BENCH_PER_ROUND (40 calls per subject per round).
+ * Blocks of calls alternate between each subject and its baseline (order rotating), so both see
+ * the same machine; ratios are of medians. CPU time per call (user + system, from /proc) is
+ * printed too, for the whole path: ipybox with its kernel and upstream against this process's own
+ * client side plus the baseline's kernel or upstream. Unlike the wall-clock figures it barely moves
+ * when other work loads the machine (read in 10 ms ticks: trust it over hundreds of calls).
+ *
+ * Tuning: BENCH_ROUNDS (5), BENCH_PER_ROUND (40 calls per subject per round), BENCH_ERAS (2025,2026).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CallToolResult } from '@modelcontextprotocol/client';
-import { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { fixtureParams } from '../packages/framework/src/__fixtures__/upstream-processes.ts';
 import { KernelClient } from '../packages/ipybox/src/index.ts';
+import {
+  benchClient,
+  checkEra,
+  cpuTimeMs,
+  type Era,
+  envList,
+  median,
+  percentile,
+  table,
+} from './lib/measure.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const PER_ROUND = Number(process.env.BENCH_PER_ROUND ?? 40);
+const ERAS = (envList('BENCH_ERAS') ?? ['2025', '2026']) as Era[];
 const BLOCK = 10;
 const IPYBOX = fileURLToPath(new URL('../packages/ipybox/bin/ipybox.js', import.meta.url));
 const EVERYTHING = fileURLToPath(
   new URL('../node_modules/.bin/mcp-server-everything', import.meta.url),
 );
 
-const workspace = mkdtempSync(join(tmpdir(), 'bench-ipybox-'));
-
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+interface Upstream {
+  /** What `register_mcp_server` gets, and what the direct client spawns. */
+  params: { command: string; args?: string[]; cwd?: string };
+  tool: string;
+  args: Record<string, unknown>;
 }
 
-function stats(samples: number[]): { median: number; p95: number; n: number } {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { median: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), n: sorted.length };
-}
+/** The upstream each era's tool-call row uses: one that speaks that era. */
+const UPSTREAMS: Record<Era, Upstream> = {
+  '2025': {
+    params: { command: EVERYTHING, args: ['stdio'] },
+    tool: 'echo',
+    args: { message: 'hi' },
+  },
+  '2026': { params: fixtureParams('upstream-modern.ts'), tool: 'echo', args: { text: 'hi' } },
+};
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
@@ -49,26 +73,54 @@ function text(result: unknown): string {
     .join('');
 }
 
-async function connectStdio(command: string, args: string[]): Promise<Client> {
-  const client = new Client({ name: 'bench-ipybox', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command,
-      args,
-      env: process.env as Record<string, string>,
-      stderr: 'ignore',
-    }),
-  );
-  return client;
+async function call(client: Client, name: string, args: Record<string, unknown>) {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  if (result.isError) throw new Error(`${name}: ${text(result)}`);
+  return result;
 }
 
-async function main(): Promise<void> {
-  console.log(
-    `machine: ${cpus().length} CPUs, load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}; ${ROUNDS} rounds × ${PER_ROUND} calls per subject`,
-  );
-  const ipybox = await connectStdio(process.execPath, [
+async function connect(era: Era, command: string, args: string[], cwd?: string) {
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    cwd,
+    env: process.env as Record<string, string>,
+    stderr: 'ignore',
+  });
+  const client = benchClient(era);
+  await client.connect(transport);
+  checkEra(client, era);
+  return { client, pid: transport.pid as number };
+}
+
+/** This process's CPU time (user + system) so far, in ms. */
+function selfCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** CPU time spent in `subjects` while `work` runs, in ms (each a pid tree, or this process). */
+async function cpuDuring(subjects: (number | 'self')[], work: () => Promise<void>) {
+  const read = () =>
+    subjects.reduce<number>((sum, s) => sum + (s === 'self' ? selfCpuMs() : cpuTimeMs(s)), 0);
+  const before = read();
+  await work();
+  return read() - before;
+}
+
+interface EraSamples {
+  viaMcp: number[];
+  viaClient: number[];
+  fromKernel: number[];
+  fromNode: number[];
+  /** Total CPU ms of each path, over all its calls. */
+  cpu: { viaMcp: number; viaClient: number; fromKernel: number; fromNode: number };
+}
+
+async function measureEra(era: Era): Promise<EraSamples> {
+  const workspace = mkdtempSync(join(tmpdir(), 'bench-ipybox-'));
+  const upstream = UPSTREAMS[era];
+  const ipybox = await connect(era, process.execPath, [
     IPYBOX,
     '--workspace',
     workspace,
@@ -76,115 +128,154 @@ async function main(): Promise<void> {
     'warning',
   ]);
   const direct = new KernelClient({ cwd: workspace, imagesDir: join(workspace, 'images') });
-  const everything = await connectStdio(EVERYTHING, ['stdio']);
+  const node = await connect(
+    era,
+    upstream.params.command,
+    upstream.params.args ?? [],
+    upstream.params.cwd,
+  );
+  const samples: EraSamples = {
+    viaMcp: [],
+    viaClient: [],
+    fromKernel: [],
+    fromNode: [],
+    cpu: { viaMcp: 0, viaClient: 0, fromKernel: 0, fromNode: 0 },
+  };
+  const kernelPid = () => direct.pid as number;
   try {
     // Warm-up: kernels started, x defined, the upstream registered and connected.
-    await ipybox.callTool({ name: 'execute_ipython_cell', arguments: { code: 'x = 0' } });
+    await call(ipybox.client, 'execute_ipython_cell', { code: 'x = 0' });
     await direct.execute('x = 0');
-    const registered = await ipybox.callTool({
-      name: 'register_mcp_server',
-      arguments: {
-        server_name: 'everything',
-        server_params: { command: EVERYTHING, args: ['stdio'] },
-      },
+    await call(ipybox.client, 'register_mcp_server', {
+      server_name: 'up',
+      server_params: upstream.params,
     });
-    if ((registered as CallToolResult).isError) throw new Error(text(registered));
-    const setup = await ipybox.callTool({
-      name: 'execute_ipython_cell',
-      arguments: {
-        code: [
-          'import json, time',
-          'from mcptools.everything import echo',
-          "echo.run({'message': 'warm'})",
-          'def _bench(n):',
-          '    out = []',
-          '    for i in range(n):',
-          '        t = time.perf_counter()',
-          "        echo.run({'message': 'hi'})",
-          '        out.append((time.perf_counter() - t) * 1000)',
-          '    return json.dumps(out)',
-        ].join('\n'),
-      },
+    await call(ipybox.client, 'execute_ipython_cell', {
+      code: [
+        'import json, time',
+        `from mcptools.up import ${upstream.tool} as _tool`,
+        `_args = json.loads(${JSON.stringify(JSON.stringify(upstream.args))})`,
+        '_tool.run(_args)',
+        'def _bench(n):',
+        '    out = []',
+        '    for i in range(n):',
+        '        t = time.perf_counter()',
+        '        _tool.run(_args)',
+        '        out.append((time.perf_counter() - t) * 1000)',
+        '    return json.dumps(out)',
+      ].join('\n'),
     });
-    if ((setup as CallToolResult).isError) throw new Error(text(setup));
-    await everything.callTool({ name: 'echo', arguments: { message: 'warm' } });
+    for (let i = 0; i < 20; i++) {
+      await call(ipybox.client, 'execute_ipython_cell', { code: 'x += 1' });
+      await call(node.client, upstream.tool, upstream.args);
+    }
 
-    const viaMcp: number[] = [];
-    const viaClient: number[] = [];
-    const fromKernel: number[] = [];
-    const fromNode: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       for (let done = 0; done < PER_ROUND; done += BLOCK) {
         const order = (round + done / BLOCK) % 2 === 0;
-        const blocks = [
+        const cells = [
           async () => {
-            for (let i = 0; i < BLOCK; i++) {
-              const t = performance.now();
-              const r = await ipybox.callTool({
-                name: 'execute_ipython_cell',
-                arguments: { code: 'x += 1' },
-              });
-              viaMcp.push(performance.now() - t);
-              if ((r as CallToolResult).isError) throw new Error(text(r));
-            }
-          },
-          async () => {
-            for (let i = 0; i < BLOCK; i++) {
-              const t = performance.now();
-              await direct.execute('x += 1');
-              viaClient.push(performance.now() - t);
-            }
-          },
-        ];
-        for (const block of order ? blocks : blocks.reverse()) await block();
-
-        const toolBlocks = [
-          async () => {
-            const r = await ipybox.callTool({
-              name: 'execute_ipython_cell',
-              arguments: { code: `print(_bench(${BLOCK}))` },
+            samples.cpu.viaMcp += await cpuDuring(['self', ipybox.pid], async () => {
+              for (let i = 0; i < BLOCK; i++) {
+                const t = performance.now();
+                await call(ipybox.client, 'execute_ipython_cell', { code: 'x += 1' });
+                samples.viaMcp.push(performance.now() - t);
+              }
             });
-            if ((r as CallToolResult).isError) throw new Error(text(r));
-            fromKernel.push(...(JSON.parse(text(r)) as number[]));
           },
           async () => {
-            for (let i = 0; i < BLOCK; i++) {
-              const t = performance.now();
-              await everything.callTool({ name: 'echo', arguments: { message: 'hi' } });
-              fromNode.push(performance.now() - t);
-            }
+            samples.cpu.viaClient += await cpuDuring(['self', kernelPid()], async () => {
+              for (let i = 0; i < BLOCK; i++) {
+                const t = performance.now();
+                await direct.execute('x += 1');
+                samples.viaClient.push(performance.now() - t);
+              }
+            });
           },
         ];
-        for (const block of order ? toolBlocks : toolBlocks.reverse()) await block();
+        for (const block of order ? cells : cells.reverse()) await block();
+
+        const tools = [
+          async () => {
+            // The cell around the calls is measured too: a small, fixed share of BLOCK calls.
+            samples.cpu.fromKernel += await cpuDuring([ipybox.pid], async () => {
+              const r = await call(ipybox.client, 'execute_ipython_cell', {
+                code: `print(_bench(${BLOCK}))`,
+              });
+              samples.fromKernel.push(...(JSON.parse(text(r)) as number[]));
+            });
+          },
+          async () => {
+            samples.cpu.fromNode += await cpuDuring(['self', node.pid], async () => {
+              for (let i = 0; i < BLOCK; i++) {
+                const t = performance.now();
+                await call(node.client, upstream.tool, upstream.args);
+                samples.fromNode.push(performance.now() - t);
+              }
+            });
+          },
+        ];
+        for (const block of order ? tools : tools.reverse()) await block();
       }
     }
-
-    const rows: [string, ReturnType<typeof stats>][] = [
-      ["execute_ipython_cell('x += 1'), SDK client → ipybox (stdio)", stats(viaMcp)],
-      ["KernelClient.execute('x += 1') (baseline)", stats(viaClient)],
-      ['echo tool called from kernel code (generated module → tool server)', stats(fromKernel)],
-      ['echo tool called from Node, SDK client over stdio (baseline)', stats(fromNode)],
-    ];
-    const width = Math.max(...rows.map(([name]) => name.length));
-    console.log(`\n${'subject'.padEnd(width)}  ${'median'.padStart(10)}  ${'p95'.padStart(10)}  n`);
-    for (const [name, s] of rows) {
-      console.log(
-        `${name.padEnd(width)}  ${ms(s.median).padStart(10)}  ${ms(s.p95).padStart(10)}  ${s.n}`,
-      );
-    }
-    const [mcp, client, kernel, node] = rows.map(([, s]) => s.median) as number[];
-    console.log(
-      `\nMCP layer overhead: ${((mcp as number) / (client as number)).toFixed(2)}× the direct kernel call ` +
-        `(+${ms((mcp as number) - (client as number))} per cell)`,
-    );
-    console.log(
-      `tool call from code: ${((kernel as number) / (node as number)).toFixed(2)}× a direct MCP call ` +
-        `(+${ms((kernel as number) - (node as number))} per call)`,
-    );
+    return samples;
   } finally {
-    await Promise.allSettled([ipybox.close(), direct.close(), everything.close()]);
+    await Promise.allSettled([ipybox.client.close(), direct.close(), node.client.close()]);
     rmSync(workspace, { recursive: true, force: true });
   }
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `machine: ${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; ${ROUNDS} rounds × ${PER_ROUND} calls per subject and era`,
+  );
+  const rows: string[][] = [
+    ['era', 'subject', 'median', 'p95', 'n', 'vs baseline', 'CPU/call', 'vs baseline'],
+  ];
+  const verdicts: string[] = [];
+  for (const era of ERAS) {
+    const s = await measureEra(era);
+    const perCall = (key: keyof EraSamples['cpu']) => s.cpu[key] / s[key].length;
+    const row = (subject: string, key: keyof EraSamples['cpu'], versus: string, cpuVs: string) =>
+      rows.push([
+        era,
+        subject,
+        ms(median(s[key])),
+        ms(percentile(s[key], 95)),
+        String(s[key].length),
+        versus,
+        ms(perCall(key)),
+        cpuVs,
+      ]);
+    const overhead = median(s.viaMcp) - median(s.viaClient);
+    const factor = median(s.fromKernel) / median(s.fromNode);
+    const cpuOverhead = perCall('viaMcp') - perCall('viaClient');
+    const cpuFactor = perCall('fromKernel') / perCall('fromNode');
+    row(
+      "execute_ipython_cell('x += 1') via ipybox (stdio)",
+      'viaMcp',
+      `+${ms(overhead)}`,
+      `+${ms(cpuOverhead)}`,
+    );
+    row("KernelClient.execute('x += 1') (baseline)", 'viaClient', '', '');
+    row(
+      'tool call from kernel code (generated module)',
+      'fromKernel',
+      `${factor.toFixed(2)}×`,
+      `${cpuFactor.toFixed(2)}×`,
+    );
+    row('same tool, SDK client → upstream (baseline)', 'fromNode', '', '');
+    verdicts.push(
+      `${era}: MCP layer +${ms(overhead)} per cell (target ≤ +0.50 ms; CPU +${ms(cpuOverhead)}); ` +
+        `tool call from code ${factor.toFixed(2)}× a direct call, +${ms(median(s.fromKernel) - median(s.fromNode))} ` +
+        `(target ≤ 2.00×; CPU ${cpuFactor.toFixed(2)}×)`,
+    );
+  }
+  console.log(`\n${table(rows, 2)}\n`);
+  for (const line of verdicts) console.log(line);
+  console.log(`load average at the end: ${loadavg()[0]?.toFixed(2)}`);
 }
 
 await main();

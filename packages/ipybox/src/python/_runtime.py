@@ -14,6 +14,7 @@ import http.client
 import json
 import os
 import socket
+import threading
 import urllib.parse
 
 __all__ = [
@@ -120,6 +121,49 @@ def _connection():
     return http.client.HTTPConnection(url.hostname, url.port or 80)
 
 
+# One kept-alive connection per thread (calls from several threads or `call_tool_async` run side
+# by side): connecting for every call costs more than the call itself.
+_local = threading.local()
+
+# What a kept-alive connection the server closed while it sat idle fails with. The request never
+# reached the server then, so sending it once more on a new connection is safe.
+_STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
+
+
+def _exchange(body, headers):
+    """POSTs `body` to /run on this thread's connection; returns (status, raw body)."""
+    conn = getattr(_local, "conn", None)
+    # A forked child must not share its parent's socket; a changed address needs a new one.
+    key = (os.getpid(), os.environ.get(ADDRESS_ENV, ""))
+    if conn is not None and getattr(_local, "key", None) != key:
+        if _local.key[0] == key[0]:
+            conn.close()
+        conn = None
+    for reused in ((True, False) if conn is not None else (False,)):
+        if conn is None:
+            conn = _connection()
+            _local.conn, _local.key = conn, key
+        try:
+            conn.request("POST", "/run", body=body, headers=headers)
+            response = conn.getresponse()
+            raw = response.read()
+        except _STALE:
+            conn.close()
+            conn = _local.conn = None
+            if reused:
+                continue
+            raise
+        except BaseException:
+            # Interrupted or failed mid-exchange: the connection's state is unknown.
+            conn.close()
+            _local.conn = None
+            raise
+        if response.will_close:
+            conn.close()
+            _local.conn = None
+        return response.status, raw
+
+
 def call_tool(server_name, tool_name, tool_args=None, timeout=None):
     """Runs `tool_name` on the MCP server `server_name` with `tool_args` (a JSON-able dict).
 
@@ -143,28 +187,20 @@ def call_tool(server_name, tool_name, tool_args=None, timeout=None):
     if token:
         headers["Authorization"] = f"Bearer {token}"
 
-    conn = _connection()
     try:
-        try:
-            conn.request("POST", "/run", body=body, headers=headers)
-            response = conn.getresponse()
-            raw = response.read()
-        except OSError as error:
-            raise ToolServerUnavailable(f"cannot reach the tool server: {error}") from None
-        try:
-            reply = json.loads(raw)
-        except ValueError:
-            reply = None
-        if not isinstance(reply, dict):
-            raise ToolServerUnavailable(
-                f"unexpected reply from the tool server (HTTP {response.status})"
-            )
-        if "error" in reply:
-            error_class = _ERROR_TYPES.get(reply.get("type"), ToolCallError)
-            raise error_class(str(reply["error"]))
-        return reply.get("result")
-    finally:
-        conn.close()
+        status, raw = _exchange(body, headers)
+    except (OSError, http.client.HTTPException) as error:
+        raise ToolServerUnavailable(f"cannot reach the tool server: {error}") from None
+    try:
+        reply = json.loads(raw)
+    except ValueError:
+        reply = None
+    if not isinstance(reply, dict):
+        raise ToolServerUnavailable(f"unexpected reply from the tool server (HTTP {status})")
+    if "error" in reply:
+        error_class = _ERROR_TYPES.get(reply.get("type"), ToolCallError)
+        raise error_class(str(reply["error"]))
+    return reply.get("result")
 
 
 async def call_tool_async(server_name, tool_name, tool_args=None, timeout=None):

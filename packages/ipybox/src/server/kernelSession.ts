@@ -231,8 +231,10 @@ export class KernelSession {
 
   /** A kernel that is not running (never started, or died) restarts from the venv interpreter. */
   #switchInterpreterIfIdle(): void {
+    // A running kernel keeps its interpreter: asking which one applies costs a stat per cell.
+    if (this.#executor.kernelPid !== undefined) return;
     const python = this.#context.python();
-    if (python === this.#python || this.#executor.kernelPid !== undefined) return;
+    if (python === this.#python) return;
     void this.#executor.stop();
     this.#python = python;
     this.#executor = this.#newExecutor();

@@ -20,6 +20,18 @@ export function bearerTokenMatches(header: string | undefined, expected: string)
   const given = createHash('sha256')
     .update(match?.[1] ?? '')
     .digest();
-  const wanted = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(given, wanted) && match !== null;
+  return timingSafeEqual(given, digestOf(expected)) && match !== null;
+}
+
+/** The expected token's digest, computed once per token rather than once per request. */
+const digests = new Map<string, Buffer>();
+
+function digestOf(token: string): Buffer {
+  let digest = digests.get(token);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(token).digest();
+    if (digests.size >= 64) digests.clear(); // a handful of live servers; never grows unbounded
+    digests.set(token, digest);
+  }
+  return digest;
 }
