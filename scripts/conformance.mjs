@@ -8,9 +8,9 @@
 // - Every scored check must pass (no expected-failures baseline): a scored FAILURE, a suite that
 //   exits non-zero, or a run that scored nothing exits 1. Scored warnings (SHOULD-level) are
 //   reported.
-// - Scenarios the requirement set runs but does not score (the tasks extension, pending ones,
-//   ones added after the revision shipped) are counted and reported, per reason; they never fail
-//   the run.
+// - Scenarios the requirement set runs but does not score (the tasks extension, whose fixtures the
+//   conformance plugin serves in tasks.ts; pending ones; ones added after the revision shipped)
+//   are counted and reported, per reason; they never fail the run.
 // - Every server and suite process runs in its own process group and is killed on exit, on
 //   Ctrl-C, and when a run exceeds its timeout.
 //
