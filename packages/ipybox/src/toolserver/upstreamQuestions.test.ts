@@ -143,6 +143,26 @@ describe('upstream questions during tool calls from kernel code', () => {
     assert.match(textOf(result), /decline/i);
   });
 
+  test('2025 client: an upstream sampling request goes to the client too', async (t) => {
+    const box = await startStdioIpybox(ws.dir, {
+      clientOptions: { capabilities: { sampling: {} } },
+    });
+    t.after(() => box.close());
+    const asked: unknown[] = [];
+    box.client.setRequestHandler('sampling/createMessage', async (request) => {
+      asked.push(request.params.messages);
+      return {
+        role: 'assistant',
+        model: 'test-model',
+        content: { type: 'text', text: 'a short summary' },
+      };
+    });
+    await registerModern(box.client);
+    const result = await runCell(box.client, callModern('summarize', { topic: 'MCP' }));
+    assert.equal(textOf(result), 'summary by test-model: a short summary');
+    assert.match(JSON.stringify(asked), /Summarize MCP/);
+  });
+
   test('2025 client without elicitation: InputUnavailable in Python, saying why', async (t) => {
     const { box } = await boxFor('2025', ws.dir);
     t.after(() => box.close());
