@@ -98,3 +98,16 @@ test('a corrupt registry file is ignored with a warning, and replaced by the nex
   await registry.remember('api', { command: 'api-server' });
   assert.equal((await ServerRegistry.open(workspace, options)).servers.size, 1);
 });
+
+test('registry files of temporary workspaces that are gone are swept at the next start', async (t) => {
+  const { workspace, options } = await setUp(t);
+  const gone = join(workspace, '..', 'gone-ws');
+  await mkdir(join(gone, 'mcptools', 'api'), { recursive: true });
+  await (await ServerRegistry.open(gone, options)).remember('api', { command: 'api-server' });
+  const goneFile = registryFile(gone, options.env);
+  assert.ok((await stat(goneFile)).isFile());
+  await rm(gone, { recursive: true });
+
+  await ServerRegistry.open(workspace, options);
+  await assert.rejects(stat(goneFile), { code: 'ENOENT' });
+});

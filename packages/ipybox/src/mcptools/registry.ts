@@ -13,14 +13,15 @@
  * choose what the host runs.
  *
  * At start, an entry whose `mcptools/<name>/` is gone (deleted by the user) or whose params no
- * longer parse is dropped.
+ * longer parse is dropped, and so are the files of temporary workspaces (under the system's
+ * temporary directory) that no longer exist — a workspace elsewhere may only be unmounted.
  *
  * @module
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   errorMessage,
@@ -89,6 +90,7 @@ export class ServerRegistry {
     }
     const registry = new ServerRegistry(file, root, servers, logger);
     if (dropped) await registry.#save();
+    await sweepGoneTemporaryWorkspaces(join(file, '..'));
     return registry;
   }
 
@@ -158,6 +160,23 @@ export function registryFile(
   const state = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
   const id = createHash('sha256').update(resolve(workspace)).digest('hex').slice(0, 32);
   return join(state, 'mcpbox', 'ipybox', 'workspaces', `${id}.json`);
+}
+
+/** Deletes the registry files of workspaces under the temporary directory that are gone. */
+async function sweepGoneTemporaryWorkspaces(dir: string): Promise<void> {
+  const temp = `${resolve(tmpdir())}/`;
+  const files = await readdir(dir).catch(() => [] as string[]);
+  for (const name of files.filter((f) => f.endsWith('.json')).slice(0, 1000)) {
+    const path = join(dir, name);
+    try {
+      const { workspace } = JSON.parse(await readFile(path, 'utf8')) as Partial<RegistryFile>;
+      if (typeof workspace === 'string' && workspace.startsWith(temp) && !existsSync(workspace)) {
+        await rm(path, { force: true });
+      }
+    } catch {
+      // Unreadable or being replaced right now: not ours to judge.
+    }
+  }
 }
 
 async function readRegistry(
