@@ -103,6 +103,7 @@ export class CodeExecutor {
     this.#client.cancel();
   }
 
+  /** Runs `code`; `options.onChunk` sees the output as it arrives (see `ExecuteOptions`). */
   execute(code: string, options: ExecuteOptions = {}): Promise<ExecutionResult> {
     return this.#client.execute(code, options);
   }

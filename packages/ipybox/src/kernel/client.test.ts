@@ -60,6 +60,16 @@ describe('KernelClient', () => {
     assert.equal(last.text, 'line 0\nline 1\nline 2\n99');
   });
 
+  it('hands execute() chunks to onChunk in order, all before the result', async () => {
+    const seen: string[] = [];
+    const result = await client.execute(
+      'import time\nfor i in range(3):\n    print(f"line {i}", flush=True)\n    time.sleep(0.05)\n99',
+      { onChunk: (chunk) => seen.push(chunk.kind === 'stream' ? chunk.text : chunk.kind) },
+    );
+    assert.deepEqual(seen, ['line 0\n', 'line 1\n', 'line 2\n', 'execute_result']);
+    assert.equal(result.text, 'line 0\nline 1\nline 2\n99');
+  });
+
   it('returns matplotlib figures as PNG files without any setup', async () => {
     const result = await client.execute(
       'import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [3, 1, 2])\nplt.title("t")\nplt.show()',

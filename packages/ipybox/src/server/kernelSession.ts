@@ -158,17 +158,12 @@ export class KernelSession {
     });
     try {
       this.#switchInterpreterIfIdle();
-      let result: ExecutionResult | undefined;
-      for await (const item of this.#executor.stream(code, {
+      // Chunks by callback rather than through stream()'s iterators: the same order, fewer hops.
+      return await this.#executor.execute(code, {
         timeout: budget,
-        chunks: true,
         signal: options.signal,
-      })) {
-        if (item.kind === 'result') result = item;
-        else options.onChunk?.(item);
-      }
-      if (!result) throw new Error('the kernel finished without a result');
-      return result;
+        onChunk: options.onChunk,
+      });
     } finally {
       stopAsking();
       approvals.close();
