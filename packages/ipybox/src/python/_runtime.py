@@ -10,7 +10,6 @@ Server parameters (commands, URLs, API keys) never reach this process: the tool 
 """
 
 import asyncio
-import http.client
 import json
 import os
 import socket
@@ -88,46 +87,118 @@ _ERROR_TYPES = {
 }
 
 
-class _UnixHTTPConnection(http.client.HTTPConnection):
-    """HTTP over a Unix domain socket (the sandbox cuts TCP, sockets in the workspace remain)."""
+class _BadReply(Exception):
+    """The tool server's answer is not the HTTP/1.1 response it always sends."""
 
-    def __init__(self, path):
-        super().__init__("localhost")
-        self._path = path
 
-    def connect(self):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+class _Stale(Exception):
+    """The kept-alive connection was closed by the server before it answered anything."""
+
+
+class _Connection:
+    """One kept-alive HTTP/1.1 connection to the tool server, over TCP or a Unix socket.
+
+    A minimal client for the one request this module makes (``POST /run`` with a JSON body) and
+    the one kind of answer the tool server gives (``Content-Length``, no chunks). http.client did
+    the same with three times the kernel's CPU per call (its header parsing goes through the
+    email package, and it sends a request's head and body in two writes): tool calls from code
+    are the hot path.
+    """
+
+    def __init__(self, address):
+        self.address = address
+        self._sock = None
+        self._pending = bytearray()
+
+    def _connect(self):
+        if self.address.startswith("unix:"):
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            host = "localhost"
+            try:
+                sock.connect(self.address[len("unix:"):])
+            except BaseException:
+                sock.close()
+                raise
+        else:
+            url = urllib.parse.urlsplit(self.address)
+            if url.scheme != "http" or not url.hostname:
+                raise ToolServerUnavailable(
+                    f"{ADDRESS_ENV} must be http://HOST:PORT or unix:/path, got {self.address!r}"
+                )
+            port = url.port or 80
+            # No socket timeout: the tool server enforces the call and approval timeouts
+            # itself, and a human approving a call may take a while.
+            sock = socket.create_connection((url.hostname, port))
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            host = f"{url.hostname}:{port}"
+        self._sock = sock
+        self._host = host
+
+    def exchange(self, body, headers):
+        """POSTs `body` to /run; returns (status, raw body, whether the server keeps the
+        connection). Raises `_Stale` when a kept-alive connection turns out to be closed."""
+        if self._sock is None:
+            self._connect()
+        lines = [f"POST /run HTTP/1.1\r\nHost: {self._host}\r\nContent-Length: {len(body)}"]
+        lines.extend(f"{name}: {value}" for name, value in headers.items())
+        self._sock.sendall("\r\n".join(lines).encode("latin-1") + b"\r\n\r\n" + body)
+        pending = self._pending
+        while (end := pending.find(b"\r\n\r\n")) < 0:
+            if not self._receive(stale_if_closed=not pending):
+                raise _BadReply("the connection closed in the middle of the reply's head")
+        head = bytes(pending[:end]).decode("latin-1").split("\r\n")
+        del pending[: end + 4]
+        version, _, rest = head[0].partition(" ")
+        status = rest[:3]
+        if not version.startswith("HTTP/1.") or not status.isdigit():
+            raise _BadReply(f"not an HTTP/1.1 status line: {head[0][:80]!r}")
+        fields = {}
+        for line in head[1:]:
+            name, _, value = line.partition(":")
+            fields[name.strip().lower()] = value.strip()
+        length = fields.get("content-length", "")
+        if not length.isdigit():
+            raise _BadReply("a reply without a Content-Length")
+        size = int(length)
+        while len(pending) < size:
+            if not self._receive():
+                raise _BadReply("the connection closed in the middle of the reply")
+        raw = bytes(pending[:size])
+        del pending[:size]
+        keep = fields.get("connection", "").lower() != "close" and version != "HTTP/1.0"
+        return int(status), raw, keep
+
+    def _receive(self, stale_if_closed=False):
         try:
-            sock.connect(self._path)
-        except BaseException:
-            sock.close()
+            data = self._sock.recv(65536)
+        except (ConnectionResetError, BrokenPipeError):
+            if stale_if_closed:
+                raise _Stale() from None
             raise
-        self.sock = sock
+        if not data and stale_if_closed:
+            raise _Stale()
+        self._pending += data
+        return bool(data)
+
+    def close(self):
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        self._pending.clear()
 
 
 def _connection():
     address = os.environ.get(ADDRESS_ENV, "")
-    if address.startswith("unix:"):
-        return _UnixHTTPConnection(address[len("unix:"):])
-    url = urllib.parse.urlsplit(address)
-    if url.scheme != "http" or not url.hostname:
+    if not address:
         raise ToolServerUnavailable(
-            f"{ADDRESS_ENV} must be http://HOST:PORT or unix:/path, got {address!r}"
-            if address
-            else f"{ADDRESS_ENV} is not set: this process was not started by ipybox"
+            f"{ADDRESS_ENV} is not set: this process was not started by ipybox"
         )
-    # No socket timeout: the tool server enforces the call and approval timeouts itself, and a
-    # human approving a call may take a while.
-    return http.client.HTTPConnection(url.hostname, url.port or 80)
+    return _Connection(address)
 
 
 # One kept-alive connection per thread (calls from several threads or `call_tool_async` run side
 # by side): connecting for every call costs more than the call itself.
 _local = threading.local()
-
-# What a kept-alive connection the server closed while it sat idle fails with. The request never
-# reached the server then, so sending it once more on a new connection is safe.
-_STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
 
 
 def _exchange(body, headers):
@@ -144,24 +215,26 @@ def _exchange(body, headers):
             conn = _connection()
             _local.conn, _local.key = conn, key
         try:
-            conn.request("POST", "/run", body=body, headers=headers)
-            response = conn.getresponse()
-            raw = response.read()
-        except _STALE:
+            status, raw, keep = conn.exchange(body, headers)
+        except (_Stale, BrokenPipeError, ConnectionResetError):
+            # A kept-alive connection the server closed while it sat idle: the request never
+            # reached the server, so sending it once more on a new connection is safe.
             conn.close()
             conn = _local.conn = None
             if reused:
                 continue
-            raise
+            raise ToolServerUnavailable(
+                "cannot reach the tool server: it closed the connection without answering"
+            ) from None
         except BaseException:
             # Interrupted or failed mid-exchange: the connection's state is unknown.
             conn.close()
             _local.conn = None
             raise
-        if response.will_close:
+        if not keep:
             conn.close()
             _local.conn = None
-        return response.status, raw
+        return status, raw
 
 
 def call_tool(server_name, tool_name, tool_args=None, timeout=None):
@@ -189,7 +262,7 @@ def call_tool(server_name, tool_name, tool_args=None, timeout=None):
 
     try:
         status, raw = _exchange(body, headers)
-    except (OSError, http.client.HTTPException) as error:
+    except (OSError, _BadReply) as error:
         raise ToolServerUnavailable(f"cannot reach the tool server: {error}") from None
     try:
         reply = json.loads(raw)

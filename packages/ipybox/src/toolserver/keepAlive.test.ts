@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -108,4 +109,53 @@ test('calls reuse a kept-alive connection per thread, and survive the server clo
   await server.close();
   const gone = await python.eval("_runtime.call_tool('fake', 'ping')");
   assert.equal(gone.error, 'ToolServerUnavailable');
+});
+
+test('the runtime honours Connection: close and fails clearly on a reply it cannot read', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'toolserver-replies-'));
+  t.after(() => rm(root, { recursive: true, force: true }));
+  const connections = fakeConnections();
+  await generateMcpSources('fake', {}, root, {
+    listTools: () => connections.get('fake').listTools(),
+  });
+  // A stand-in tool server that answers each request with the next of these raw replies.
+  const ok = (extra: string) =>
+    `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 15${extra}\r\n\r\n{"result":"ok"}`;
+  const replies = [
+    ok('\r\nConnection: close'),
+    ok(''),
+    'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{"result":"ok"}',
+    'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"res',
+  ];
+  let accepted = 0;
+  const server = createServer((socket) => {
+    accepted += 1;
+    let seen = '';
+    socket.on('data', (data) => {
+      seen += data.toString('latin1');
+      const end = seen.indexOf('\r\n\r\n');
+      const length = Number(/Content-Length: (\d+)/.exec(seen)?.[1]);
+      if (end < 0 || seen.length < end + 4 + length) return;
+      seen = '';
+      const reply = replies.shift()!;
+      if (reply.includes('Connection: close') || !reply.includes('Content-Length: 15')) {
+        socket.end(reply);
+      } else socket.write(reply);
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as AddressInfo;
+  const python = pythonRepl(root, { IPYBOX_TOOL_SERVER: `http://127.0.0.1:${port}` });
+  t.after(() => python.close());
+
+  assert.deepEqual(await python.eval("_runtime.call_tool('fake', 'ping')"), { ok: 'ok' });
+  assert.deepEqual(await python.eval("_runtime.call_tool('fake', 'ping')"), { ok: 'ok' });
+  assert.equal(accepted, 2, 'a new connection after Connection: close');
+  for (const why of ['without a Content-Length', 'in the middle of the reply']) {
+    const failed = await python.eval("_runtime.call_tool('fake', 'ping')");
+    assert.equal(failed.error, 'ToolServerUnavailable');
+    assert.match(String(failed.message), new RegExp(why));
+  }
 });
