@@ -27,9 +27,17 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// `@mcpbox/*` imports resolve to the TypeScript sources (the `mcpbox-source` export condition),
+// in the test processes and in every node process they start (NODE_OPTIONS), so tests never run
+// a stale dist/. The pack-and-install test clears it for the installed packages.
+const sourceCondition = '--conditions=mcpbox-source';
+const env = {
+  ...process.env,
+  NODE_OPTIONS: [process.env.NODE_OPTIONS, sourceCondition].filter(Boolean).join(' '),
+};
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
-  { cwd: root, stdio: 'inherit' },
+  { cwd: root, stdio: 'inherit', env },
 );
 process.exit(result.status ?? 1);

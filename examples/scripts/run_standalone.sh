@@ -5,4 +5,4 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$HERE/.."
-exec node --import tsx "$HERE/standalone.ts" "$HERE/configs/framework.example.yaml"
+exec node --conditions=mcpbox-source --import tsx "$HERE/standalone.ts" "$HERE/configs/framework.example.yaml"

@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly: tsx compiles on load, so no build step is needed.
-import { register as registerCjs } from 'tsx/cjs/api';
-import { register } from 'tsx/esm/api';
+// Runs the compiled JavaScript in dist/. In a checkout (the TypeScript sources next to this
+// file, which the published package does not ship) runs the sources through tsx instead, so
+// edits apply without a build; MCPBOX_BIN=dist runs dist/ there too.
+import { existsSync } from 'node:fs';
 
-register();
-// Also for require(): a .ts plugin in a folder whose package.json is not "type": "module" is
-// CommonJS to Node, and only tsx's CommonJS hook compiles it.
-registerCjs();
-await import('../src/cli/proxy.ts');
+const source = new URL('../src/cli/proxy.ts', import.meta.url);
+if (process.env.MCPBOX_BIN !== 'dist' && existsSync(source)) {
+  await import(new URL('../../../scripts/source-mode.mjs', import.meta.url).href);
+  await import(source.href);
+} else {
+  await import('../dist/cli/proxy.js');
+}

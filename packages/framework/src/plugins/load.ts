@@ -1,6 +1,7 @@
 /**
  * Finds and imports plugin modules: a `.ts`/`.js` file or folder in a plugin directory, or an
- * installed npm package. TypeScript runs without a build step (tsx is registered in the process).
+ * installed npm package. TypeScript runs without a build step (tsx is registered in the process
+ * when the first `.ts` plugin is imported, see typescript.ts).
  * A fresh import (for reloads) re-reads the plugin's entry file and every file it imports from
  * its own folder, so code changes are picked up. A plugin outside the host's tree resolves
  * `zod`, `@mcpbox/*` and `@modelcontextprotocol/*` to the host's copies (hostPackages.ts).
@@ -15,6 +16,7 @@ import { parse as parseYaml } from 'yaml';
 import { McpboxError } from '../errors.ts';
 import { shareHostPackages } from './hostPackages.ts';
 import type { PluginModule } from './types.ts';
+import { enableTypeScript, isTypeScriptFile } from './typescript.ts';
 
 /** Where a plugin's code came from; kept for reloads and file watching. */
 export type PluginSource =
@@ -124,6 +126,9 @@ export async function importPluginSource(
     throw new McpboxError('PLUGIN_INVALID', 'a plugin given as a module has no source to import');
   }
   shareHostPackages();
+  if (isTypeScriptFile(source.kind === 'package' ? source.url : source.path)) {
+    await enableTypeScript();
+  }
   if (source.kind === 'package') return import(source.url);
   const url = pathToFileURL(source.path);
   if (options.fresh) {

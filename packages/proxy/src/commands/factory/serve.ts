@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -49,8 +50,16 @@ export interface FactoryOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** The repository's own plugins/ folder (echo, greet, demo_full), always searched last. */
-export const BUILTIN_PLUGIN_DIR = fileURLToPath(new URL('../../../../../plugins', import.meta.url));
+/**
+ * The demo plugins (echo, greet, demo_full, ipybox), always searched last: compiled into the
+ * package's dist/plugins by the build, so an installed mcp-factory has them; running from the
+ * sources in a checkout, the repository's plugins/ folder (which also holds the test plugins).
+ */
+const SHIPPED_PLUGIN_DIR = fileURLToPath(new URL('../../plugins', import.meta.url));
+const CHECKOUT_PLUGIN_DIR = fileURLToPath(new URL('../../../../../plugins', import.meta.url));
+export const BUILTIN_PLUGIN_DIR = existsSync(SHIPPED_PLUGIN_DIR)
+  ? SHIPPED_PLUGIN_DIR
+  : CHECKOUT_PLUGIN_DIR;
 const BIN = fileURLToPath(new URL('../../../bin/mcp-factory.js', import.meta.url));
 
 const log = createLogger('factory');

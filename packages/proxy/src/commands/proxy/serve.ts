@@ -87,18 +87,7 @@ function readConfig(options: ProxyServeOptions, mgmtToken: string | undefined): 
   });
 }
 
-/**
- * The bin registers tsx for ES modules only. A plugin `.ts` file in a folder without
- * `"type": "module"` is a CommonJS module to Node, and then fails to import ("Cannot require()
- * ES Module … in a cycle"); tsx's CommonJS hook makes such plugin folders work too.
- */
-async function registerTypeScriptForCommonJs(): Promise<void> {
-  const { register } = await import('tsx/cjs/api');
-  register();
-}
-
 export async function serveProxy(options: ProxyServeOptions): Promise<void> {
-  await registerTypeScriptForCommonJs();
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const written = readConfig(options, mgmtTokenFromFlags(options, cwd));
