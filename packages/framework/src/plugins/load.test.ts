@@ -136,6 +136,23 @@ describe('plugin loader', () => {
     assert.match(result.error ?? '', /^Plugin 'broken' failed to import: /);
   });
 
+  for (const kind of ['module', 'commonjs'] as const) {
+    test(`a plugin (${kind}) importing a package nobody installed: the error says what to install, and where`, async (t) => {
+      const dir = testdir(t, {
+        'needs.ts': "import 'left-pad-not-installed/sub';\nexport function register() {}\n",
+        ...(kind === 'module' ? { 'package.json': '{ "type": "module" }' } : {}),
+      });
+      const registry = new PluginRegistry({ catalog: new Catalog(), pluginDirs: [dir] });
+      const result = await registry.loadPlugin('needs');
+      assert.equal(result.ok, false);
+      assert.equal(
+        result.error,
+        `Plugin 'needs' failed to import: it imports 'left-pad-not-installed', which is not ` +
+          `installed where the plugin can find it: run \`npm install left-pad-not-installed\` in ${dir} (or in a folder above it)`,
+      );
+    });
+  }
+
   test('lists available plugins with descriptions from config.yaml or the module', async () => {
     const available = await listAvailablePlugins([FIXTURE_PLUGINS]);
     const byName = new Map(available.map((p) => [p.name, p.description]));

@@ -11,9 +11,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { McpboxError } from '../errors.ts';
+import { errorMessage, McpboxError } from '../errors.ts';
 import { shareHostPackages } from './hostPackages.ts';
 import type { PluginModule } from './types.ts';
 import { enableTypeScript, isTypeScriptFile } from './typescript.ts';
@@ -129,7 +129,11 @@ export async function importPluginSource(
   if (isTypeScriptFile(source.kind === 'package' ? source.url : source.path)) {
     await enableTypeScript();
   }
-  if (source.kind === 'package') return import(source.url);
+  if (source.kind === 'package') {
+    return import(source.url).catch((error: unknown) => {
+      throw explainMissingPackage(error, dirname(fileURLToPath(source.url)));
+    });
+  }
   const url = pathToFileURL(source.path);
   if (options.fresh) {
     if (!freshHookRegistered) {
@@ -140,7 +144,27 @@ export async function importPluginSource(
     url.searchParams.set('mcpbox-fresh', `${generation}@${pathToFileURL(source.root).href}/`);
     forgetCommonJs(source.root);
   }
-  return import(url.href);
+  return import(url.href).catch((error: unknown) => {
+    throw explainMissingPackage(error, source.root);
+  });
+}
+
+/**
+ * A package the plugin imports but nobody installed, named with what to do (Node's own message
+ * names only the specifier, and for CommonJS adds a require stack); other errors pass as they are.
+ */
+function explainMissingPackage(error: unknown, root: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return error;
+  const specifier = /Cannot find (?:package|module) '([^']+)'/.exec(errorMessage(error))?.[1];
+  if (!specifier || /^(\.|\/|file:|node:)/.test(specifier)) return error;
+  const parts = specifier.split('/');
+  const pkg = parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+  return new Error(
+    `it imports '${pkg}', which is not installed where the plugin can find it: ` +
+      `run \`npm install ${pkg}\` in ${root} (or in a folder above it)`,
+    { cause: error },
+  );
 }
 
 /**
