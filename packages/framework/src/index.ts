@@ -100,6 +100,7 @@ export {
   type ServerStats,
   startHealthServer,
 } from './health/index.ts';
+export { lazyRequire } from './lazy.ts';
 export { configureLogging, createLogger, type Logger } from './logging/index.ts';
 export { ServerMetrics, type ServerMetricsOptions, type ToolCallOutcome } from './metrics/index.ts';
 export {

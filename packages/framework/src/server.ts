@@ -29,10 +29,8 @@ import type { Logger, PluginServer, ProxyCommands, ToolContext } from './plugins
 import { SessionHub } from './session/hub.ts';
 import type { McpSession } from './session/session.ts';
 import { createCounters, type ServerCounters } from './session/stats.ts';
-import { createHttpApp, jsonRpcErrorHandler } from './transports/httpApp.ts';
-import { mountSse } from './transports/sse.ts';
 import { serveStdio } from './transports/stdio.ts';
-import { type MountedTransport, mountStreamableHttp } from './transports/streamableHttp.ts';
+import type { MountedTransport } from './transports/streamableHttp.ts';
 
 /** Owner of tools registered straight on the server rather than by a plugin. */
 export const BUILTIN_PLUGIN = 'server';
@@ -201,6 +199,14 @@ export function createServer(
 
   async function startHttp(kind: 'http' | 'sse'): Promise<string> {
     const host = options.host ?? '127.0.0.1';
+    // The HTTP stack (express, the SDK's node transports, legacy SSE) loads only for HTTP: a
+    // server over stdio starts without it (cold start, bench/startup.ts).
+    const [{ createHttpApp, jsonRpcErrorHandler }, { mountSse }, { mountStreamableHttp }] =
+      await Promise.all([
+        import('./transports/httpApp.ts'),
+        import('./transports/sse.ts'),
+        import('./transports/streamableHttp.ts'),
+      ]);
     const app = createHttpApp({
       host,
       allowedHosts: options.allowedHosts,

@@ -12,8 +12,11 @@
 import { createHash } from 'node:crypto';
 import { channel } from 'node:diagnostics_channel';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import type { OAuthTokenVerifier } from '@modelcontextprotocol/server-legacy/auth';
-import { InvalidTokenError } from '@modelcontextprotocol/server-legacy/auth';
+import type {
+  InvalidTokenError,
+  OAuthTokenVerifier,
+} from '@modelcontextprotocol/server-legacy/auth';
+import { legacyAuth } from '../lazy.ts';
 import type { Logger } from '../logging/index.ts';
 
 /** Milliseconds since the epoch. */
@@ -201,7 +204,7 @@ export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
   #reject(reason: OAuthRejectionReason, message: string): InvalidTokenError {
     publishRejection(reason);
     this.#logger.debug(`oauth: token refused (${reason})`);
-    return new InvalidTokenError(message);
+    return new (legacyAuth().InvalidTokenError)(message);
   }
 
   #remember(key: string, entry: CacheEntry): void {

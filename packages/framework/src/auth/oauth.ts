@@ -23,12 +23,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
-import {
-  getOAuthProtectedResourceMetadataUrl,
-  metadataHandler,
-  requireBearerAuth,
-} from '@modelcontextprotocol/server-legacy/auth';
 import { ConfigError } from '../config/errors.ts';
+import { legacyAuth } from '../lazy.ts';
 import type { Logger } from '../logging/index.ts';
 import { checkCredentialEndpoint, trimTrailingSlash } from './endpoint.ts';
 import { checkUnauthenticatedBind } from './exposure.ts';
@@ -167,6 +163,7 @@ export function createOAuth(
     logger,
   });
   const requiredScopes = [...config.oauth_required_scopes];
+  const { getOAuthProtectedResourceMetadataUrl, metadataHandler, requireBearerAuth } = legacyAuth();
   const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(publicUrl);
   const metadata: OAuthProtectedResourceMetadata = {
     resource: publicUrl.href,

@@ -6,10 +6,10 @@
  * @module
  */
 
-import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { McpboxError } from '../errors.ts';
+import { lazyRequire } from '../lazy.ts';
 import type { SchemaLike } from '../plugins/types.ts';
 import {
   type AnySchema,
@@ -20,6 +20,11 @@ import {
   validateStandard,
   zodToJson,
 } from './zodCompat.ts';
+
+// Loaded when the first JSON Schema is compiled (see lazy.ts).
+const ajv07 = lazyRequire<typeof import('ajv')>('ajv');
+const ajv2020 = lazyRequire<typeof import('ajv/dist/2020.js')>('ajv/dist/2020.js');
+const ajvFormats = lazyRequire<(ajv: Ajv | Ajv2020) => void>('ajv-formats');
 
 export type { ValidationResult };
 export { isZodRawShape, isZodSchema };
@@ -65,9 +70,14 @@ const dialects = new Map<'draft07' | 'draft2020', Dialect>();
 function newAjv(name: 'draft07' | 'draft2020'): Ajv | Ajv2020 {
   const ajv =
     name === 'draft2020'
-      ? new Ajv2020({ strict: false, validateFormats: true, allErrors: true })
-      : new Ajv({ strict: false, validateFormats: true, validateSchema: false, allErrors: true });
-  (addFormats as unknown as (ajv: unknown) => void)(ajv);
+      ? new (ajv2020().Ajv2020)({ strict: false, validateFormats: true, allErrors: true })
+      : new (ajv07().Ajv)({
+          strict: false,
+          validateFormats: true,
+          validateSchema: false,
+          allErrors: true,
+        });
+  ajvFormats()(ajv);
   return ajv;
 }
 

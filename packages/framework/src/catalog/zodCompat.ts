@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import * as z3 from 'zod/v3';
-import { zodToJsonSchema } from 'zod-to-json-schema';
+import { zodToJsonSchemaPackage } from '../lazy.ts';
 
 /** Any schema with a Standard Schema validator (zod ≥ 3.24, zod 4, valibot, arktype…). */
 export interface AnySchema {
@@ -84,7 +84,7 @@ export function zodToJson(
     delete json.$schema;
     return json;
   }
-  const json = zodToJsonSchema(schema as never, {
+  const json = zodToJsonSchemaPackage().zodToJsonSchema(schema as never, {
     strictUnions: true,
     pipeStrategy: pipe,
     $refStrategy: 'none',

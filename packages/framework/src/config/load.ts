@@ -13,11 +13,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 
 type ZodIssue = z.core.$ZodIssue;
 
+import { yaml } from '../lazy.ts';
 import { createLogger } from '../logging/index.ts';
 import { environmentLayers } from './environment.ts';
 import { ConfigError } from './errors.ts';
@@ -131,7 +131,7 @@ function readFileLayer(
     const reason = code === 'ENOENT' ? 'file not found' : `cannot read (${code ?? error})`;
     return { layer: {}, errors: [`${path}: ${reason}`], warnings: [] };
   }
-  const document = parseDocument(text);
+  const document = yaml().parseDocument(text);
   if (document.errors.length > 0) {
     return {
       layer: {},

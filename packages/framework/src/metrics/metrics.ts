@@ -17,9 +17,10 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
 import { OAUTH_CHANNEL } from '../auth/introspection.ts';
 import { GATE_CHANNEL, type GateEvent } from '../gate/gate.ts';
+import { promClient } from '../lazy.ts';
 
 export type ToolCallOutcome = 'ok' | 'error' | 'rejected';
 
@@ -29,7 +30,7 @@ export interface ServerMetricsOptions {
 }
 
 export class ServerMetrics {
-  readonly registry = new Registry();
+  readonly registry: Registry = new (promClient().Registry)();
   readonly #calls: Counter<'tool' | 'plugin' | 'outcome'>;
   readonly #duration: Histogram<'tool' | 'plugin'>;
   readonly #gate: Record<GateEvent['event'], Counter<'group'>>;
@@ -45,6 +46,7 @@ export class ServerMetrics {
   };
 
   constructor(options: ServerMetricsOptions = {}) {
+    const { Counter, collectDefaultMetrics, Gauge, Histogram } = promClient();
     const registers = [this.registry];
     this.#calls = new Counter({
       name: 'mcpbox_tool_calls_total',

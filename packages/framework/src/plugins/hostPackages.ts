@@ -16,6 +16,7 @@
  * @module
  */
 import Module, { createRequire, register } from 'node:module';
+import { resolve, sep } from 'node:path';
 
 /** Bare specifiers the host shares with plugins: the package, or a subpath of it. */
 const SHARED = /^(zod|@mcpbox\/[^/]+|@modelcontextprotocol\/[^/]+)(\/.*)?$/;
@@ -23,6 +24,27 @@ const SHARED = /^(zod|@mcpbox\/[^/]+|@modelcontextprotocol\/[^/]+)(\/.*)?$/;
 type ResolveFilename = (this: unknown, request: string, ...rest: unknown[]) => string;
 
 let installed = false;
+
+/**
+ * The folder whose `node_modules` gives the host its shared packages (found through zod's
+ * location); a plugin inside it resolves them as the host does.
+ */
+let hostRoot: string | undefined;
+
+/**
+ * Whether a plugin at `path` needs the fallbacks: only a plugin outside the host's tree does.
+ * Installing them costs start-up time (Node runs module hooks on a thread of their own, which
+ * every later import then goes through), so a server of built-in or in-tree plugins skips it.
+ */
+export function needsHostPackages(path: string): boolean {
+  if (installed) return false;
+  if (hostRoot === undefined) {
+    const zod = createRequire(import.meta.url).resolve('zod');
+    const cut = zod.lastIndexOf(`${sep}node_modules${sep}`);
+    hostRoot = cut < 0 ? '' : zod.slice(0, cut + 1);
+  }
+  return hostRoot === '' || !resolve(path).startsWith(hostRoot);
+}
 
 /** Installs both fallbacks, once per process; the first plugin import calls it. */
 export function shareHostPackages(): void {

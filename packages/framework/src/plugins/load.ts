@@ -12,9 +12,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parse as parseYaml } from 'yaml';
 import { errorMessage, McpboxError } from '../errors.ts';
-import { shareHostPackages } from './hostPackages.ts';
+import { yaml } from '../lazy.ts';
+import { needsHostPackages, shareHostPackages } from './hostPackages.ts';
 import type { PluginModule } from './types.ts';
 import { enableTypeScript, isTypeScriptFile } from './typescript.ts';
 
@@ -125,8 +125,9 @@ export async function importPluginSource(
   if (source.kind === 'module') {
     throw new McpboxError('PLUGIN_INVALID', 'a plugin given as a module has no source to import');
   }
-  shareHostPackages();
-  if (isTypeScriptFile(source.kind === 'package' ? source.url : source.path)) {
+  const file = source.kind === 'package' ? fileURLToPath(source.url) : source.path;
+  if (needsHostPackages(file)) shareHostPackages();
+  if (isTypeScriptFile(file)) {
     await enableTypeScript();
   }
   if (source.kind === 'package') {
@@ -212,7 +213,7 @@ export function folderDescription(dir: string, name: string): string | undefined
   const file = join(dir, name, 'config.yaml');
   if (!existsSync(file)) return undefined;
   try {
-    const parsed = parseYaml(readFileSync(file, 'utf8')) as { description?: unknown } | null;
+    const parsed = yaml().parse(readFileSync(file, 'utf8')) as { description?: unknown } | null;
     return typeof parsed?.description === 'string' ? parsed.description : undefined;
   } catch {
     return undefined;

@@ -17,7 +17,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createLogger, errorMessage, type Logger } from '@mcpbox/framework';
-import { type WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
+import { ws } from '../lazy.ts';
 import { bearerTokenMatches } from '../toolserver/auth.ts';
 import type { ApprovalGate } from './approvalGate.ts';
 import type { ApprovalRequest } from './approvalRequest.ts';
@@ -35,7 +36,10 @@ export class ApprovalWebSocketEndpoint {
   readonly #gate: ApprovalGate;
   readonly #token: string;
   readonly #logger: Logger;
-  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  readonly #wss: WebSocketServer = new (ws().WebSocketServer)({
+    noServer: true,
+    maxPayload: 1024 * 1024,
+  });
 
   constructor({ gate, token, logger }: ApprovalWebSocketOptions) {
     this.#gate = gate;

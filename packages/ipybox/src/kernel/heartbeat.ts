@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { Dealer } from 'zeromq';
+import type { Dealer } from 'zeromq';
+import { zeromq } from '../lazy.ts';
 
 export interface HeartbeatOptions {
   /** Ping period in ms. */
@@ -16,7 +17,7 @@ export interface HeartbeatOptions {
 }
 
 export class Heartbeat {
-  readonly #socket = new Dealer({ linger: 0, sendTimeout: 0 });
+  readonly #socket: Dealer = new (zeromq().Dealer)({ linger: 0, sendTimeout: 0 });
   readonly #timer: NodeJS.Timeout;
   #lastEcho = Date.now();
   #stopped = false;

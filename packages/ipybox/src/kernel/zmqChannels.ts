@@ -5,7 +5,8 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { Dealer, type Socket, Subscriber } from 'zeromq';
+import type { Dealer, Socket, Subscriber } from 'zeromq';
+import { zeromq } from '../lazy.ts';
 import { type KernelChannels, ListenerSet, type MessageListener } from './channels.ts';
 import { type ConnectionInfo, channelAddress } from './connectionFile.ts';
 import type { ChannelName, JupyterMessage } from './messages.ts';
@@ -32,6 +33,7 @@ export class ZmqChannels implements KernelChannels {
     this.#signer = new MessageSigner(info.key, info.signature_scheme);
     this.#onInvalid = options.onInvalidMessage;
     const identity = randomUUID();
+    const { Dealer, Subscriber } = zeromq();
     this.#sockets = {
       shell: new Dealer({ routingId: identity, linger: 0 }),
       control: new Dealer({ linger: 0 }),

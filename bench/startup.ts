@@ -1,0 +1,131 @@
+/**
+ * Cold start over stdio: from spawning a server to the answer of its first request, as an MCP
+ * client that starts the server itself (Claude Desktop, Claude Code) waits for it every time.
+ * The first request is the era's opening one: `initialize` for a 2025 client, the 2026-07-28
+ * client's first request (pinned, no probe) for the other; `connect()` of the SDK client returns
+ * when it is answered.
+ *
+ * Servers, each the compiled JavaScript an installed package runs (`npm run build` first):
+ * - `sdk`: the baseline, a bare SDK v2 McpServer with the same echo tool, as plain .mjs
+ *   (bench/peers/sdk-stdio.mjs);
+ * - `mcp-factory`: `mcp-factory -p echo` (MCPBOX_BIN=dist: dist/, not the sources through tsx);
+ * - `ipybox`: `ipybox --workspace <temp>` (its kernel starts on the first cell, not here).
+ *
+ * Rounds are interleaved (every server and era once per round, in a rotating order), so drift
+ * on a shared machine hits all alike; medians, and each server's ratio to the bare SDK of the
+ * same era, against the target of ≤ 1.3×. Exits 1 when a server fails to answer.
+ *
+ * Tuning: BENCH_ROUNDS (10), BENCH_SERVERS (comma-separated names; `sdk` always runs).
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { benchClient, checkEra, type Era } from './lib/measure.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
+const TARGET = 1.3;
+const workspace = mkdtempSync(join(tmpdir(), 'mcpbox-bench-startup-'));
+
+interface Server {
+  name: string;
+  args: string[];
+}
+
+const ALL: Server[] = [
+  { name: 'sdk', args: [join(ROOT, 'bench/peers/sdk-stdio.mjs')] },
+  { name: 'mcp-factory', args: [join(ROOT, 'packages/proxy/bin/mcp-factory.js'), '-p', 'echo'] },
+  {
+    name: 'ipybox',
+    args: [join(ROOT, 'packages/ipybox/bin/ipybox.js'), '--workspace', workspace],
+  },
+];
+const wanted = process.env.BENCH_SERVERS?.split(',');
+const servers = ALL.filter((s) => s.name === 'sdk' || !wanted || wanted.includes(s.name));
+
+for (const pkg of ['framework', 'proxy', 'ipybox']) {
+  if (!existsSync(join(ROOT, 'packages', pkg, 'dist', 'index.js'))) {
+    console.error(`packages/${pkg}/dist is missing: run \`npm run build\` first`);
+    process.exit(1);
+  }
+}
+
+/** The server's environment: compiled bins, and no `mcpbox-source` condition inherited. */
+const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+env.MCPBOX_BIN = 'dist';
+env.NODE_OPTIONS = (env.NODE_OPTIONS ?? '').replace(/--conditions=mcpbox-source/g, '').trim();
+
+/** Milliseconds from spawn to the first answer. */
+async function coldStart(server: Server, era: Era): Promise<number> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: server.args,
+    env,
+    stderr: 'ignore',
+  });
+  const client = benchClient(era);
+  const start = performance.now();
+  try {
+    await client.connect(transport);
+    const elapsed = performance.now() - start;
+    checkEra(client, era);
+    return elapsed;
+  } finally {
+    await client.close();
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+const eras: Era[] = ['2025', '2026'];
+const samples = new Map<string, number[]>();
+const failures: string[] = [];
+// One unmeasured start of each, so the first round does not pay for cold disk caches alone.
+for (const server of servers) await coldStart(server, '2025').catch(() => undefined);
+for (let round = 0; round < ROUNDS; round++) {
+  const order = servers.map((_, i) => servers[(i + round) % servers.length]);
+  for (const era of eras) {
+    for (const server of order) {
+      const key = `${server.name} ${era}`;
+      try {
+        const ms = await coldStart(server, era);
+        samples.set(key, [...(samples.get(key) ?? []), ms]);
+      } catch (error) {
+        failures.push(`${key}: ${error instanceof Error ? error.message : error}`);
+      }
+    }
+  }
+}
+rmSync(workspace, { recursive: true, force: true });
+
+console.log(`cold start over stdio, spawn to first answer: median of ${ROUNDS} interleaved rounds`);
+console.log('server        era   median ms   min ms   ratio to sdk');
+for (const era of eras) {
+  const base = median(samples.get(`sdk ${era}`) ?? [Number.NaN]);
+  for (const server of servers) {
+    const values = samples.get(`${server.name} ${era}`);
+    if (!values) continue;
+    const ratio = median(values) / base;
+    const verdict =
+      server.name === 'sdk'
+        ? ''
+        : ratio <= TARGET
+          ? `(target ≤ ${TARGET}×: met)`
+          : `(target ≤ ${TARGET}×: missed)`;
+    console.log(
+      `${server.name.padEnd(13)} ${era}  ${median(values).toFixed(0).padStart(9)}  ${Math.min(
+        ...values,
+      )
+        .toFixed(0)
+        .padStart(7)}   ${ratio.toFixed(2)}× ${verdict}`,
+    );
+  }
+}
+for (const failure of failures) console.error(`failed: ${failure}`);
+process.exit(failures.length > 0 ? 1 : 0);
