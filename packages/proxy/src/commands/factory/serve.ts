@@ -119,6 +119,8 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
   // Under stdio, stdout carries only protocol messages — also while plugins load and print.
   if (!http) reserveStdoutForProtocol();
   let loading = true;
+  // Ready means clients can connect: the MCP endpoint listens (the HTTP stack loads on demand).
+  let serving = false;
   let missing: string[] = [];
   let health: HealthServer | undefined;
   if (http) {
@@ -130,9 +132,11 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
       readiness: () =>
         loading
           ? { ready: false, error: `loading plugins: ${named.names.join(', ')}` }
-          : missing.length > 0
-            ? { ready: false, error: `plugins not loaded: ${missing.join(', ')}` }
-            : { ready: true },
+          : !serving
+            ? { ready: false, error: 'opening the MCP endpoint' }
+            : missing.length > 0
+              ? { ready: false, error: `plugins not loaded: ${missing.join(', ')}` }
+              : { ready: true },
       plugins: () => server.registry.getSummary(),
       routes: security.metrics ? { '/metrics': security.metrics.handler } : {},
     });
@@ -163,6 +167,7 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
       `${count(outcome.loaded.length, 'plugin')} (${outcome.loaded.join(', ')}): ` +
       `${count(totals.tools, 'tool')}, ${count(totals.resources, 'resource')}, ${count(totals.prompts, 'prompt')}`;
     const url = await server.start();
+    serving = true;
     // Under stdio the client closing our stdin ends the server; close the rest with it.
     void server.closed.then(() => shutdown(undefined));
     if (!http) {

@@ -136,6 +136,8 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   let health: HealthServer | undefined;
   let watcher: PluginWatcher | undefined;
   let loading = true;
+  // Ready also means clients can connect: the MCP endpoint listens (its HTTP stack loads on demand).
+  let serving = false;
   // Autoloaded plugins that failed at start-up. Readiness means "serves what it was started
   // with": one of these keeps it at 503 until it loads; a plugin the operator unloads on purpose
   // later does not make the server unready.
@@ -184,6 +186,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
         readiness: () => {
           if (loading)
             return { ready: false, error: `loading plugins: ${config.autoload.join(', ')}` };
+          if (!serving) return { ready: false, error: 'opening the MCP endpoint' };
           const missing = failedAtStartup.filter((name) => !manager.registry.isLoaded(name));
           return missing.length > 0
             ? { ready: false, error: `autoloaded plugins not loaded: ${missing.join(', ')}` }
@@ -215,6 +218,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
     }
 
     const url = await server.start();
+    serving = true;
     const totals = server.registry.getSummary().totals;
     const what = `${totals.plugins} plugin(s), ${totals.tools} tools`;
     const mgmt = `management API ${management.url}${config.management_token ? ' (token required)' : ''}`;
