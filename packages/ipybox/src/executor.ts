@@ -15,7 +15,6 @@ import type { KernelTransport } from './kernel/connectionFile.ts';
 import type { ExecutionResult } from './kernel/execution.ts';
 import { zmqKernelBackend } from './kernel/launcher.ts';
 import type { ExecutionChunk } from './kernel/output.ts';
-import { sandboxKernelBackend } from './sandbox/kernelSandbox.ts';
 import type { SandboxSettings } from './sandbox/sandboxConfig.ts';
 
 export interface CodeExecutorOptions {
@@ -50,11 +49,22 @@ export type { ExecuteOptions };
 function localBackend(options: CodeExecutorOptions): KernelBackend {
   const { sandbox, sandboxConfig, python } = options;
   if (sandbox || sandboxConfig !== undefined) {
-    return sandboxKernelBackend({
-      python,
-      settings: typeof sandbox === 'object' ? sandbox : undefined,
-      settingsFile: sandboxConfig,
-    });
+    // The sandbox (and sandbox-runtime, heavy to load) is imported with the first sandboxed
+    // kernel, so an ipybox without --sandbox starts without it.
+    let backend: Promise<KernelBackend> | undefined;
+    return {
+      name: 'sandbox',
+      async start(startOptions) {
+        backend ??= import('./sandbox/kernelSandbox.ts').then(({ sandboxKernelBackend }) =>
+          sandboxKernelBackend({
+            python,
+            settings: typeof sandbox === 'object' ? sandbox : undefined,
+            settingsFile: sandboxConfig,
+          }),
+        );
+        return (await backend).start(startOptions);
+      },
+    };
   }
   return zmqKernelBackend({ python, transport: options.transport });
 }

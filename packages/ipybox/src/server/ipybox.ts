@@ -15,7 +15,6 @@ import {
 } from '@mcpbox/framework';
 import { generateMcpSources } from '../mcptools/generate.ts';
 import { ServerRegistry } from '../mcptools/registry.ts';
-import { checkSandboxSetup } from '../sandbox/kernelSandbox.ts';
 import { type EnvMap, loadEnvironment } from './environment.ts';
 import { kernelCallerOf } from './kernelCaller.ts';
 import { type KernelLease, Kernels } from './kernels.ts';
@@ -74,6 +73,8 @@ export class Ipybox {
     await mkdir(settings.workspace, { recursive: true });
     // Missing bwrap/socat/rg or a bad --sandbox-config fail here, at start, not at the first cell.
     if (settings.sandbox || settings.sandboxConfig !== undefined) {
+      // Imported here: sandbox-runtime is heavy, and an unsandboxed ipybox starts without it.
+      const { checkSandboxSetup } = await import('../sandbox/kernelSandbox.ts');
       await checkSandboxSetup({ settingsFile: settings.sandboxConfig });
     }
     const env = await loadEnvironment(settings.workspace, options.env ?? process.env);
