@@ -353,7 +353,7 @@ test('either protocol era: negotiated by default and named in the banner; --prot
 
 test('`mcp-client … < script | head -n 1`: the closed pipe ends the client quietly with 0', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-client-pipe-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
   const script = join(dir, 'script.txt');
   // Far more output than a pipe buffers, so the client is still writing after head has exited.
   writeFileSync(script, 'help\n'.repeat(300));

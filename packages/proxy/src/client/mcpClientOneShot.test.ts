@@ -64,7 +64,7 @@ interface Fixture {
 
 function calcFixture(t: TestContext): Fixture {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-client-oneshot-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
   const plugin = join(dir, 'calc.mjs');
   writeFileSync(plugin, CALC_PLUGIN);
   const log = join(dir, 'calls.jsonl');

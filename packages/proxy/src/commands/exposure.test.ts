@@ -43,7 +43,9 @@ const REFUSAL =
 /** A scratch HOME (mcp-proxy writes its tool-call log under it) and config folder. */
 function scratch(t: TestContext, files: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'mcpbox-exposure-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // Registered before the server's own cleanup, so it may run while the server still writes its
+  // tool-call log under HOME: retry on ENOTEMPTY instead of failing the test.
+  t.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 }

@@ -19,7 +19,7 @@ const BIN = fileURLToPath(new URL('../../../bin/mcp-factory.js', import.meta.url
 /** A temp plugin folder (an ES-module package, as plugin folders are), removed after the test. */
 function testdir(t: TestContext, files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-factory-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
   const all = { 'package.json': '{ "type": "module" }', ...files };
   for (const [name, text] of Object.entries(all)) writeFileSync(join(dir, name), text);
   return dir;
