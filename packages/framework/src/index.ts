@@ -79,6 +79,7 @@ export {
   interpolateTree,
 } from './config/interpolate.ts';
 export { errorMessage, McpboxError, type McpboxErrorCode } from './errors.ts';
+export { findProgram } from './findProgram.ts';
 export {
   callerKeyOf,
   createGate,

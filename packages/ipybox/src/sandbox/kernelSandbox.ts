@@ -19,10 +19,11 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findProgram } from '@mcpbox/framework';
 import type { KernelBackend, KernelStartOptions, RunningKernel } from '../kernel/backend.ts';
 import { zmqKernelBackend } from '../kernel/launcher.ts';
 import { makeOwnedDir, sweepDeadOwnersOnce } from '../kernel/ownedDirs.ts';
-import { checkSandboxHost, findProgram } from './preflight.ts';
+import { checkSandboxHost } from './preflight.ts';
 import {
   loadSandboxConfig,
   type SandboxSettings,

@@ -19,7 +19,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StdioUpstreamParams } from '@mcpbox/framework';
-import { checkSandboxHost, findProgram } from './preflight.ts';
+import { findProgram } from '@mcpbox/framework';
+import { checkSandboxHost } from './preflight.ts';
 import {
   loadSandboxConfig,
   type SandboxSettings,

@@ -11,12 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import {
-  checkSandboxHost,
-  findProgram,
-  SANDBOX_INSTALL_HINT,
-  SandboxUnavailableError,
-} from './preflight.ts';
+import { findProgram } from '@mcpbox/framework';
+import { checkSandboxHost, SANDBOX_INSTALL_HINT, SandboxUnavailableError } from './preflight.ts';
 
 const START = fileURLToPath(new URL('./__fixtures__/startSandboxed.ts', import.meta.url));
 

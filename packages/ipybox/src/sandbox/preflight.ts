@@ -7,8 +7,7 @@
  * @module
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { findProgram } from '@mcpbox/framework';
 
 export const SANDBOX_INSTALL_HINT = 'apt-get install bubblewrap socat ripgrep';
 
@@ -24,21 +23,6 @@ export class SandboxUnavailableError extends Error {
     super(message);
     this.name = 'SandboxUnavailableError';
   }
-}
-
-/** The first executable called `program` on `path`, like `which`. */
-export function findProgram(program: string, path: string | undefined): string | undefined {
-  for (const dir of (path ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, program);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 export interface SandboxHost {

@@ -1,12 +1,6 @@
-/**
- * `mcp-proxy install CLIENT [NAME] -- COMMAND [ARGS…]` (or a URL): adds a server to an MCP
- * client's configuration file, or prints the entry with `--print`.
- *
- * @module
- */
-import { accessSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, resolve } from 'node:path';
+import { findProgram } from '@mcpbox/framework';
 import { fail } from '../exit.ts';
 import { clientKey } from '../factory/clientConfig.ts';
 import {
@@ -62,20 +56,6 @@ export function defaultName(server: ServerSpec): string {
   return clientKey(program.replace(/\.(m?[jt]s|cjs|py|exe)$/, ''));
 }
 
-function onPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, command);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 function serverSpec(operands: string[], envPairs: string[]): ServerSpec {
   const [first, ...rest] = operands;
   if (first === undefined) {
@@ -110,7 +90,7 @@ function forFile(server: ServerSpec, userLevel: boolean): ServerSpec {
   if (server.kind !== 'stdio' || !userLevel) return server;
   const { command } = server;
   if (isAbsolute(command)) return server;
-  const full = command.includes('/') ? resolve(command) : onPath(command, process.env);
+  const full = command.includes('/') ? resolve(command) : findProgram(command, process.env.PATH);
   if (!full) {
     process.stderr.write(
       `Warning: ${command} is not on PATH here; the client may not find it either. Give its full path if it does not start.\n`,
