@@ -26,7 +26,10 @@ export async function tempWorkspace(prefix = 'ipybox-ws-'): Promise<{
   remove(): Promise<void>;
 }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+  // A test's cleanup may remove the workspace before the server it holds (mcp-proxy's log
+  // folder, a kernel's files) has exited: retry on ENOTEMPTY instead of failing the test.
+  const remove = () => rm(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+  return { dir, remove };
 }
 
 export interface StdioIpybox {
