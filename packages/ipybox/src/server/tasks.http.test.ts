@@ -35,7 +35,7 @@ const startIpybox: Start = async (t, ws) => {
 };
 
 const startProxyWithIpybox: Start = async (t, ws) => {
-  const config = join(ws, '..', `${ws.split('/').pop()}.proxy.yaml`);
+  const config = join(ws, 'proxy.yaml'); // removed with the workspace
   await writeFile(config, `plugins:\n  ipybox:\n    workspace: ${JSON.stringify(ws)}\n`);
   const proxy = await startProxy(
     ['--http', '0', '--mgmt-port', '0', '--health-port', '0', '-c', config, '-a', 'ipybox'],
