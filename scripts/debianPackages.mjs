@@ -29,6 +29,11 @@ export const DEBIAN_PACKAGES = [
   { name: 'bubblewrap', command: 'bwrap' },
   { name: 'socat', command: 'socat' },
   { name: 'ripgrep', command: 'rg' },
+  // The console and MCP App viewer tests drive a real headless browser.
+  { name: 'chromium', command: 'chromium' },
+  // Cluster mode's shared state and its load balancer, run for real by the cluster tests.
+  { name: 'redis-server', command: 'redis-server' },
+  { name: 'haproxy', command: 'haproxy' },
 ];
 
 /** The executable `command` on `path` (a PATH string), or undefined. */
