@@ -26,6 +26,14 @@ export {
 } from './auth/index.ts';
 export { Catalog } from './catalog/catalog.ts';
 export {
+  ClusterLink,
+  type ClusterSettings,
+  type ClusterStatus,
+  ClusterUnavailableError,
+  openCluster,
+  redactRedisUrl,
+} from './cluster/index.ts';
+export {
   type ToolCall,
   ToolCallDispatcher,
   type ToolCallInterceptor,

@@ -73,6 +73,8 @@ export interface InterceptedCall {
   readonly plugin: string;
   args: Record<string, unknown> | undefined;
   readonly ctx: CallerContext;
+  /** `code` for a call made from code (code mode), recorded in the tool-call log. */
+  readonly via?: 'code';
 }
 
 /** Who made a call, for the log: the OAuth subject, else the OAuth client; never the token. */
@@ -200,6 +202,7 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
         sessionId: call.ctx.sessionId,
         principal: principalOf(call.ctx),
         durationMs: seconds * 1000,
+        via: call.via,
       });
     }
   }

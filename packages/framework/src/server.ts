@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
 import type { Express, RequestHandler } from 'express';
 import { Catalog } from './catalog/catalog.ts';
+import { type CatalogView, createCatalogView } from './catalog/catalogView.ts';
 import { ToolCallDispatcher, type ToolCallInterceptor } from './catalog/toolCalls.ts';
 import type { Config, TransportKind } from './config/types.ts';
 import { McpboxError } from './errors.ts';
@@ -113,6 +114,8 @@ type Registrations = Pick<
 export interface McpboxServer extends Registrations {
   readonly options: Readonly<ServerOptions>;
   readonly catalog: Catalog;
+  /** The view plugins get as `server.catalog`: tools, search, calls as a caller, changes. */
+  readonly catalogView: CatalogView;
   readonly registry: PluginRegistry;
   readonly sessions: SessionHub;
   /** Live counters for the health endpoints. */
@@ -130,6 +133,7 @@ export interface McpboxServer extends Registrations {
     name: string,
     args: Record<string, unknown> | undefined,
     ctx: ToolContext,
+    options?: { via?: 'code' },
   ): Promise<CallToolResult>;
   /** Serves one session over a transport you made (e.g. `InMemoryTransport`). */
   connect(transport: Transport): Promise<McpSession>;
@@ -152,10 +156,12 @@ export function createServer(
   const stats = createCounters();
   const catalog = new Catalog();
   const dispatcher = new ToolCallDispatcher(catalog);
+  const catalogView = createCatalogView(catalog, dispatcher);
   // Plugins register before any session exists; the hub below is created right after.
   const onSessionClosed: SessionClosedSource = (listener) => sessions.onSessionClosed(listener);
   const registry = new PluginRegistry({
     catalog,
+    view: catalogView,
     pluginDirs: options.pluginDirs ? [...options.pluginDirs] : [],
     proxy: options.proxy,
     onSessionClosed,
@@ -180,6 +186,7 @@ export function createServer(
       const staging = new StagingServer({
         plugin: BUILTIN_PLUGIN,
         catalog,
+        view: catalogView,
         logger,
         onSessionClosed,
       });
@@ -252,6 +259,7 @@ export function createServer(
   const server: McpboxServer = {
     options,
     catalog,
+    catalogView,
     registry,
     sessions,
     stats,
@@ -266,7 +274,7 @@ export function createServer(
     registerPrompt: direct('registerPrompt'),
     prompt: direct('prompt'),
     addToolCallInterceptor: (interceptor) => dispatcher.addInterceptor(interceptor),
-    callTool: (name, args, ctx) => dispatcher.call(name, args, ctx),
+    callTool: (name, args, ctx, options) => dispatcher.call(name, args, ctx, options),
 
     async connect(transport) {
       const session = sessions.open();

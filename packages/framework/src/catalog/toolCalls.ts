@@ -23,6 +23,8 @@ export interface ToolCall {
   readonly plugin: string;
   args: Record<string, unknown> | undefined;
   readonly ctx: ToolContext;
+  /** Set when the call came from code (`CatalogView.callTool(..., { via: 'code' })`). */
+  readonly via?: 'code';
 }
 
 export type ToolCallInterceptor = (
@@ -127,6 +129,7 @@ export class ToolCallDispatcher {
     name: string,
     args: Record<string, unknown> | undefined,
     ctx: ToolContext,
+    options?: { via?: 'code' },
   ): Promise<CallToolResult> {
     const entry = this.#catalog.getTool(name);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
@@ -135,7 +138,7 @@ export class ToolCallDispatcher {
     const interceptors = this.#interceptors;
     if (interceptors.length === 0) return runTool(entry, args, ctx);
 
-    const call: ToolCall = { tool: name, plugin: entry.plugin, args, ctx };
+    const call: ToolCall = { tool: name, plugin: entry.plugin, args, ctx, via: options?.via };
     const dispatch = (i: number): Promise<CallToolResult> =>
       i < interceptors.length
         ? interceptors[i](call, () => dispatch(i + 1))

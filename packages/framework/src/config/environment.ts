@@ -22,6 +22,7 @@ export const ENVIRONMENT_KEYS: Readonly<Record<string, keyof WrittenConfig>> = {
   MCP_SESSION_IDLE_TIMEOUT: 'session_idle_timeout',
   MCP_MAX_SESSIONS: 'max_sessions',
   MCP_MAX_MESSAGE_SIZE: 'max_message_size',
+  MCP_REDIS_URL: 'cluster',
 };
 
 /** The `MCP_*` variables that are set, one entry per variable with the key it sets. */

@@ -126,6 +126,13 @@ export function resolveConfig(
     redact_heuristics: written.redact_heuristics ?? true,
     gate: written.gate,
     metrics: w.metrics,
+    cluster: written.cluster
+      ? {
+          redisUrl: written.cluster.redis_url,
+          name: written.cluster.name ?? 'mcpbox',
+          fallback: written.cluster.fallback ?? 'none',
+        }
+      : undefined,
     config_file: context.configFile,
   };
 }

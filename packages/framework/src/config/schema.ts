@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from 'zod';
+import { CLUSTER_FALLBACKS, type ClusterFallback } from '../cluster/settings.ts';
 import {
   LOG_FORMATS,
   LOG_LEVELS,
@@ -143,6 +144,31 @@ const transport = leaf<TransportKind>(
   }),
 );
 
+/** `cluster:` — a mapping, or just the Redis URL (what `MCP_REDIS_URL` gives). */
+const redisUrl = leaf('a redis:// or rediss:// URL', (v) =>
+  typeof v === 'string' && URL.canParse(v) && /^rediss?:$/.test(new URL(v).protocol)
+    ? v
+    : undefined,
+);
+const clusterConfig = z.preprocess(
+  (v) => (typeof v === 'string' ? { redis_url: v } : v),
+  z
+    .object(
+      {
+        redis_url: redisUrl,
+        name: leaf('a name of letters, digits, _ . -', (v) =>
+          typeof v === 'string' && /^[\w.-]+$/.test(v) ? v : undefined,
+        ).optional(),
+        fallback: leaf<ClusterFallback>(
+          `one of ${CLUSTER_FALLBACKS.join(', ')}`,
+          oneOf(CLUSTER_FALLBACKS),
+        ).optional(),
+      },
+      { error: 'expected a mapping with redis_url (or a Redis URL)' },
+    )
+    .strict(),
+);
+
 const pluginEntry = z
   .object(
     {
@@ -214,6 +240,7 @@ export const writtenConfigShape = {
     .record(z.string(), z.unknown(), { error: 'expected a mapping of gate settings' })
     .optional(),
   metrics: bool.optional(),
+  cluster: clusterConfig.optional(),
 };
 
 export const KNOWN_KEYS: ReadonlySet<string> = new Set(Object.keys(writtenConfigShape));

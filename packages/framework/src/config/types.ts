@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { ClusterSettings, WrittenClusterConfig } from '../cluster/settings.ts';
+
 export const LOG_LEVELS = ['debug', 'info', 'warning', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -118,6 +120,8 @@ export interface WrittenConfig {
   gate?: Record<string, unknown>;
   /** Serve Prometheus metrics on the health server. Default `false`. */
   metrics?: boolean;
+  /** Cluster mode: replicas share state through Redis (also `MCP_REDIS_URL`). Default off. */
+  cluster?: WrittenClusterConfig;
 }
 
 /** The resolved configuration: every key present, paths absolute. */
@@ -159,6 +163,8 @@ export interface Config {
   redact_heuristics: boolean;
   gate: Record<string, unknown> | undefined;
   metrics: boolean;
+  /** Cluster mode, when configured (`cluster.redis_url` or `MCP_REDIS_URL`). */
+  cluster: ClusterSettings | undefined;
   /** Absolute path of the file this was read from, if any (for messages). */
   config_file: string | undefined;
 }

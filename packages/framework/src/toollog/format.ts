@@ -57,11 +57,12 @@ export function resultText(redactor: Redactor, result: unknown, max: number): st
   return truncate(safeJson(redactor.value(result, max)), max);
 }
 
-/** ` session=… principal=…`: who made the call, the parts that are known (metadata, not redacted). */
+/** ` session=… principal=… via=code`: who made the call and how, the parts that are known (metadata, not redacted). */
 export function callerText(details: CallDetails | undefined): string {
   return (
     (details?.sessionId === undefined ? '' : ` session=${details.sessionId}`) +
-    (details?.principal === undefined ? '' : ` principal=${details.principal}`)
+    (details?.principal === undefined ? '' : ` principal=${details.principal}`) +
+    (details?.via === undefined ? '' : ` via=${details.via}`)
   );
 }
 

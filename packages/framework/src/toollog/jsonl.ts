@@ -62,6 +62,7 @@ export class JsonlToolLogger extends QueuedToolLogger {
       // Who called: metadata from the transport and OAuth, not arguments, so not redacted.
       ...(details?.sessionId === undefined ? {} : { session: details.sessionId }),
       ...(details?.principal === undefined ? {} : { principal: details.principal }),
+      ...(details?.via === undefined ? {} : { via: details.via }),
       params: boundedParams(this.redactor, tool, params, this.#maxParamChars),
       result: resultText(this.redactor, result, this.#maxResultChars),
       ok,

@@ -1,6 +1,6 @@
 /**
  * `TextToolLogger`: one line per call, `[YYYY-MM-DD HH:MM:SS] OK|FAIL tool {params}` (then
- * `session=…` / `principal=…` when known), in a file rotated by size to `.1` … `.N` like
+ * `session=…` / `principal=…` / `via=code` when known), in a file rotated by size to `.1` … `.N` like
  * logrotate.
  *
  * @module

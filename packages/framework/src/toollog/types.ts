@@ -25,6 +25,8 @@ export interface CallDetails {
   /** Who made the call: the OAuth subject, else the OAuth client id, when authenticated. */
   principal?: string;
   durationMs?: number;
+  /** `code` when the call came from code (code mode's kernels), absent for a direct call. */
+  via?: 'code';
 }
 
 /**

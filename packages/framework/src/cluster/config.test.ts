@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { loadConfig, readConfig } from '../config/load.ts';
+
+test('no cluster configured: cluster is undefined', () => {
+  assert.equal(loadConfig({ env: {} }).cluster, undefined);
+});
+
+test('MCP_REDIS_URL turns cluster mode on with the defaults', () => {
+  const config = loadConfig({ env: { MCP_REDIS_URL: 'redis://127.0.0.1:6390' } });
+  assert.deepEqual(config.cluster, {
+    redisUrl: 'redis://127.0.0.1:6390',
+    name: 'mcpbox',
+    fallback: 'none',
+  });
+});
+
+test('cluster: mapping with name and fallback; bad values are named', () => {
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      cluster: { redis_url: 'rediss://cache:6380/2', name: 'prod-a', fallback: 'local' },
+    },
+  });
+  assert.deepEqual(config.cluster, {
+    redisUrl: 'rediss://cache:6380/2',
+    name: 'prod-a',
+    fallback: 'local',
+  });
+  const bad = readConfig({ env: { MCP_REDIS_URL: 'http://127.0.0.1:6379' } });
+  assert.equal(bad.ok, false);
+  assert.match(JSON.stringify(bad), /redis:\/\/ or rediss:\/\/ URL/);
+  const badFallback = readConfig({
+    env: {},
+    overrides: { cluster: { redis_url: 'redis://h:1', fallback: 'maybe' as never } },
+  });
+  assert.match(JSON.stringify(badFallback), /one of none, local/);
+});
