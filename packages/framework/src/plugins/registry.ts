@@ -11,6 +11,8 @@
  * @module
  */
 import type { Catalog } from '../catalog/catalog.ts';
+import { type CatalogView, createCatalogView } from '../catalog/catalogView.ts';
+import { ToolCallDispatcher } from '../catalog/toolCalls.ts';
 import type { Collision } from '../catalog/types.ts';
 import { errorMessage, McpboxError } from '../errors.ts';
 import { createLogger } from '../logging/index.ts';
@@ -82,6 +84,11 @@ export interface RegistrySummary {
 export interface PluginRegistryOptions {
   catalog: Catalog;
   /** Directories searched, in order, for `name.ts`, `name.js`, `name/index.ts`, `name/index.js`. */
+  /**
+   * Plugins' `server.catalog`: the server passes its own (calls through its interceptors); a
+   * registry on its own gets a view whose calls run without interceptors.
+   */
+  view?: CatalogView;
   pluginDirs?: string[];
   logger?: Logger;
   /** Handed to plugins as `server.proxy`; only `mcp-proxy` sets it. */
@@ -114,6 +121,8 @@ function succeeded(plugin: LoadedPlugin): LoadResult {
 export class PluginRegistry {
   readonly catalog: Catalog;
   /** Searched in order; callers may push more directories. */
+  /** What plugins see as `server.catalog`. */
+  readonly view: CatalogView;
   readonly pluginDirs: string[];
   readonly #plugins = new Map<string, LoadedPlugin>();
   readonly #logger: Logger;
@@ -130,6 +139,8 @@ export class PluginRegistry {
     this.#logger = options.logger ?? createLogger('plugins');
     this.#proxy = options.proxy;
     this.#onSessionClosed = options.onSessionClosed;
+    this.view =
+      options.view ?? createCatalogView(options.catalog, new ToolCallDispatcher(options.catalog));
   }
 
   #serial<T>(task: () => Promise<T>): Promise<T> {
@@ -256,6 +267,7 @@ export class PluginRegistry {
     });
     let error: string | undefined;
     try {
+      view: this.view,
       await module.register(staging, config);
       const collisions = this.catalog.collisions(staging.batch, replacing);
       if (collisions.length > 0) error = collisionMessage(name, collisions[0]);

@@ -11,6 +11,7 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import type { Catalog } from '../catalog/catalog.ts';
+import type { CatalogView } from '../catalog/catalogView.ts';
 import {
   createPromptEntry,
   createResourceEntry,
@@ -52,6 +53,8 @@ export interface StagingServerOptions {
   plugin: string;
   catalog: Catalog;
   config?: PluginConfig;
+  /** What `server.catalog` gives the plugin: the server's view of the whole catalog. */
+  view: CatalogView;
   logger: Logger;
   /** Tool and prompt names get `${prefix}_` unless they already start with it. */
   prefix?: string;
@@ -77,6 +80,7 @@ export class StagingServer implements PluginServer {
   readonly config: PluginConfig;
   readonly proxy: ProxyCommands | undefined;
   readonly batch: CatalogBatch = { tools: [], resources: [], templates: [], prompts: [] };
+  readonly catalog: CatalogView;
   /** What `onUnload` was given, for the registry to run when this registration ends. */
   readonly cleanups: Array<() => unknown> = [];
   readonly #catalog: Catalog;
@@ -92,6 +96,7 @@ export class StagingServer implements PluginServer {
     this.#catalog = options.catalog;
     this.#prefix = options.prefix || undefined;
     this.#onSessionClosed = options.onSessionClosed;
+    this.catalog = options.view;
   }
 
   /**
