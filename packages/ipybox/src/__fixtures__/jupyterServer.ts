@@ -25,11 +25,17 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts the server and resolves once `GET /api/status` answers. */
-export async function startJupyterServer(env: Record<string, string>): Promise<JupyterServer> {
+/**
+ * Starts the server and resolves once `GET /api/status` answers. `port` and `token`: those of a
+ * server stopped before, to restart it (its kernels are gone, as after a real restart).
+ */
+export async function startJupyterServer(
+  env: Record<string, string>,
+  { port: wantedPort, token: wantedToken }: { port?: number; token?: string } = {},
+): Promise<JupyterServer> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-jupyter-'));
-  const token = randomBytes(24).toString('hex');
-  const port = await freePort();
+  const token = wantedToken ?? randomBytes(24).toString('hex');
+  const port = wantedPort ?? (await freePort());
   const child: ChildProcess = spawn(
     '/usr/bin/python3',
     [

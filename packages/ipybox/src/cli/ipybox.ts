@@ -85,6 +85,19 @@ const program = new Command('ipybox')
     "close a kernel idle this long (default 1800; not a stdio connection's own)",
     Number,
   )
+  .option(
+    '--kernel-gateway <url>',
+    'run kernels on this Jupyter Server / Kernel Gateway (token: IPYBOX_KERNEL_GATEWAY_TOKEN)',
+  )
+  .option(
+    '--kernel-gateway-token <token>',
+    'its token (visible in ps: prefer the IPYBOX_KERNEL_GATEWAY_TOKEN variable)',
+  )
+  .option(
+    '--advertise-url <url>',
+    'http://HOST: this machine as the kernels see it (their tool calls come back there)',
+  )
+  .option('--tool-server-bind <host>', 'address the tool servers listen on (default: that HOST)')
   .option('--sandbox', 'run the kernel in a sandbox')
   .option('--sandbox-config <file>', 'sandbox settings (JSON)')
   .option('--max-output-chars <n>', 'default max_output_chars of a cell (5000)', Number)
@@ -99,7 +112,9 @@ const program = new Command('ipybox')
       '  ipybox --workspace ~/work                 # stdio, for an MCP client that launches it\n' +
       '  ipybox --workspace ~/work --http 8000     # http://127.0.0.1:8000/mcp\n' +
       '  ipybox --http 8000 --host 0.0.0.0 --oauth-server-url https://auth.example.com \\\n' +
-      '         --oauth-public-url https://ipybox.example.com/mcp   # other machines, with OAuth',
+      '         --oauth-public-url https://ipybox.example.com/mcp   # other machines, with OAuth\n' +
+      '  IPYBOX_KERNEL_GATEWAY_TOKEN=... ipybox --kernel-gateway http://kernels:8888 \\\n' +
+      '         --advertise-url http://10.0.0.5   # kernels on a Jupyter server elsewhere',
   )
   .showHelpAfterError()
   .action(async (options) => {
@@ -134,6 +149,10 @@ const program = new Command('ipybox')
         kernelIdleTimeout: options.kernelIdleTimeout,
         sandbox: options.sandbox === true,
         sandboxConfig: options.sandboxConfig,
+        kernelGateway: options.kernelGateway,
+        kernelGatewayToken: options.kernelGatewayToken,
+        advertiseUrl: options.advertiseUrl,
+        toolServerBind: options.toolServerBind,
         maxOutputChars: options.maxOutputChars,
         maxOutputCharsLimit: options.maxOutputCharsLimit,
       });

@@ -36,6 +36,13 @@ export interface RunningKernel {
 
 export interface KernelBackend {
   readonly name: string;
+  /**
+   * True for kernels that live elsewhere (a Jupyter Server): `start()` cannot hand them `env` and
+   * `cwd` (the REST API has no field for them), so the client sets both by a silent cell after
+   * the handshake; and a kernel lost while no cell ran (its server restarted) is reported to the
+   * next call instead of that call running in a fresh kernel without the state it expects.
+   */
+  readonly remote?: boolean;
   /** Starts a kernel whose channels are connected (readiness is the client's handshake). */
   start(options: KernelStartOptions): Promise<RunningKernel>;
 }

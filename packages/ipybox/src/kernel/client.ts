@@ -19,6 +19,7 @@ import { KernelError } from './errors.ts';
 import { Execution, type ExecutionResult, type InterruptReason } from './execution.ts';
 import { zmqKernelBackend } from './launcher.ts';
 import type { ExecutionChunk } from './output.ts';
+import { remoteEnvironmentCell } from './remoteEnv.ts';
 
 /** Selects matplotlib's inline backend, so figures come back as PNG without any user setup. */
 const INLINE_MATPLOTLIB = 'module://matplotlib_inline.backend_inline';
@@ -95,6 +96,8 @@ export class KernelClient {
   #queue: Promise<unknown> = Promise.resolve();
   /** Calls queued before the latest `cancel()` are rejected instead of run. */
   #cancelEpoch = 0;
+  /** A remote kernel lost while no cell ran: told to the next call, once (see `remote`). */
+  #lost: KernelError | undefined;
   #closed = false;
 
   constructor(options: KernelClientOptions = {}) {
@@ -212,6 +215,7 @@ export class KernelClient {
    * when this resolves; a cell running in it fails with `EXECUTION_CANCELLED`.
    */
   async reset(): Promise<void> {
+    this.#lost = undefined;
     const active = this.#active ?? (await this.#starting?.catch(() => undefined));
     if (active) {
       await this.#stopKernel(
@@ -258,6 +262,11 @@ export class KernelClient {
     options: ExecuteOptions,
     onChunk?: (chunk: ExecutionChunk) => void,
   ): Promise<ExecutionResult> {
+    const lost = this.#lost;
+    if (lost) {
+      this.#lost = undefined;
+      throw lost;
+    }
     const active = await this.#ensureKernel();
     const { connection } = active;
     const execution = new Execution(this.#imagesDir, onChunk);
@@ -369,6 +378,7 @@ export class KernelClient {
       );
       try {
         await active.connection.waitUntilReady(handshake.signal);
+        if (this.#backend.remote) await this.#applyEnvironment(active, deadline.signal);
       } catch (error) {
         await kernel.stop();
         throw error;
@@ -387,8 +397,40 @@ export class KernelClient {
     }
   }
 
+  /** Gives a remote kernel its variables and working directory (see `KernelBackend.remote`). */
+  async #applyEnvironment(active: ActiveKernel, deadline: AbortSignal): Promise<void> {
+    const reply = await active.connection.request(
+      'shell',
+      'execute_request',
+      {
+        code: remoteEnvironmentCell(this.#env, this.#cwd),
+        silent: true,
+        store_history: false,
+        user_expressions: {},
+        allow_stdin: false,
+        stop_on_error: false,
+      },
+      this.#startTimeout,
+    );
+    if (deadline.aborted) throw deadline.reason;
+    if (reply.content.status !== 'ok') {
+      throw new KernelError(
+        'KERNEL_START_FAILED',
+        `The kernel could not be given its environment (${String(reply.content.ename)}: ${String(reply.content.evalue)}).`,
+      );
+    }
+  }
+
   #onKernelGone(active: ActiveKernel, exit: KernelExit): void {
     if (active.stopping) return;
+    if (this.#backend.remote && this.#current?.active !== active) {
+      // Nobody is told by a failing cell: without this, the next cell would run in a fresh
+      // kernel and fail on a missing name (or worse, compute on missing state) without saying why.
+      this.#lost = new KernelError(
+        'KERNEL_DIED',
+        `The kernel was lost while no cell ran (${exit.reason}): its variables and imports are gone. Nothing ran. Call again to start a fresh kernel, and re-run the cells it needs.`,
+      );
+    }
     const error = new KernelError(
       'KERNEL_DIED',
       `The kernel died (${exit.reason}); its state is lost. The next call starts a new kernel.`,

@@ -5,14 +5,15 @@
  * ZeroMQ backend (one more hop, and the stock server's WebSocket does not set TCP_NODELAY), but
  * the way to reach kernels on another machine.
  *
- * The server decides the kernel's environment and working directory: `env` and `cwd` given to
- * `start()` are not forwarded (Jupyter Server 1.x has no API for them).
+ * The server decides how the kernel process starts: `env` and `cwd` given to `start()` are not
+ * forwarded (Jupyter Server 1.x has no API for them); the backend is `remote`, so the client sets
+ * them by a silent cell once the kernel answers.
  *
  * @see https://jupyter-server.readthedocs.io/en/latest/developers/rest-api.html
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import type { KernelBackend, KernelExit, KernelStartOptions, RunningKernel } from './backend.ts';
 import { type KernelChannels, ListenerSet, type MessageListener } from './channels.ts';
 import { KernelError } from './errors.ts';
@@ -71,11 +72,20 @@ export function jupyterServerBackend(options: JupyterServerBackendOptions): Kern
     : {};
 
   async function call(method: string, path: string, body?: object): Promise<Response> {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { ...headers, 'Content-Type': 'application/json' },
-      body: body ? JSON.stringify(body) : undefined,
-    });
+    let response: Response;
+    try {
+      response = await fetch(`${base}${path}`, {
+        method,
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
+      throw new KernelError(
+        'KERNEL_START_FAILED',
+        `cannot reach the Jupyter Server at ${base} (${cause}): is it running, and is the URL (kernel_gateway.url, --kernel-gateway) right?`,
+      );
+    }
     if (!response.ok) {
       throw new KernelError(
         'KERNEL_START_FAILED',
@@ -83,6 +93,19 @@ export function jupyterServerBackend(options: JupyterServerBackendOptions): Kern
       );
     }
     return response;
+  }
+
+  /** Whether the server still lists the kernel (false also when the server does not answer). */
+  async function kernelStillThere(id: string): Promise<boolean> {
+    try {
+      const response = await fetch(`${base}/api/kernels/${id}`, {
+        headers,
+        signal: AbortSignal.timeout(5000),
+      });
+      return response.ok;
+    } catch {
+      return false;
+    }
   }
 
   async function start({ signal }: KernelStartOptions): Promise<RunningKernel> {
@@ -94,7 +117,9 @@ export function jupyterServerBackend(options: JupyterServerBackendOptions): Kern
         () => {},
       );
     const wsUrl = `${base.replace(/^http/, 'ws')}/api/kernels/${id}/channels?session_id=${randomUUID()}`;
-    const socket = new WebSocket(wsUrl, { headers });
+    // Loaded with the first kernel: an ipybox whose kernels run locally starts without it.
+    const { default: WebSocketClient } = await import('ws');
+    const socket = new WebSocketClient(wsUrl, { headers });
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once('open', resolve);
@@ -107,14 +132,19 @@ export function jupyterServerBackend(options: JupyterServerBackendOptions): Kern
       throw error;
     }
     const channels = new WebSocketChannels(socket);
-    const exited = new Promise<KernelExit>((resolve) => {
-      socket.once('close', (code) =>
-        resolve({
-          reason: `the Jupyter Server closed the kernel connection (WebSocket code ${code})`,
-        }),
-      );
-    });
     let stopping: Promise<void> | undefined;
+    const exited = new Promise<KernelExit>((resolve) => {
+      socket.once('close', (code) => {
+        if (stopping) return resolve({ reason: 'stopped' });
+        void kernelStillThere(id).then((there) =>
+          resolve({
+            reason: there
+              ? `the Jupyter Server at ${base} closed the kernel connection (WebSocket code ${code})`
+              : `the Jupyter Server at ${base} no longer has kernel ${id}: it was restarted, or the kernel was shut down there`,
+          }),
+        );
+      });
+    });
     return {
       channels,
       pid: undefined,
@@ -132,5 +162,5 @@ export function jupyterServerBackend(options: JupyterServerBackendOptions): Kern
     };
   }
 
-  return { name: 'jupyter-server', start };
+  return { name: 'jupyter-server', remote: true, start };
 }

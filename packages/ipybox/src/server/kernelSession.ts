@@ -14,9 +14,10 @@ import { ApprovalQueue } from '../approval/approvalQueue.ts';
 import { CodeExecutor, type CodeExecutorOptions } from '../executor.ts';
 import { TimeoutBudget } from '../kernel/budget.ts';
 import type { ExecutionResult } from '../kernel/execution.ts';
+import { jupyterServerBackend } from '../kernel/jupyterServerBackend.ts';
 import type { ExecutionChunk } from '../kernel/output.ts';
 import { processSocketDir } from '../kernel/ownedDirs.ts';
-import { ToolServer } from '../toolserver/toolServer.ts';
+import { TOOL_SERVER_ENV, ToolServer } from '../toolserver/toolServer.ts';
 import type { UserAskers } from '../toolserver/upstreamQuestions.ts';
 import { decideByElicitation, type Elicit } from './elicitApprover.ts';
 import type { IpyboxSettings } from './settings.ts';
@@ -94,6 +95,7 @@ export class KernelSession {
       connections: pool,
       approval,
       logger: context.logger,
+      host: settings.toolServer.bind,
       ...(sandboxed && {
         tcp: false,
         socketPath: join(await processSocketDir(), `${randomBytes(6).toString('hex')}.sock`),
@@ -235,15 +237,25 @@ export class KernelSession {
     this.#executor = this.#newExecutor();
   }
 
+  /** The tool server's address as the kernel sees it (`tool_server_url` for kernels elsewhere). */
+  #toolServerEnv(): Record<string, string> {
+    const env = this.#toolServer.kernelEnv();
+    const { url } = this.#toolServer;
+    if (url === undefined) return env; // a Unix socket (sandbox): only local kernels
+    const { advertisedHost } = this.#context.settings.toolServer;
+    return { ...env, [TOOL_SERVER_ENV]: `http://${advertisedHost}:${new URL(url).port}` };
+  }
+
   #newExecutor(): CodeExecutor {
     const { settings } = this.#context;
     const options: CodeExecutorOptions = {
       python: this.#python,
       workingDir: settings.workspace,
       imagesDir: settings.imagesDir,
-      kernelEnv: { ...this.#context.kernelEnv, ...this.#toolServer.kernelEnv() },
+      kernelEnv: { ...this.#context.kernelEnv, ...this.#toolServerEnv() },
       sandbox: settings.sandbox,
       sandboxConfig: settings.sandboxConfig,
+      backend: settings.kernelGateway && jupyterServerBackend(settings.kernelGateway),
     };
     return new CodeExecutor(options);
   }

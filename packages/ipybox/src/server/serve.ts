@@ -30,6 +30,12 @@ export interface ServeIpyboxOptions {
   kernelIdleTimeout?: number;
   sandbox?: boolean;
   sandboxConfig?: string;
+  /** Kernels on this Jupyter Server / Kernel Gateway; token from the flag or the environment. */
+  kernelGateway?: string;
+  kernelGatewayToken?: string;
+  /** `tool_server_url`: this machine as the kernels see it. */
+  advertiseUrl?: string;
+  toolServerBind?: string;
   maxOutputChars?: number;
   maxOutputCharsLimit?: number;
 }
@@ -53,6 +59,12 @@ export async function serveIpybox(options: ServeIpyboxOptions): Promise<void> {
     kernel_idle_timeout: options.kernelIdleTimeout,
     sandbox: options.sandbox,
     sandbox_config: options.sandboxConfig,
+    kernel_gateway:
+      options.kernelGateway === undefined
+        ? undefined
+        : { url: options.kernelGateway, token: options.kernelGatewayToken },
+    tool_server_url: options.advertiseUrl,
+    tool_server_bind: options.toolServerBind,
     max_output_chars: options.maxOutputChars,
     max_output_chars_limit: options.maxOutputCharsLimit,
   };

@@ -73,3 +73,37 @@ describe('parseSettings', () => {
     );
   });
 });
+
+describe('parseSettings: kernels on a Jupyter server', () => {
+  test('kernel_gateway and tool_server_url; the token may come from IPYBOX_KERNEL_GATEWAY_TOKEN', () => {
+    const s = parseSettings(
+      { kernel_gateway: { url: 'http://kernels:8888/' }, tool_server_url: 'http://10.0.0.5' },
+      { cwd: '/srv', env: { IPYBOX_KERNEL_GATEWAY_TOKEN: 'tok' } },
+    );
+    assert.deepEqual(s.kernelGateway, { url: 'http://kernels:8888', token: 'tok' });
+    assert.deepEqual(s.toolServer, { bind: '10.0.0.5', advertisedHost: '10.0.0.5' });
+    const written = parseSettings(
+      { kernel_gateway: { url: 'https://k', token: 'written' }, tool_server_bind: '0.0.0.0' },
+      { env: { IPYBOX_KERNEL_GATEWAY_TOKEN: 'tok' } },
+    );
+    assert.equal(written.kernelGateway?.token, 'written');
+    assert.deepEqual(written.toolServer, { bind: '0.0.0.0', advertisedHost: '127.0.0.1' });
+    assert.equal(parseSettings({}).kernelGateway, undefined);
+  });
+
+  test('bad values are named with what to write instead', () => {
+    assert.throws(() => parseSettings({ kernel_gateway: { url: 'kernels:8888' } }), {
+      message:
+        /plugins\.ipybox\.kernel_gateway\.url: must be the Jupyter Server or Kernel Gateway's http:\/\/ or https:\/\/ URL/,
+    });
+    assert.throws(() => parseSettings({ tool_server_url: 'http://10.0.0.5:9000' }), {
+      message: /plugins\.ipybox\.tool_server_url: must be http:\/\/HOST.*no port/,
+    });
+    assert.throws(() => parseSettings({ kernel_gateway: { url: 'http://k', tokn: 'x' } }), {
+      message: /plugins\.ipybox\.kernel_gateway: .* tokn/,
+    });
+    assert.throws(() => parseSettings({ kernel_gateway: { url: 'http://k' }, sandbox: true }), {
+      message: /kernel_gateway runs kernels on another server/,
+    });
+  });
+});
