@@ -64,8 +64,8 @@ export function splitWords(text: string): string[] {
 
 /**
  * A light suffix stripper (not Porter: tool vocabulary is short and technical, and a full
- * stemmer merges words users keep apart, like "news"/"new"). Applied to documents and queries
- * alike, so both sides meet on the same stem.
+ * stemmer merges words users keep apart, like "organ"/"organization"). Applied to documents and
+ * queries alike, so both sides meet on the same stem.
  */
 export function stem(word: string): string {
   let w = word;
@@ -87,6 +87,70 @@ function processTerm(term: string): string | null {
   const lower = term.toLowerCase();
   if (STOP_WORDS.has(lower)) return null;
   return stem(lower);
+}
+
+/**
+ * What users say → what tool descriptions tend to say. Added to a query beside its own words,
+ * at half weight, so "make the picture smaller" also asks for "image resize scale" and
+ * "book a meeting" for "schedule event". Keys and values are single words.
+ */
+const SYNONYMS: Readonly<Record<string, string>> = {
+  appointment: 'event meeting',
+  meeting: 'event',
+  book: 'schedule create',
+  picture: 'image',
+  photo: 'image',
+  pic: 'image',
+  smaller: 'resize scale',
+  bigger: 'resize scale',
+  shrink: 'resize scale compress',
+  enlarge: 'resize scale',
+  money: 'payment refund charge',
+  pay: 'payment charge',
+  reimburse: 'refund',
+  route: 'directions',
+  remove: 'delete',
+  erase: 'delete',
+  lookup: 'search find',
+  find: 'search',
+  mail: 'email',
+  ticket: 'issue',
+  bug: 'issue',
+  pr: 'pull request',
+  repo: 'repository',
+  vm: 'instance virtual machine',
+  server: 'instance',
+  holiday: 'vacation time off',
+  pto: 'vacation time off',
+  leave: 'vacation time off',
+  parcel: 'shipment package tracking',
+  package: 'shipment parcel tracking',
+  spend: 'cost bill',
+  spent: 'cost bill',
+  bill: 'cost invoice',
+  db: 'database',
+  note: 'message comment',
+  say: 'message post',
+  tell: 'message send',
+  ping: 'message',
+  table: 'sheet',
+  spreadsheet: 'sheet',
+  outage: 'incident alert',
+  down: 'incident outage',
+  crash: 'error logs',
+  duplicate: 'merge',
+};
+
+/** The query's own words, then the synonyms of those words (see {@link SYNONYMS}). */
+function expandQuery(query: string): { text: string; ownTerms: number } {
+  const words = splitWords(query);
+  const ownTerms = words.filter((word) => processTerm(word) !== null).length;
+  const added: string[] = [];
+  for (const word of words) {
+    const synonyms = SYNONYMS[word.toLowerCase()];
+    if (synonyms) added.push(...synonyms.split(' '));
+  }
+  return { text: [...words, ...added].join(' '), ownTerms };
 }
 
 const SEARCH_OPTIONS = {
@@ -145,8 +209,11 @@ export class ToolSearchIndex {
     if (limit === 0 || query.trim() === '') return [];
     const index = this.#build();
     const owners = options.plugins === undefined ? undefined : new Set(options.plugins);
-    const results = index.search(query, {
+    const { text, ownTerms } = expandQuery(query);
+    const results = index.search(text, {
       ...SEARCH_OPTIONS,
+      // Terms past the query's own are synonyms: they count, but less.
+      boostTerm: (_term, i) => (i < ownTerms ? 1 : 0.5),
       filter: owners
         ? (result) => owners.has(this.#entries.get(result.id)?.plugin ?? '')
         : undefined,
