@@ -3,21 +3,49 @@
 // dist/ (what the published package ships and its bins run), copies the files the code reads at
 // run time by path (Python sources, loader hooks, shell helpers) next to the compiled modules,
 // and compiles the demo plugins the README uses (echo, greet, demo_full, ipybox) into
-// @mcpbox/proxy's dist/plugins, where an installed mcp-factory finds them.
+// @mcpbox/proxy's dist/plugins, where an installed mcp-factory finds them. Then it bundles each
+// package's entry modules with esbuild into dist/bundle/ (see bundle() below: cold start).
 // Usage: node scripts/build.mjs [package …]   (default: all, dependencies first)
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 /** In dependency order: ipybox's declarations are needed by proxy's ipybox plugin. */
 const ORDER = ['framework', 'ipybox', 'proxy'];
 /** Files read at run time by path, not imported: copied as they are. */
-const ASSET = /\.(mjs|py|sh)$/;
+// .html: ipybox's MCP App viewer (src/app/viewer.html), served as a ui:// resource.
+const ASSET = /\.(mjs|py|sh|html)$/;
 const NOT_SHIPPED = /(\.test\.|\.contract\.|^testing\.ts$)/;
+/**
+ * Each package's entry modules (compiled, relative to dist/), bundled into dist/bundle/NAME.js:
+ * the package's exports (`index`) and the command-line modules its bins run (bin/launch.js).
+ */
+const ENTRIES = {
+  framework: { index: 'index.js' },
+  ipybox: { index: 'index.js', ipybox: 'cli/ipybox.js' },
+  proxy: {
+    index: 'index.js',
+    factory: 'cli/factory.js',
+    proxy: 'cli/proxy.js',
+    client: 'cli/client.js',
+  },
+};
+/** Compiled by the package's own tsconfig, but not bundled: loaded by path as plugins. */
+const UNBUNDLED = /^plugins(\/|\\)/;
 
 function compile(project) {
   const result = spawnSync(process.execPath, [tsc, '-p', project], { cwd: root, stdio: 'inherit' });
@@ -47,6 +75,60 @@ function copyAssets(src, dist) {
   }
 }
 
+/**
+ * Bundles the package's compiled entry modules with esbuild, so a bin loads a few files instead
+ * of a hundred (Node's per-module resolve/load/link cost was most of mcp-factory's cold start
+ * beyond the SDK's own). Every bare import stays external (`packages: 'external'`): zod,
+ * `@modelcontextprotocol/*` and the other `@mcpbox/*` packages are shared with plugins, which
+ * import them by name, and a copy inlined here would be a second instance of their classes.
+ * Entries of one package share chunks (`splitting`), so its bins and its exports are one copy
+ * too, and an `import()` that loads a module on first use stays a separate file.
+ *
+ * Code that finds files next to itself (`new URL('./hook.mjs', import.meta.url)`) is rewritten
+ * to the URL of the compiled module it came from, so assets copied beside dist/'s modules are
+ * found from the flat dist/bundle/ as before. The compiled modules are then removed (but the
+ * declarations), so nothing can load a second, unbundled copy by mistake; dist/index.js stays
+ * as the package's entry, re-exporting the bundle.
+ */
+async function bundle(name, dist) {
+  const out = join(dist, 'bundle');
+  const entryPoints = Object.fromEntries(
+    Object.entries(ENTRIES[name]).map(([entry, file]) => [entry, join(dist, file)]),
+  );
+  await build({
+    entryPoints,
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    chunkNames: 'chunk-[hash]',
+    logLevel: 'warning',
+    plugins: [
+      {
+        name: 'module-url',
+        setup(esbuild) {
+          esbuild.onLoad({ filter: /\.js$/ }, (args) => {
+            const code = readFileSync(args.path, 'utf8');
+            if (!code.includes('import.meta.url')) return undefined;
+            const own = relative(out, args.path).split(sep).join('/');
+            const url = `new URL(${JSON.stringify(own)}, import.meta.url).href`;
+            return { contents: code.replaceAll('import.meta.url', url), loader: 'js' };
+          });
+        },
+      },
+    ],
+  });
+  for (const file of files(dist)) {
+    const path = relative(dist, file);
+    if (path.startsWith(`bundle${sep}`) || UNBUNDLED.test(path)) continue;
+    if (file.endsWith('.js')) rmSync(file);
+  }
+  writeFileSync(join(dist, 'index.js'), "export * from './bundle/index.js';\n");
+}
+
 const wanted = process.argv.slice(2);
 for (const name of wanted) {
   if (!ORDER.includes(name)) {
@@ -60,6 +142,7 @@ for (const name of ORDER) {
   rmSync(join(dir, 'dist'), { recursive: true, force: true });
   compile(join(dir, 'tsconfig.build.json'));
   copyAssets(join(dir, 'src'), join(dir, 'dist'));
+  await bundle(name, join(dir, 'dist'));
   if (name === 'proxy') compile(join(dir, 'tsconfig.plugins.json'));
   console.error(`build: packages/${name}/dist`);
 }
