@@ -91,9 +91,11 @@ export { findProgram } from './findProgram.ts';
 export {
   callerKeyOf,
   createGate,
+  displayCallerKey,
   Gate,
   type GateAnswer,
   type GateCallContext,
+  type GateGroupSnapshot,
   type GateOptions,
   type GateSettings,
   parseGateConfig,
@@ -112,6 +114,15 @@ export {
 export { lazyRequire } from './lazy.ts';
 export { configureLogging, createLogger, type Logger } from './logging/index.ts';
 export { ServerMetrics, type ServerMetricsOptions, type ToolCallOutcome } from './metrics/index.ts';
+export type {
+  AdminAction,
+  AdminColumn,
+  AdminRow,
+  AdminSection,
+  AdminSurface,
+  AdminValue,
+  PublishedAdmin,
+} from './plugins/admin.ts';
 export {
   type AvailablePlugin,
   importPluginSource,
@@ -192,8 +203,11 @@ export {
   Redactor,
   redactText,
   redactValue,
+  type TappedCall,
   TextToolLogger,
   type TextToolLoggerOptions,
+  ToolCallTap,
+  type ToolCallTapOptions,
   type ToolLogger,
   TranscriptLogger,
   type TranscriptLoggerOptions,

@@ -17,6 +17,7 @@ import type { PluginConfig, PluginServer } from '@mcpbox/framework';
 import { checkPython } from './kernel/launcher.ts';
 import { sweepDeadOwners } from './kernel/ownedDirs.ts';
 import { sweepStaleSandboxSockets } from './sandbox/staleSockets.ts';
+import { ipyboxAdmin } from './server/admin.ts';
 import { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
 import { parseSettings } from './server/settings.ts';
 import { registerIpyboxTools } from './server/tools.ts';
@@ -53,6 +54,8 @@ export async function register(
     await ipybox.close();
   });
   registerIpyboxTools(server, ipybox);
+  // Approvals and kernels for the host's operator (mcp-proxy's web console).
+  server.publishAdmin('ipybox', ipyboxAdmin(ipybox));
   server.logger.info(`ipybox workspace ${settings.workspace} (approval: ${settings.approval})`);
   return ipybox;
 }

@@ -218,6 +218,7 @@ export const writtenConfigShape = {
   oauth_required_scopes: stringList.optional(),
   management_port: port.optional(),
   management_token: optionalString.optional(),
+  management_console: bool.optional(),
   auto_prefix: bool.optional(),
   dynamic_dispatch: bool.optional(),
   autoload: stringList.optional(),

@@ -94,6 +94,8 @@ export interface WrittenConfig {
   management_port?: number;
   /** Bearer token for the management API; unset means no authentication. */
   management_token?: string;
+  /** mcp-proxy: the web console on the management port. Default true (`--no-console`). */
+  management_console?: boolean;
   auto_prefix?: boolean;
   dynamic_dispatch?: boolean;
   /** mcp-proxy: plugins loaded at start-up. */
@@ -150,6 +152,7 @@ export interface Config {
   oauth_required_scopes: string[];
   management_port: number;
   management_token: string | undefined;
+  management_console: boolean;
   auto_prefix: boolean;
   dynamic_dispatch: boolean;
   autoload: string[];

@@ -209,6 +209,32 @@ export class Gate {
   }
 
   /**
+   * Every group as an operator's page shows it: its tools, whether it is locked out, and which
+   * callers hold an unlock for how much longer. Callers are shortened (`session:1a2b3c4d…`): a
+   * full session id would let whoever reads the page act as that session. Reads only.
+   */
+  snapshot(): GateGroupSnapshot[] {
+    const now = this.#clock();
+    return this.groupNames.map((name) => {
+      const settings = this.settings.groups.get(name)!;
+      const state = this.#record(settings);
+      const unlocked = [...state.unlocked]
+        .map(([caller, last]) => ({
+          caller: displayCallerKey(caller),
+          msLeft: last + settings.timeoutSeconds * 1000 - now,
+        }))
+        .filter((u) => u.msLeft > 0);
+      return {
+        name,
+        tools: [...settings.tools],
+        timeoutSeconds: settings.timeoutSeconds,
+        lockedOut: state.lockedOut,
+        unlocked,
+      };
+    });
+  }
+
+  /**
    * Whether a protected call may run now: `undefined` when it may (and its inactivity clock
    * restarts), otherwise the message to answer with.
    */
@@ -355,6 +381,24 @@ function revoke(state: GroupRecord): void {
 
 function lockedOutMessage(group: string): string {
   return `Group '${group}' is locked out after ${MAX_FAILURES} failed attempts. Restart the server to reset.`;
+}
+
+/** One group in {@link Gate.snapshot}. */
+export interface GateGroupSnapshot {
+  name: string;
+  tools: string[];
+  timeoutSeconds: number;
+  lockedOut: boolean;
+  /** Callers holding an unlock now, and the milliseconds until it lapses without use. */
+  unlocked: { caller: string; msLeft: number }[];
+}
+
+/** `session:1a2b3c4d…`: the kind of caller and enough of its id to tell callers apart. */
+export function displayCallerKey(key: string): string {
+  const colon = key.indexOf(':');
+  const kind = colon < 0 ? '' : key.slice(0, colon + 1);
+  const id = key.slice(colon + 1);
+  return id.length > 8 ? `${kind}${id.slice(0, 8)}…` : key;
 }
 
 function shortKey(key: string): string {

@@ -30,10 +30,12 @@ export {
 } from './config.ts';
 export {
   createGate,
+  displayCallerKey,
   GATE_CHANNEL,
   Gate,
   type GateAnswer,
   type GateEvent,
+  type GateGroupSnapshot,
   type GateOptions,
   gateErrorResult,
   MAX_FAILURES,

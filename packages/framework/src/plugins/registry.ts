@@ -16,6 +16,7 @@ import { ToolCallDispatcher } from '../catalog/toolCalls.ts';
 import type { Collision } from '../catalog/types.ts';
 import { errorMessage, McpboxError } from '../errors.ts';
 import { createLogger } from '../logging/index.ts';
+import type { AdminSurface, PublishedAdmin } from './admin.ts';
 import { importPluginSource, type PluginSource, pluginModuleOf, resolvePlugin } from './load.ts';
 import { type SessionClosedSource, StagingServer } from './staging.ts';
 import type { Logger, PluginConfig, PluginModule, ProxyCommands } from './types.ts';
@@ -130,6 +131,9 @@ export class PluginRegistry {
   readonly #onSessionClosed: SessionClosedSource | undefined;
   /** Each loaded plugin's `server.onUnload` cleanups, run when that registration ends. */
   readonly #cleanups = new Map<string, Array<() => unknown>>();
+  /** Each loaded plugin's `server.publishAdmin` surfaces, replaced with its registration. */
+  readonly #admin = new Map<string, PublishedAdmin[]>();
+  readonly #adminListeners = new Set<() => void>();
   // Serialises loads and unloads so two of them never interleave their check-then-commit.
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -163,6 +167,7 @@ export class PluginRegistry {
     const staged = await this.#stage(name, found.module, config, prefix, undefined);
     if ('error' in staged) return failed(name, staged.error);
     this.#cleanups.set(name, staged.cleanups);
+    this.#setAdmin(name, staged.admin);
 
     const plugin = this.#record(
       name,
@@ -214,6 +219,7 @@ export class PluginRegistry {
       // The new registration serves now; what the old one holds (processes, connections) goes.
       await this.#runCleanups(name, this.#cleanups.get(name));
       this.#cleanups.set(name, staged.cleanups);
+      this.#setAdmin(name, staged.admin);
       const plugin = this.#record(name, module, config, old.internal, prefix, source);
       this.#plugins.set(name, plugin);
       this.#logger.info(`reloaded plugin ${name}`, { tools: plugin.tools.length });
@@ -255,7 +261,9 @@ export class PluginRegistry {
     config: PluginConfig,
     prefix: string | undefined,
     replacing: string | undefined,
-  ): Promise<{ error: string } | { cleanups: Array<() => unknown> }> {
+  ): Promise<
+    { error: string } | { cleanups: Array<() => unknown>; admin: Map<string, AdminSurface> }
+  > {
     const staging = new StagingServer({
       plugin: name,
       catalog: this.catalog,
@@ -279,7 +287,7 @@ export class PluginRegistry {
       return { error };
     }
     staging.commit(replacing);
-    return { cleanups: staging.cleanups };
+    return { cleanups: staging.cleanups, admin: staging.admin };
   }
 
   /** Runs cleanups one after another, latest first; failures are logged, never thrown. */
@@ -331,6 +339,7 @@ export class PluginRegistry {
         return { ...failed(name, `Plugin '${name}' not loaded`), removed: [] };
       }
       this.#plugins.delete(name);
+      this.#setAdmin(name, new Map());
       const owned = this.catalog.removePlugin(name);
       const cleanups = this.#cleanups.get(name);
       this.#cleanups.delete(name);
@@ -358,6 +367,34 @@ export class PluginRegistry {
       this.#cleanups.clear();
       await Promise.all(all.map(([name, cleanups]) => this.#runCleanups(name, cleanups)));
     });
+  }
+
+  /** The admin surfaces loaded plugins published (`server.publishAdmin`), in load order. */
+  adminSurfaces(): PublishedAdmin[] {
+    return [...this.#admin.values()].flat();
+  }
+
+  /** Hears every change of {@link adminSurfaces} (a load, reload or unload). Returns a remover. */
+  onAdminChange(listener: () => void): () => void {
+    this.#adminListeners.add(listener);
+    return () => this.#adminListeners.delete(listener);
+  }
+
+  #setAdmin(plugin: string, surfaces: Map<string, AdminSurface>): void {
+    const had = this.#admin.has(plugin);
+    if (surfaces.size === 0) this.#admin.delete(plugin);
+    else {
+      const published = [...surfaces].map(([name, surface]) => ({ plugin, name, surface }));
+      this.#admin.set(plugin, published);
+    }
+    if (!had && surfaces.size === 0) return;
+    for (const listener of this.#adminListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.#logger.warn(`admin surface listener failed: ${errorMessage(error)}`);
+      }
+    }
   }
 
   getPlugin(name: string): LoadedPlugin | undefined {

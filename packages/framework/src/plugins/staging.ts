@@ -11,6 +11,7 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import type { Catalog } from '../catalog/catalog.ts';
+import type { AdminSurface } from './admin.ts';
 import type { CatalogView } from '../catalog/catalogView.ts';
 import {
   createPromptEntry,
@@ -83,6 +84,8 @@ export class StagingServer implements PluginServer {
   readonly catalog: CatalogView;
   /** What `onUnload` was given, for the registry to run when this registration ends. */
   readonly cleanups: Array<() => unknown> = [];
+  /** What `publishAdmin` was given, by name; the registry keeps it with this registration. */
+  readonly admin = new Map<string, AdminSurface>();
   readonly #catalog: Catalog;
   readonly #prefix: string | undefined;
   readonly #onSessionClosed: SessionClosedSource | undefined;
@@ -263,6 +266,10 @@ export class StagingServer implements PluginServer {
 
   onUnload(cleanup: () => unknown): void {
     this.cleanups.push(cleanup);
+  }
+
+  publishAdmin(name: string, surface: AdminSurface): void {
+    this.admin.set(name, surface);
   }
 
   // ---- handles ----

@@ -31,6 +31,7 @@ import type { z } from 'zod';
 import type { AnySchema, ZodRawShapeCompat } from '../catalog/zodCompat.ts';
 import type { CatalogView } from '../catalog/catalogView.ts';
 import type { Logger } from '../logging/index.ts';
+import type { AdminSurface } from './admin.ts';
 import type { ClosedSession } from '../session/hub.ts';
 
 export type { AnySchema, ClosedSession, ZodRawShapeCompat };
@@ -338,4 +339,11 @@ export interface PluginServer {
    * connections, timers. Awaited; an error is logged and the other cleanups still run.
    */
   onUnload(cleanup: () => unknown): void;
+
+  /**
+   * Offers the host's operator rows to look at and actions to take (mcp-proxy's web console
+   * renders them), under `name`; publishing the same name again replaces it. The surface goes
+   * with this registration (unload, reload). Hosts without a console ignore it.
+   */
+  publishAdmin(name: string, surface: AdminSurface): void;
 }

@@ -14,6 +14,7 @@ export {
   redactText,
   redactValue,
 } from './redact.ts';
+export { type TappedCall, ToolCallTap, type ToolCallTapOptions } from './tap.ts';
 export { TextToolLogger, type TextToolLoggerOptions } from './text.ts';
 export { TranscriptLogger, type TranscriptLoggerOptions } from './transcript.ts';
 export type {

@@ -91,3 +91,21 @@ export class ApprovalQueue implements AsyncIterableIterator<ApprovalRequest> {
     for (const listener of this.#pendingListeners) listener(this.#pending);
   }
 }
+
+/**
+ * Pauses `budget` while `gate` has a request waiting for a decision that no queue hands out (the
+ * approval clients decide, `approval: channel`): time spent waiting for a human is not execution
+ * time. Returns the unsubscriber.
+ */
+export function pauseWhileDeciding(
+  gate: ApprovalGate,
+  budget: { pause(): void; resume(): void },
+): () => void {
+  let pending = 0;
+  return gate.onRequest((request) => {
+    if (++pending === 1) budget.pause();
+    void request.settled.then(() => {
+      if (--pending === 0) budget.resume();
+    });
+  });
+}

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createLogger, type Logger, type UpstreamParams, UpstreamPool } from '@mcpbox/framework';
 import { ApprovalGate } from '../approval/approvalGate.ts';
-import { ApprovalQueue } from '../approval/approvalQueue.ts';
+import { ApprovalQueue, pauseWhileDeciding } from '../approval/approvalQueue.ts';
 import { CodeExecutor, type CodeExecutorOptions } from '../executor.ts';
 import { TimeoutBudget } from '../kernel/budget.ts';
 import type { ExecutionResult } from '../kernel/execution.ts';
@@ -84,7 +84,10 @@ export class KernelSession {
     const pool = new UpstreamPool({ env: context.hostEnv, logger: context.logger });
     for (const [name, params] of context.servers) await pool.define(name, params);
     const approval = new ApprovalGate({
-      policy: settings.approval === 'elicit' ? 'ask' : settings.approval,
+      policy:
+        settings.approval === 'elicit' || settings.approval === 'channel'
+          ? 'ask'
+          : settings.approval,
       timeoutMs: settings.approvalTimeoutMs,
       logger: context.logger,
     });
@@ -123,6 +126,16 @@ export class KernelSession {
     return this.#executor.kernelPid;
   }
 
+  /** Where this kernel's tool calls wait for approval (the approval board follows it). */
+  get approvalGate(): ApprovalGate {
+    return this.#toolServer.approval;
+  }
+
+  /** Interrupts the running cell (an operator's button); the kernel and its state stay. */
+  interrupt(): void {
+    this.#executor.cancel();
+  }
+
   /** Runs one cell. Rejects with the kernel layer's errors (see `cellResult.ts`). */
   async runCell(code: string, options: RunCellOptions): Promise<ExecutionResult> {
     this.#assertOpen();
@@ -148,9 +161,14 @@ export class KernelSession {
     const budget = new TimeoutBudget(options.timeoutMs);
     // Approvals are decided here, in the loop of the call that runs the cell: an elicitation
     // goes to the client that sent this cell, and the clock stops while the user decides.
-    const approvals = new ApprovalQueue(this.#toolServer.approval);
-    approvals.onPendingChange((pending) => (pending > 0 ? budget.pause() : budget.resume()));
+    // Under `approval: channel` the approval clients decide (WebSocket, mcp-proxy's console);
+    // the clock still stops while they do.
+    const channel = this.#context.settings.approval === 'channel';
+    const approvals = channel ? undefined : new ApprovalQueue(this.#toolServer.approval);
+    approvals?.onPendingChange((pending) => (pending > 0 ? budget.pause() : budget.resume()));
+    const stopPausing = channel ? pauseWhileDeciding(this.#toolServer.approval, budget) : () => {};
     const deciding = (async () => {
+      if (approvals === undefined) return;
       for await (const request of approvals) void decideByElicitation(request, options.elicit);
     })();
     const stopAsking = this.#toolServer.questions.attach({
@@ -168,7 +186,8 @@ export class KernelSession {
       });
     } finally {
       stopAsking();
-      approvals.close();
+      stopPausing();
+      approvals?.close();
       await deciding;
     }
   }

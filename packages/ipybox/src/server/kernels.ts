@@ -17,6 +17,7 @@
  * @module
  */
 import { createLogger, type Logger } from '@mcpbox/framework';
+import { ApprovalBoard } from '../approval/approvalBoard.ts';
 import { type KernelCaller, keysOfClosed } from './kernelCaller.ts';
 import { mintKernelHandle, parseKernelHandle, sameSecret } from './kernelHandles.ts';
 import { KernelSession, type KernelSessionContext } from './kernelSession.ts';
@@ -69,6 +70,22 @@ interface Entry {
   opening: Promise<KernelSession>;
   /** Set once open: what reaping looks at. */
   session?: KernelSession;
+  /** `Date.now()` when it was opened. */
+  openedAt: number;
+  /** Stops the approval board following this kernel's gate. */
+  unwatch?: () => void;
+}
+
+/** A kernel as an operator sees it (`list()`). */
+export interface KernelInfo {
+  id: string;
+  /** The owner's caller key (`session:…`, `principal:…`), or undefined for a handle-only kernel. */
+  owner: string | undefined;
+  openedAt: number;
+  /** `Date.now()` of the last use; undefined while it is still opening. */
+  lastUsed: number | undefined;
+  busy: boolean;
+  pid: number | undefined;
 }
 
 export class Kernels {
@@ -81,6 +98,8 @@ export class Kernels {
   /** Default-kernel key → why its kernel closed; told to the next call, once. */
   readonly #homesGone = new Tombstones<string, string>(TOMBSTONES);
   readonly #reaper: NodeJS.Timeout;
+  /** Every kernel's pending approvals, for an operator's page (`approval: channel`). */
+  readonly approvals = new ApprovalBoard();
   #closed = false;
 
   constructor(context: KernelSessionContext) {
@@ -134,6 +153,41 @@ export class Kernels {
     return this.#lease(this.#openEntry(caller, undefined), true, true);
   }
 
+  /** Every kernel, oldest first, for an operator's page. */
+  list(): KernelInfo[] {
+    return [...this.#entries.values()].map((e) => ({
+      id: e.id,
+      owner: e.owner,
+      openedAt: e.openedAt,
+      lastUsed: e.session?.lastUsed,
+      busy: e.session?.busy ?? true,
+      pid: e.session?.kernelPid,
+    }));
+  }
+
+  /**
+   * An operator's action on kernel `id`: interrupt the running cell, restart (fresh state), or
+   * close it (its owner hears, on its next call, that an operator closed it). Throws when no
+   * such kernel is open.
+   */
+  async operate(id: string, action: 'interrupt' | 'restart' | 'close'): Promise<string> {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) {
+      throw new Error(`no open kernel ${id}: it was closed or never existed`);
+    }
+    const session = await entry.opening;
+    if (action === 'interrupt') {
+      session.interrupt();
+      return `interrupted kernel ${id}`;
+    }
+    if (action === 'restart') {
+      await session.reset();
+      return `restarted kernel ${id}: its variables and imports are gone`;
+    }
+    await this.#end(entry, 'by an operator (mcp-proxy console)', true);
+    return `closed kernel ${id}`;
+  }
+
   /** Kernels already open (for broadcasting a new server or a new venv). */
   async open(): Promise<KernelSession[]> {
     const settled = await Promise.allSettled([...this.#entries.values()].map((e) => e.opening));
@@ -175,6 +229,7 @@ export class Kernels {
     this.#closed = true;
     clearInterval(this.#reaper);
     const entries = [...this.#entries.values()];
+    for (const entry of entries) entry.unwatch?.();
     this.#entries.clear();
     this.#homes.clear();
     await Promise.allSettled(
@@ -220,12 +275,14 @@ export class Kernels {
       home,
       reapWhenIdle: home === undefined || caller.reapHomeWhenIdle,
       opening: KernelSession.open(id, this.#context),
+      openedAt: Date.now(),
     };
     this.#entries.set(id, entry);
     if (home !== undefined) this.#homes.set(home, id);
     entry.opening.then(
       (session) => {
         entry.session = session;
+        entry.unwatch = this.approvals.watch(session.approvalGate, id);
       },
       () => this.#forget(entry),
     );
@@ -239,6 +296,7 @@ export class Kernels {
   }
 
   #forget(entry: Entry): void {
+    entry.unwatch?.();
     if (this.#entries.get(entry.id) !== entry) return;
     this.#entries.delete(entry.id);
     if (entry.home !== undefined && this.#homes.get(entry.home) === entry.id) {

@@ -8,7 +8,8 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_PYTHON } from '../kernel/launcher.ts';
 
-export const APPROVAL_MODES = ['auto', 'elicit', 'deny'] as const;
+/** `channel`: approval clients decide (a WebSocket `ApprovalClient`, mcp-proxy's console). */
+export const APPROVAL_MODES = ['auto', 'elicit', 'deny', 'channel'] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 const seconds = z.number().positive('must be a positive number of seconds');

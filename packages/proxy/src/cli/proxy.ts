@@ -48,6 +48,7 @@ const serve = program
   .option('--mgmt-port <port>', 'management API port on 127.0.0.1 (default 12299)', portNumber)
   .option('--mgmt-token <token>', 'bearer token required by the management API (see below)')
   .option('--mgmt-token-file <path>', 'read the management token from this file')
+  .option('--no-console', 'no web console on the management port (config: management_console)')
   .option('-d, --plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
   .option('--watch', 'reload a plugin when its files change')
   .option('--log-level <level>', 'debug, info, warning or error')
@@ -84,6 +85,8 @@ const serve = program
         mgmtPort: options.mgmtPort,
         mgmtToken: options.mgmtToken,
         mgmtTokenFile: options.mgmtTokenFile,
+        // commander sets `console: true` unless --no-console was given: only the flag overrides.
+        console: options.console === false ? false : undefined,
         pluginDirs: options.pluginDir,
         watch: options.watch,
         logLevel: options.logLevel,

@@ -27,8 +27,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkUnauthenticatedBind, createLogger } from '@mcpbox/framework';
+import type { WebConsole } from '../console/console.ts';
 import type { PluginManager } from '../proxy/manager.ts';
 import { bearerCheck } from './auth.ts';
+import { readText } from './body.ts';
 import { HttpError } from './errors.ts';
 import { crossSiteRefusal } from './origin.ts';
 import { statusJson } from './status.ts';
@@ -43,6 +45,8 @@ export interface ManagementServerOptions {
   token?: string;
   /** Without a token, a `host` beyond loopback is refused unless this is true. */
   allowUnauthenticated?: boolean;
+  /** The web console at `/` and `/console/*` (its own log-in); none: those paths are 404. */
+  console?: WebConsole;
 }
 
 export interface ManagementServer {
@@ -63,7 +67,6 @@ export class ManagementPortInUseError extends Error {
   }
 }
 
-const MAX_BODY_BYTES = 64 * 1024;
 const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
 const log = createLogger('management');
 
@@ -81,14 +84,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
+  const text = await readText(req);
   if (text === '') return undefined;
   try {
     return JSON.parse(text);
@@ -209,10 +205,12 @@ export async function startManagementServer(
     }
     const crossSite = crossSiteRefusal(req, req.socket.localPort ?? 0);
     if (crossSite) return send(res, 403, { ok: false, error: crossSite });
+    const path = new URL(req.url ?? '/', 'http://mgmt').pathname.replace(/\/+$/, '');
+    // The console has its own log-in (a session cookie, not the bearer header).
+    if (options.console?.handles(path)) return options.console.handle(req, res, path);
     if (!authorized(req.headers.authorization)) {
       return send(res, 401, { ok: false, error: 'unauthorized' });
     }
-    const path = new URL(req.url ?? '/', 'http://mgmt').pathname.replace(/\/+$/, '');
     const commandMatch = /^\/proxy\/command\/([^/]+)$/.exec(path);
     const routePath = commandMatch ? '/proxy/command' : path;
     const param = commandMatch ? decodeURIComponent(commandMatch[1]) : undefined;
@@ -249,6 +247,7 @@ export async function startManagementServer(
     port,
     close: () =>
       new Promise<void>((resolve) => {
+        options.console?.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -9,6 +9,7 @@
  */
 import { resolve } from 'node:path';
 import {
+  CompositeToolLogger,
   type Config,
   configureLogging,
   createLogger,
@@ -20,7 +21,9 @@ import {
   loadConfig,
   reserveStdoutForProtocol,
   startHealthServer,
+  ToolCallTap,
 } from '@mcpbox/framework';
+import { WebConsole } from '../../console/console.ts';
 import { probeManagementPort } from '../../management/client.ts';
 import { type ManagementServer, startManagementServer } from '../../management/server.ts';
 import { statusJson } from '../../management/status.ts';
@@ -53,6 +56,8 @@ export interface ProxyServeOptions {
   mgmtToken?: string;
   /** `--mgmt-token-file`: the token read from a file instead (not visible in `ps`). */
   mgmtTokenFile?: string;
+  /** `--no-console` (false): no web console; wins over `management_console`. */
+  console?: boolean;
   /**
    * `--plugin-dir`, searched before the config's `plugin_dirs`, then `plugin_config_dir`
    * (default `~/mcp_plugins`), then the repository's plugins/.
@@ -81,6 +86,7 @@ function readConfig(options: ProxyServeOptions, mgmtToken: string | undefined): 
       health_host: options.healthHost,
       management_port: options.mgmtPort,
       management_token: mgmtToken,
+      management_console: options.console,
       autoload: options.autoload,
       log_level: options.logLevel,
     },
@@ -109,8 +115,11 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   // tool-call log (`{tool_log_dir}/tool_calls.jsonl`), all from the config. Installed first, so
   // the log and the metrics also see calls the gate blocks or the validator rejects — plugin
   // tools, mirrored upstream tools and `proxy__*` tools alike.
+  // The console's call feed and charts read calls from the same pipeline, redacted the same way.
+  const tap = config.management_console ? new ToolCallTap({ redaction: config }) : undefined;
+  const jsonl = new JsonlToolLogger({ dir: config.tool_log_dir, redaction: config });
   const security = createSecurity(config, {
-    toolLogger: new JsonlToolLogger({ dir: config.tool_log_dir, redaction: config }),
+    toolLogger: tap ? new CompositeToolLogger([jsonl, tap]) : jsonl,
   });
   const server = createServer(config, {
     proxy: commands.slot,
@@ -176,6 +185,15 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
       port: config.management_port,
       token: config.management_token,
       allowUnauthenticated: config.allow_unauthenticated,
+      console: config.management_console
+        ? new WebConsole({
+            manager,
+            token: config.management_token,
+            tap,
+            stats: server.stats,
+            gate: security.gate,
+          })
+        : undefined,
     });
 
     if (http) {
@@ -221,7 +239,9 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
     serving = true;
     const totals = server.registry.getSummary().totals;
     const what = `${totals.plugins} plugin(s), ${totals.tools} tools`;
-    const mgmt = `management API ${management.url}${config.management_token ? ' (token required)' : ''}`;
+    const mgmt =
+      `management API ${management.url}${config.management_token ? ' (token required)' : ''}` +
+      (config.management_console ? `; console ${management.url}/` : '');
     if (!http) {
       log.info(`serving ${what} over stdio; ${mgmt}`);
       process.stdin.once('end', () => void shutdown('stdin closed'));

@@ -1,0 +1,200 @@
+/**
+ * The web console of a real `mcp-proxy` over plain HTTP: log-in (no token, wrong token, right
+ * token), the session cookie's flags, a forged cookie, cross-site and CSRF-less changes refused,
+ * the token in no page, `--no-console`, and a console without a management token.
+ */
+import assert from 'node:assert/strict';
+import { get } from 'node:http';
+import { test } from 'node:test';
+import { startProxy } from '../proxy/__fixtures__/proxyProcess.ts';
+import { testdir } from '../proxy/__fixtures__/testdir.ts';
+
+const TOKEN = 'console-test-token-0123456789';
+
+async function proxyWith(t: { after(fn: () => unknown): void }, extra: string[]) {
+  const home = testdir({}, t);
+  const proxy = await startProxy(['--http', '0', '--mgmt-port', '0', '-a', 'echo', ...extra], {
+    env: { HOME: home, MCP_MGMT_TOKEN: '' },
+  });
+  t.after(() => proxy.stop());
+  return `http://127.0.0.1:${proxy.mgmtPort}`;
+}
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+async function login(base: string, token: string) {
+  return fetch(`${base}/console/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form({ token }),
+    redirect: 'manual',
+  });
+}
+
+test('console log-in: the cookie, wrong and missing tokens, forged cookies, CSRF', async (t) => {
+  const base = await proxyWith(t, ['--mgmt-token', TOKEN]);
+
+  // Not logged in: pages send you to the log-in form, which holds no data.
+  const anonymous = await fetch(`${base}/`, { redirect: 'manual' });
+  assert.equal(anonymous.status, 303);
+  assert.equal(anonymous.headers.get('location'), '/console/login');
+  const anonymousPage = await fetch(`${base}/console/plugins`, { redirect: 'manual' });
+  assert.equal(anonymousPage.status, 303);
+  const loginForm = await (await fetch(`${base}/console/login`)).text();
+  assert.match(loginForm, /type="password"/);
+  assert.doesNotMatch(loginForm, /echo_upper/);
+
+  // Wrong and missing tokens: refused, no cookie, no data.
+  for (const token of ['wrong', '', `${TOKEN}x`]) {
+    const refused = await login(base, token);
+    assert.equal(refused.status, 401, `token ${JSON.stringify(token)}`);
+    assert.equal(refused.headers.get('set-cookie'), null);
+    const text = await refused.text();
+    assert.match(text, /Wrong token/);
+    assert.doesNotMatch(text, /echo_upper/);
+  }
+
+  // The right token: a session cookie that is not the token, with the flags that keep it safe.
+  const ok = await login(base, TOKEN);
+  assert.equal(ok.status, 303);
+  const cookie = ok.headers.get('set-cookie') ?? '';
+  assert.match(cookie, /^mcp_console=[A-Za-z0-9_-]{40,};/);
+  assert.match(cookie, /; HttpOnly/);
+  assert.match(cookie, /; SameSite=Strict/);
+  assert.match(cookie, /; Path=\//);
+  assert.doesNotMatch(cookie, /; Secure/, 'plain-HTTP loopback: a Secure cookie would be dropped');
+  assert.ok(!cookie.includes(TOKEN));
+  const session = cookie.split(';')[0];
+
+  // Logged in: every page renders, and none holds the token.
+  for (const path of ['/console/plugins', '/console/calls', '/console/health', '/console/gate']) {
+    const response = await fetch(`${base}${path}`, { headers: { cookie: session } });
+    assert.equal(response.status, 200, path);
+    const text = await response.text();
+    assert.ok(!text.includes(TOKEN), `${path} shows the token`);
+    assert.match(response.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+  }
+  const plugins = await (
+    await fetch(`${base}/console/plugins`, { headers: { cookie: session } })
+  ).text();
+  assert.match(plugins, /echo_upper/);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(plugins)?.[1];
+  assert.ok(csrf);
+
+  // A forged cookie is no session: redirected to log in, changes refused.
+  const forged = { cookie: 'mcp_console=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' };
+  const forgedPage = await fetch(`${base}/console/plugins`, {
+    headers: forged,
+    redirect: 'manual',
+  });
+  assert.equal(forgedPage.status, 303);
+  const forgedPost = await fetch(`${base}/console/plugins/unload`, {
+    method: 'POST',
+    headers: { ...forged, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form({ plugin: 'echo', csrf }),
+  });
+  assert.equal(forgedPost.status, 401);
+
+  // The cookie without the CSRF token, or with another one: refused.
+  for (const body of [form({ plugin: 'echo' }), form({ plugin: 'echo', csrf: `${csrf}x` })]) {
+    const noCsrf = await fetch(`${base}/console/plugins/unload`, {
+      method: 'POST',
+      headers: { cookie: session, 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      redirect: 'manual',
+    });
+    assert.equal(noCsrf.status, 403);
+  }
+
+  // A cross-site POST, even with the cookie and the CSRF token: refused before anything runs.
+  for (const headers of [
+    { origin: 'https://evil.example' },
+    { 'sec-fetch-site': 'cross-site' },
+  ] as Record<string, string>[]) {
+    const crossSite = await fetch(`${base}/console/plugins/unload`, {
+      method: 'POST',
+      headers: {
+        ...headers,
+        cookie: session,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: form({ plugin: 'echo', csrf }),
+      redirect: 'manual',
+    });
+    assert.equal(crossSite.status, 403);
+  }
+  const crossSiteLogin = await fetch(`${base}/console/login`, {
+    method: 'POST',
+    headers: {
+      origin: 'https://evil.example',
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: form({ token: TOKEN }),
+    redirect: 'manual',
+  });
+  assert.equal(crossSiteLogin.status, 403);
+  const stillLoaded = await (
+    await fetch(`${base}/console/plugins`, { headers: { cookie: session } })
+  ).text();
+  assert.match(stillLoaded, /echo_upper/, 'nothing was unloaded');
+
+  // The REST API still wants its bearer token: the console's cookie is not one.
+  const rest = await fetch(`${base}/proxy/plugins`, { headers: { cookie: session } });
+  assert.equal(rest.status, 401);
+
+  // Logging out ends the session: the same cookie no longer works.
+  const out = await fetch(`${base}/console/logout`, {
+    method: 'POST',
+    headers: { cookie: session, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form({ csrf }),
+    redirect: 'manual',
+  });
+  assert.equal(out.status, 303);
+  assert.match(out.headers.get('set-cookie') ?? '', /Max-Age=0/);
+  const after = await fetch(`${base}/console/plugins`, {
+    headers: { cookie: session },
+    redirect: 'manual',
+  });
+  assert.equal(after.status, 303);
+});
+
+test('--no-console: / and /console/* are not served', async (t) => {
+  const base = await proxyWith(t, ['--mgmt-token', TOKEN, '--no-console']);
+  const root = await fetch(`${base}/`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  assert.equal(root.status, 404);
+  const login = await fetch(`${base}/console/login`);
+  assert.equal(login.status, 401);
+  const rest = await fetch(`${base}/proxy/plugins`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  assert.equal(rest.status, 200);
+});
+
+test('without a management token the console is loopback-only and still CSRF-safe', async (t) => {
+  const base = await proxyWith(t, []);
+  const first = await fetch(`${base}/console/plugins`, { redirect: 'manual' });
+  assert.equal(first.status, 200);
+  const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0];
+  assert.match(cookie, /^mcp_console=/);
+  assert.match(await first.text(), /echo_upper/);
+  // A change without the session's CSRF token is refused, with the cookie or without.
+  for (const headers of [{}, { cookie }] as Record<string, string>[]) {
+    const post = await fetch(`${base}/console/plugins/unload`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form({ plugin: 'echo' }),
+      redirect: 'manual',
+    });
+    assert.ok(post.status === 401 || post.status === 403, `status ${post.status}`);
+  }
+  // A page reached through another host name (DNS rebinding) is refused.
+  // (fetch sets Host itself, so this one goes through node:http.)
+  const rebound = await new Promise<number | undefined>((resolve, reject) => {
+    const url = new URL('/console/plugins', base);
+    get(url, { headers: { host: 'evil.example' } }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    }).on('error', reject);
+  });
+  assert.equal(rebound, 403);
+});

@@ -1,0 +1,437 @@
+/**
+ * mcp-proxy's web console, served by the management server at `/` and `/console/*`:
+ * server-rendered pages (plugins, calls, health, gate, and every admin section plugins publish,
+ * e.g. ipybox's approvals and kernels) with a little script, and forms for every change.
+ *
+ * Protection (the management server already refused non-loopback `Host`s and cross-site
+ * changes, see `origin.ts`): pages need the session cookie of a log-in with the management token
+ * (`sessions.ts`); every change (POST) needs the cookie and the session's CSRF token in the form
+ * or the `X-CSRF-Token` header. The token never appears in a page, a URL or browser storage.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  type AdminSection,
+  type AdminSurface,
+  createLogger,
+  errorMessage,
+  type Gate,
+  type ServerCounters,
+  type TappedCall,
+  type ToolCallTap,
+} from '@mcpbox/framework';
+import { readText } from '../management/body.ts';
+import { HttpError } from '../management/errors.ts';
+import type { PluginManager } from '../proxy/manager.ts';
+import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
+import { CallRates } from './callRates.ts';
+import { duration, type Html, type NavEntry, page } from './html.ts';
+import {
+  adminPage,
+  type CallView,
+  callsPage,
+  gatePage,
+  healthPage,
+  type LoadedView,
+  loginPage,
+  pluginsPage,
+} from './pages.ts';
+import { type ConsoleSession, ConsoleSessions, csrfMatches, sessionCookie } from './sessions.ts';
+
+export interface WebConsoleOptions {
+  manager: PluginManager;
+  /** The management token; without one the console is open to loopback visitors. */
+  token?: string;
+  /** Where tool calls come from (the feed and the rate charts); none: both stay empty. */
+  tap?: ToolCallTap;
+  /** The MCP server's counters (requests, errors, sessions). */
+  stats?: ServerCounters;
+  /** The server-level gate, when one is configured. */
+  gate?: Gate;
+  clock?: () => number;
+}
+
+const SECURITY_HEADERS = {
+  'cache-control': 'no-store',
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+const log = createLogger('console');
+
+/** `abcd1234…`: enough of a session id to tell sessions apart, not to act as one. */
+const shortId = (id: string) => (id.length > 8 ? `${id.slice(0, 8)}…` : id);
+
+function callView(call: TappedCall): CallView {
+  let params = JSON.stringify(call.params) ?? '';
+  if (params.length > 400) params = `${params.slice(0, 400)}…`;
+  return {
+    seq: call.seq,
+    time: call.time,
+    caller:
+      call.principal ?? (call.sessionId === undefined ? '—' : `session ${shortId(call.sessionId)}`),
+    tool: call.tool,
+    outcome: call.outcome,
+    duration: call.durationMs === undefined ? '' : duration(call.durationMs),
+    params,
+  };
+}
+
+export class WebConsole {
+  readonly #options: WebConsoleOptions;
+  readonly #sessions: ConsoleSessions;
+  readonly #rates = new CallRates();
+  readonly #clock: () => number;
+  readonly #startedAt: number;
+  /** Each plugin's last failed operation from the console, cleared by its next success. */
+  readonly #errors = new Map<string, string>();
+  /** Surfaces this console opened (as an approval client, say), and how to close them. */
+  readonly #opened = new Map<AdminSurface, () => void>();
+  readonly #streams = new Set<ServerResponse>();
+  readonly #stop: Array<() => void> = [];
+
+  constructor(options: WebConsoleOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? Date.now;
+    this.#startedAt = this.#clock();
+    this.#sessions = new ConsoleSessions(options.token, this.#clock);
+    if (options.tap) {
+      for (const call of options.tap.recent()) this.#rates.add(call);
+      this.#stop.push(options.tap.subscribe((call) => this.#onCall(call)));
+    }
+    const registry = options.manager.registry;
+    this.#syncSurfaces();
+    this.#stop.push(registry.onAdminChange(() => this.#syncSurfaces()));
+  }
+
+  /** Whether `path` is the console's (the rest belongs to the REST API). */
+  handles(path: string): boolean {
+    return path === '' || path === '/' || path === '/console' || path.startsWith('/console/');
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    try {
+      await this.#route(req, res, path.replace(/\/+$/, ''));
+    } catch (error) {
+      if (res.headersSent) return void res.end();
+      if (error instanceof HttpError) return this.#text(res, error.status, error.message);
+      log.error(`console request ${req.method} ${path} failed`, error as Error);
+      this.#text(res, 500, 'internal error');
+    }
+  }
+
+  /** Ends the live feeds and stops being an approval client. */
+  close(): void {
+    for (const stop of this.#stop.splice(0)) stop();
+    for (const close of this.#opened.values()) close();
+    this.#opened.clear();
+    for (const stream of this.#streams) stream.end();
+    this.#streams.clear();
+  }
+
+  async #route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const method = req.method ?? 'GET';
+    if (method === 'GET' && path === '/console/console.css') {
+      return this.#asset(res, 'text/css', CONSOLE_CSS);
+    }
+    if (method === 'GET' && path === '/console/console.js') {
+      return this.#asset(res, 'text/javascript', CONSOLE_JS);
+    }
+    if (path === '/console/login') return this.#login(req, res, method);
+
+    let session = this.#sessions.of(req);
+    if (session === undefined && !this.#sessions.needsToken && method === 'GET') {
+      // No token configured: loopback visitors are trusted, as by the REST API.
+      session = this.#sessions.login(undefined)!;
+      res.setHeader('set-cookie', sessionCookie(session, isTls(req)));
+    }
+    if (session === undefined) {
+      if (method === 'GET' || method === 'HEAD') return this.#redirect(res, '/console/login');
+      return this.#text(res, 401, 'not logged in: log in at /console/login first');
+    }
+    if (method === 'POST') return this.#change(req, res, path, session);
+    if (method !== 'GET' && method !== 'HEAD') {
+      return this.#text(res, 405, `method ${method} not allowed`);
+    }
+    if (path === '' || path === '/console') return this.#redirect(res, '/console/plugins');
+    if (path === '/console/events') return this.#events(req, res);
+    const body = await this.#pageBody(path, session);
+    if (body === undefined) return this.#text(res, 404, `no such page: ${path}`);
+    const flash = session.flash;
+    session.flash = undefined;
+    this.#html(
+      res,
+      200,
+      page({
+        title: body.title,
+        path,
+        nav: this.#nav(),
+        csrf: session.csrf,
+        flash,
+        live: body.live,
+        body: body.html,
+      }),
+    );
+  }
+
+  async #pageBody(
+    path: string,
+    session: ConsoleSession,
+  ): Promise<{ title: string; html: Html; live?: boolean } | undefined> {
+    const { manager, gate, tap } = this.#options;
+    switch (path) {
+      case '/console/plugins':
+        return {
+          title: 'Plugins',
+          html: pluginsPage(
+            this.#loadedViews(),
+            await manager.available(),
+            this.#errors,
+            session.csrf,
+          ),
+        };
+      case '/console/calls':
+        return { title: 'Tool calls', html: callsPage((tap?.recent() ?? []).map(callView)) };
+      case '/console/health':
+        return { title: 'Health', html: healthPage(this.#health()), live: true };
+      case '/console/gate':
+        return { title: 'Gate', html: gatePage(gate?.snapshot(), session.csrf), live: true };
+    }
+    const admin = /^\/console\/admin\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(path);
+    if (!admin) return undefined;
+    const [plugin, name, sectionId] = admin.slice(1).map(decodeURIComponent);
+    const found = this.#section(plugin, name, sectionId);
+    if (!found) return undefined;
+    return {
+      title: `${found.surface.title}: ${found.section.title}`,
+      html: await adminPage({ plugin, name }, found.section, session.csrf),
+      live: true,
+    };
+  }
+
+  async #change(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    session: ConsoleSession,
+  ): Promise<void> {
+    const form = new URLSearchParams(await readText(req));
+    const csrf = (req.headers['x-csrf-token'] as string | undefined) ?? form.get('csrf') ?? '';
+    if (!csrfMatches(session, csrf)) {
+      return this.#text(res, 403, 'missing or wrong CSRF token: reload the page and try again');
+    }
+    if (path === '/console/logout') {
+      this.#sessions.logout(session);
+      res.setHeader('set-cookie', sessionCookie(undefined, isTls(req)));
+      return this.#redirect(res, '/console/login');
+    }
+    const field = (name: string) => {
+      const value = form.get(name);
+      if (value === null) throw new HttpError(400, `missing form field '${name}'`);
+      return value;
+    };
+    let back = '/console/plugins';
+    const plugin = /^\/console\/plugins\/(load|unload|reload)$/.exec(path);
+    if (plugin) {
+      session.flash = await this.#pluginAction(plugin[1] as 'load', field('plugin'));
+    } else if (path === '/console/gate/lock') {
+      back = '/console/gate';
+      const gate = this.#options.gate;
+      if (gate === undefined) throw new HttpError(400, 'no gate is configured');
+      const answer = gate.lock(field('group'));
+      session.flash = { ok: answer.ok, text: answer.message };
+    } else if (path === '/console/admin/act') {
+      const [name, surfaceName, sectionId] = [field('plugin'), field('name'), field('section')];
+      back = `/console/admin/${[name, surfaceName, sectionId].map(encodeURIComponent).join('/')}`;
+      const found = this.#section(name, surfaceName, sectionId);
+      if (!found) throw new HttpError(404, `${name} publishes no ${surfaceName}/${sectionId}`);
+      session.flash = await found.section.act(field('row'), field('action')).then(
+        (text) => ({ ok: true, text }),
+        (error) => ({ ok: false, text: errorMessage(error) }),
+      );
+    } else {
+      return this.#text(res, 404, `no such action: ${path}`);
+    }
+    this.#redirect(res, back);
+  }
+
+  async #pluginAction(
+    action: 'load' | 'unload' | 'reload',
+    name: string,
+  ): Promise<{ ok: boolean; text: string }> {
+    const { manager } = this.#options;
+    const result =
+      action === 'load'
+        ? await manager.load(name)
+        : action === 'unload'
+          ? await manager.unload(name)
+          : await manager.reload(name, { howToLoad: `the Load button of ${name}` });
+    if (!result.ok) {
+      const error = result.error ?? `${action} failed`;
+      this.#errors.set(name, error);
+      return { ok: false, text: error };
+    }
+    this.#errors.delete(name);
+    const tools = action === 'unload' ? '' : `: ${result.tools.join(', ') || 'no tools'}`;
+    return { ok: true, text: `${action}ed ${name}${tools}` };
+  }
+
+  #login(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> | void {
+    if (!this.#sessions.needsToken) return this.#redirect(res, '/console/plugins');
+    if (method === 'GET') return this.#html(res, 200, loginPage(undefined));
+    if (method !== 'POST') return this.#text(res, 405, `method ${method} not allowed`);
+    return readText(req).then((text) => {
+      const token = new URLSearchParams(text).get('token') ?? undefined;
+      const session = this.#sessions.login(token);
+      if (session === undefined) {
+        log.warn('console: a log-in with a wrong token was refused');
+        return this.#html(res, 401, loginPage('Wrong token: nothing was shown or changed.'));
+      }
+      res.setHeader('set-cookie', sessionCookie(session, isTls(req)));
+      this.#redirect(res, '/console/plugins');
+    });
+  }
+
+  /** Server-sent events: every tool call from now on, as `event: call`. */
+  #events(req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'content-type': 'text/event-stream; charset=utf-8',
+      connection: 'keep-alive',
+    });
+    res.write('retry: 2000\n\n');
+    const tap = this.#options.tap;
+    const stop = tap?.subscribe((call) => {
+      res.write(`event: call\ndata: ${JSON.stringify(callView(call))}\n\n`);
+    });
+    // A comment now and then keeps proxies and the browser from calling the stream dead.
+    const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+    ping.unref();
+    this.#streams.add(res);
+    const end = () => {
+      clearInterval(ping);
+      stop?.();
+      this.#streams.delete(res);
+    };
+    req.on('close', end);
+    res.on('close', end);
+  }
+
+  #health() {
+    const { stats, manager, tap } = this.#options;
+    const rates = this.#rates.series();
+    const since = rates[0]?.start ?? 0;
+    const summary = manager.registry.getSummary();
+    return {
+      uptimeMs: this.#clock() - this.#startedAt,
+      legacySessions: stats?.sessions ?? 0,
+      statelessCalls: (tap?.recent() ?? []).filter(
+        (c) => c.time >= since && c.sessionId === undefined,
+      ).length,
+      requests: stats?.requests ?? 0,
+      errors: stats?.errors ?? 0,
+      plugins: summary.totals.plugins,
+      tools: summary.totals.tools,
+      rates,
+      slotMs: this.#rates.slotMs,
+    };
+  }
+
+  #loadedViews(): LoadedView[] {
+    return this.#options.manager.registry.plugins().map((p) => ({
+      name: p.name,
+      internal: p.internal,
+      prefix: p.prefix,
+      source:
+        p.source.kind === 'file'
+          ? p.source.path
+          : p.source.kind === 'package'
+            ? p.source.specifier
+            : 'built in / configured',
+      // Names only: values may be secrets.
+      configKeys: Object.keys(p.config),
+      tools: p.tools,
+      resources: p.resources,
+      prompts: p.prompts,
+      loadedAt: p.loadedAt,
+    }));
+  }
+
+  #nav(): NavEntry[] {
+    const nav: NavEntry[] = [
+      { href: '/console/plugins', label: 'Plugins' },
+      { href: '/console/calls', label: 'Calls' },
+      { href: '/console/health', label: 'Health' },
+      { href: '/console/gate', label: 'Gate' },
+    ];
+    for (const { plugin, name, surface } of this.#options.manager.registry.adminSurfaces()) {
+      for (const section of surface.sections) {
+        const href = `/console/admin/${[plugin, name, section.id].map(encodeURIComponent).join('/')}`;
+        nav.push({ href, label: `${plugin}: ${section.title}` });
+      }
+    }
+    return nav;
+  }
+
+  #section(
+    plugin: string,
+    name: string,
+    sectionId: string,
+  ): { surface: AdminSurface; section: AdminSection } | undefined {
+    const published = this.#options.manager.registry
+      .adminSurfaces()
+      .find((p) => p.plugin === plugin && p.name === name);
+    const section = published?.surface.sections.find((s) => s.id === sectionId);
+    return published && section ? { surface: published.surface, section } : undefined;
+  }
+
+  /** Opens surfaces that appeared (this console decides their approvals), closes those gone. */
+  #syncSurfaces(): void {
+    const current = new Set(this.#options.manager.registry.adminSurfaces().map((p) => p.surface));
+    for (const [surface, close] of this.#opened) {
+      if (!current.has(surface)) {
+        close();
+        this.#opened.delete(surface);
+      }
+    }
+    for (const surface of current) {
+      if (!this.#opened.has(surface)) this.#opened.set(surface, surface.open?.() ?? (() => {}));
+    }
+  }
+
+  #onCall(call: TappedCall): void {
+    this.#rates.add(call);
+  }
+
+  #asset(res: ServerResponse, type: string, body: string): void {
+    res.writeHead(200, {
+      'content-type': `${type}; charset=utf-8`,
+      'cache-control': 'no-cache',
+      'x-content-type-options': 'nosniff',
+    });
+    res.end(body);
+  }
+
+  #html(res: ServerResponse, status: number, body: string): void {
+    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8' });
+    res.end(body);
+  }
+
+  #text(res: ServerResponse, status: number, text: string): void {
+    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
+    res.end(`${text}\n`);
+  }
+
+  #redirect(res: ServerResponse, location: string): void {
+    res.writeHead(303, { ...SECURITY_HEADERS, location });
+    res.end();
+  }
+}
+
+function isTls(req: IncomingMessage): boolean {
+  return (req.socket as { encrypted?: boolean }).encrypted === true;
+}
