@@ -15,7 +15,8 @@ export type McpboxErrorCode =
   | 'PLUGIN_COLLISION'
   | 'INVALID_SCHEMA'
   | 'NOT_STARTED'
-  | 'ALREADY_STARTED';
+  | 'ALREADY_STARTED'
+  | 'TELEMETRY_FAILED';
 
 export class McpboxError extends Error {
   readonly code: McpboxErrorCode;

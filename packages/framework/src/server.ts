@@ -30,6 +30,13 @@ import type { Logger, PluginServer, ProxyCommands, ToolContext } from './plugins
 import { SessionHub } from './session/hub.ts';
 import type { McpSession } from './session/session.ts';
 import { createCounters, type ServerCounters } from './session/stats.ts';
+import {
+  flushTracing,
+  type OtelConfig,
+  resolveTelemetry,
+  startTracing,
+  toolCallSpan,
+} from './telemetry/index.ts';
 import { serveStdio } from './transports/stdio.ts';
 import type { MountedTransport } from './transports/streamableHttp.ts';
 
@@ -81,6 +88,11 @@ export interface ServerOptions {
   pluginDirs?: string[];
   /** Handed to plugins as `server.proxy`; set by `mcp-proxy` only. */
   proxy?: ProxyCommands;
+  /**
+   * OpenTelemetry traces over OTLP/HTTP; without an endpoint here or in `OTEL_EXPORTER_OTLP_*`,
+   * off (and the SDK never loaded).
+   */
+  otel?: OtelConfig;
 }
 
 /** Maps the resolved config file (snake_case) to server options. */
@@ -98,6 +110,7 @@ export function serverOptionsFromConfig(config: Config): ServerOptions {
     maxSessions: config.max_sessions,
     maxMessageBytes: config.max_message_size,
     pluginDirs: config.plugin_dirs,
+    otel: config.otel,
   };
 }
 
@@ -156,6 +169,12 @@ export function createServer(
   const stats = createCounters();
   const catalog = new Catalog();
   const dispatcher = new ToolCallDispatcher(catalog);
+  // Traces only when configured: the SDK loads in the background and start() waits for it. The
+  // span interceptor goes first, so its span holds the other interceptors' work.
+  const telemetry = resolveTelemetry(options.otel, process.env, options.name ?? 'mcpbox');
+  const tracingReady = telemetry ? startTracing(telemetry) : undefined;
+  tracingReady?.catch(() => undefined); // reported by start()
+  if (telemetry) dispatcher.addInterceptor(toolCallSpan);
   const catalogView = createCatalogView(catalog, dispatcher);
   // Plugins register before any session exists; the hub below is created right after.
   const onSessionClosed: SessionClosedSource = (listener) => sessions.onSessionClosed(listener);
@@ -285,6 +304,14 @@ export function createServer(
     async start() {
       if (started) throw new McpboxError('ALREADY_STARTED', 'server already started');
       started = true;
+      if (tracingReady) {
+        await tracingReady.catch((error) => {
+          throw new McpboxError(
+            'TELEMETRY_FAILED',
+            `cannot start OpenTelemetry tracing: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        });
+      }
       const kind = options.transport ?? 'stdio';
       if (kind === 'stdio') {
         mounted.push(
@@ -316,6 +343,7 @@ export function createServer(
           s.closeAllConnections();
         });
       }
+      if (telemetry) await flushTracing();
       resolveClosed();
     },
   };

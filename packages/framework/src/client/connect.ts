@@ -25,6 +25,8 @@ import {
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
+// Adds the current trace context as `traceparent` headers when tracing (plain fetch otherwise).
+import { fetchWithTraceContext } from '../telemetry/tracing.ts';
 import { UpstreamError } from './errors.ts';
 import {
   type HttpUpstreamParams,
@@ -106,8 +108,8 @@ async function connectKnown(
   const requestInit: RequestInit = { headers: expanded.headers };
   const transport =
     verdict.transport === 'sse'
-      ? new SSEClientTransport(url, { requestInit })
-      : new StreamableHTTPClientTransport(url, { requestInit });
+      ? new SSEClientTransport(url, { requestInit, fetch: fetchWithTraceContext })
+      : new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchWithTraceContext });
   const client = attempt.makeClient();
   try {
     await initialize(client, transport, deadline, verdict.prior);
@@ -149,7 +151,10 @@ async function connectHttp(
 ): Promise<ConnectedUpstream> {
   const url = new URL(params.url);
   const requestInit: RequestInit = { headers: params.headers };
-  const streamable = new StreamableHTTPClientTransport(url, { requestInit });
+  const streamable = new StreamableHTTPClientTransport(url, {
+    requestInit,
+    fetch: fetchWithTraceContext,
+  });
   let client = attempt.makeClient();
   negotiate(client, deadline);
   try {
@@ -164,7 +169,7 @@ async function connectHttp(
     });
   }
   // The HTTP+SSE transport predates 2026-07-28: plain 2025 handshake, no probe.
-  const sse = new SSEClientTransport(url, { requestInit });
+  const sse = new SSEClientTransport(url, { requestInit, fetch: fetchWithTraceContext });
   client = attempt.makeClient();
   try {
     await initialize(client, sse, deadline, undefined);

@@ -43,6 +43,7 @@ import {
 import { z } from 'zod';
 import { errorMessage } from '../errors.ts';
 import { createLogger, type Logger } from '../logging/index.ts';
+import { traceUpstreamRequest } from '../telemetry/spans.ts';
 import { type ConnectedUpstream, connectUpstream, type TransportKind } from './connect.ts';
 import { UpstreamError } from './errors.ts';
 import { type EnvMap, expandUpstreamParams } from './expand.ts';
@@ -380,7 +381,19 @@ export class UpstreamConnection {
     return client;
   }
 
-  async #request(
+  /** One request, in a client span whose trace context travels on in `_meta` when tracing. */
+  #request(
+    method: string,
+    params: Record<string, unknown>,
+    schema: z.ZodTypeAny,
+    options: CallOptions,
+  ): Promise<unknown> {
+    return traceUpstreamRequest(this.name, method, params, (sent) =>
+      this.#send(method, sent, schema, options),
+    );
+  }
+
+  async #send(
     method: string,
     params: Record<string, unknown>,
     schema: z.ZodTypeAny,

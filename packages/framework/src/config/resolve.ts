@@ -135,6 +135,7 @@ export function resolveConfig(
           fallback: written.cluster.fallback ?? 'none',
         }
       : undefined,
+    otel: written.otel,
     config_file: context.configFile,
   };
 }

@@ -169,6 +169,21 @@ const clusterConfig = z.preprocess(
     .strict(),
 );
 
+/** OpenTelemetry traces (telemetry/settings.ts reads them with the OTEL_* variables). */
+const otelConfig = z
+  .object(
+    {
+      endpoint: optionalUrl.optional(),
+      service_name: optionalString.optional(),
+      sample_ratio: leaf('a number from 0 to 1', (v) => {
+        const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+        return typeof n === 'number' && n >= 0 && n <= 1 ? n : undefined;
+      }).optional(),
+    },
+    { error: 'expected a mapping with endpoint, service_name, sample_ratio' },
+  )
+  .strict();
+
 const pluginEntry = z
   .object(
     {
@@ -242,6 +257,7 @@ export const writtenConfigShape = {
     .optional(),
   metrics: bool.optional(),
   cluster: clusterConfig.optional(),
+  otel: otelConfig.optional(),
 };
 
 export const KNOWN_KEYS: ReadonlySet<string> = new Set(Object.keys(writtenConfigShape));

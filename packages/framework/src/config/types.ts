@@ -7,6 +7,7 @@
  */
 
 import type { ClusterSettings, WrittenClusterConfig } from '../cluster/settings.ts';
+import type { OtelConfig } from '../telemetry/settings.ts';
 
 export const LOG_LEVELS = ['debug', 'info', 'warning', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -124,6 +125,11 @@ export interface WrittenConfig {
   metrics?: boolean;
   /** Cluster mode: replicas share state through Redis (also `MCP_REDIS_URL`). Default off. */
   cluster?: WrittenClusterConfig;
+  /**
+   * OpenTelemetry traces over OTLP/HTTP (also the standard `OTEL_EXPORTER_OTLP_ENDPOINT`,
+   * `OTEL_SERVICE_NAME`). Default off.
+   */
+  otel?: OtelConfig;
 }
 
 /** The resolved configuration: every key present, paths absolute. */
@@ -168,6 +174,8 @@ export interface Config {
   metrics: boolean;
   /** Cluster mode, when configured (`cluster.redis_url` or `MCP_REDIS_URL`). */
   cluster: ClusterSettings | undefined;
+  /** As written; the OTEL_* variables are read where tracing starts (`createServer`). */
+  otel: OtelConfig | undefined;
   /** Absolute path of the file this was read from, if any (for messages). */
   config_file: string | undefined;
 }

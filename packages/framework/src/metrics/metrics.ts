@@ -4,6 +4,10 @@
  *
  * - `mcpbox_tool_calls_total{tool,plugin,outcome}` — outcome `ok`, `error` or `rejected`
  * - `mcpbox_tool_call_duration_seconds{tool,plugin}` — latency histogram
+ * - `mcpbox_requests_total{method,era,outcome}` — every MCP request by its method (the
+ *   `Mcp-Method`; unknown methods count as `other`), protocol era (`2025-11-25`, `2026-07-28`)
+ *   and outcome (`ok`, `error`, `tool_error`)
+ * - `mcpbox_request_duration_seconds{method,era}` — request latency histogram
  * - `mcpbox_sessions_open` — open MCP sessions
  * - `mcpbox_gate_unlocks_total{group}`, `mcpbox_gate_lockouts_total{group}`,
  *   `mcpbox_gate_failures_total{group}`, `mcpbox_gate_blocked_calls_total{group}`
@@ -21,8 +25,33 @@ import type { Counter, Histogram, Registry } from 'prom-client';
 import { OAUTH_CHANNEL } from '../auth/introspection.ts';
 import { GATE_CHANNEL, type GateEvent } from '../gate/gate.ts';
 import { promClient } from '../lazy.ts';
+import { REQUEST_CHANNEL, type RequestEvent } from '../telemetry/requests.ts';
 
 export type ToolCallOutcome = 'ok' | 'error' | 'rejected';
+
+/** Seconds: from sub-millisecond local calls to minute-long upstream ones. */
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** The methods counted by name; any other (a client's invention) is `other`: bounded labels. */
+const KNOWN_METHODS = new Set([
+  'tools/call',
+  'tools/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+  'ping',
+  'tasks/get',
+  'tasks/result',
+  'tasks/list',
+  'tasks/cancel',
+  'tasks/update',
+]);
 
 export interface ServerMetricsOptions {
   /** Include prom-client's process and Node.js metrics. Default `true`. */
@@ -35,6 +64,8 @@ export class ServerMetrics {
   readonly #duration: Histogram<'tool' | 'plugin'>;
   readonly #gate: Record<GateEvent['event'], Counter<'group'>>;
   readonly #oauth: Counter<'reason'>;
+  readonly #requests: Counter<'method' | 'era' | 'outcome'>;
+  readonly #requestDuration: Histogram<'method' | 'era'>;
   #sessionSource: (() => number) | undefined;
   #lifecycleSource: (() => { reaped: number; refused: number }) | undefined;
   readonly #onGate = (message: unknown) => {
@@ -43,6 +74,12 @@ export class ServerMetrics {
   };
   readonly #onOAuth = (message: unknown) => {
     this.#oauth.inc({ reason: (message as { reason: string }).reason });
+  };
+  readonly #onRequest = (message: unknown) => {
+    const { method, era, outcome, seconds } = message as RequestEvent;
+    const counted = KNOWN_METHODS.has(method) ? method : 'other';
+    this.#requests.inc({ method: counted, era, outcome });
+    this.#requestDuration.observe({ method: counted, era }, seconds);
   };
 
   constructor(options: ServerMetricsOptions = {}) {
@@ -58,7 +95,7 @@ export class ServerMetrics {
       name: 'mcpbox_tool_call_duration_seconds',
       help: 'Tool call latency, from the call arriving to the result leaving.',
       labelNames: ['tool', 'plugin'],
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      buckets: LATENCY_BUCKETS,
       registers,
     });
     const metrics = this;
@@ -107,9 +144,23 @@ export class ServerMetrics {
       labelNames: ['reason'],
       registers,
     });
+    this.#requests = new Counter({
+      name: 'mcpbox_requests_total',
+      help: 'MCP requests by method (Mcp-Method), protocol era and outcome (ok, error, tool_error).',
+      labelNames: ['method', 'era', 'outcome'],
+      registers,
+    });
+    this.#requestDuration = new Histogram({
+      name: 'mcpbox_request_duration_seconds',
+      help: 'MCP request latency by method and protocol era, from handler start to its answer.',
+      labelNames: ['method', 'era'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
     subscribe(GATE_CHANNEL, this.#onGate);
     subscribe(OAUTH_CHANNEL, this.#onOAuth);
+    subscribe(REQUEST_CHANNEL, this.#onRequest);
   }
 
   /** Counts one finished tool call and its latency. */
@@ -158,5 +209,6 @@ export class ServerMetrics {
   close(): void {
     unsubscribe(GATE_CHANNEL, this.#onGate);
     unsubscribe(OAUTH_CHANNEL, this.#onOAuth);
+    unsubscribe(REQUEST_CHANNEL, this.#onRequest);
   }
 }

@@ -26,6 +26,7 @@ import { type ToolCallDispatcher, toToolResult } from '../catalog/toolCalls.ts';
 import type { Completer } from '../catalog/types.ts';
 import { GATE_HANDLE_ARGUMENT } from '../gate/handles.ts';
 import type { PromptReturn, RequestExtra, ResourceReturn, ToolContext } from '../plugins/types.ts';
+import { observeRequest } from '../telemetry/requests.ts';
 import { eraOf, toToolContext, withV1Aliases } from './context.ts';
 import { InputNeeded, InputRounds, type RoundsCodec } from './inputRounds.ts';
 import { serveLiveCall } from './liveCalls.ts';
@@ -159,7 +160,10 @@ export class McpSession {
         counters.last_request = Date.now();
         try {
           this.sessionId ??= ctx.sessionId;
-          return await handler(request, withV1Aliases(ctx, options.connectionId));
+          // Traced and counted by method and era when configured (telemetry/requests.ts).
+          return await observeRequest(ctx, (request as { params?: unknown }).params, () =>
+            handler(request, withV1Aliases(ctx, options.connectionId)),
+          );
         } catch (error) {
           counters.errors += 1;
           throw error;

@@ -1,0 +1,21 @@
+export {
+  type EraLabel,
+  observeRequest,
+  REQUEST_CHANNEL,
+  type RequestEvent,
+} from './requests.ts';
+export { type OtelConfig, resolveTelemetry, type TelemetrySettings } from './settings.ts';
+export { toolCallSpan, traceUpstreamRequest } from './spans.ts';
+export {
+  type Attributes,
+  type Carrier,
+  currentTraceContext,
+  fetchWithTraceContext,
+  flushTracing,
+  inSpan,
+  type SpanSpec,
+  startTracing,
+  stopTracing,
+  tracingEnabled,
+  withTraceMeta,
+} from './tracing.ts';
