@@ -25,6 +25,13 @@ export {
   UnauthenticatedBindError,
 } from './auth/index.ts';
 export { Catalog } from './catalog/catalog.ts';
+export type {
+  CallVia,
+  CatalogSearchHit,
+  CatalogToolInfo,
+  CatalogView,
+} from './catalog/catalogView.ts';
+export { splitWords, ToolSearchIndex } from './catalog/search.ts';
 export {
   ClusterLink,
   type ClusterSettings,
@@ -39,6 +46,13 @@ export {
   type ToolCallInterceptor,
   toolError,
 } from './catalog/toolCalls.ts';
+export {
+  CODE_MODE_PLUGIN,
+  DEFER_LOADING_META_KEY,
+  type ToolListing,
+  type ToolListingOptions,
+  toolListing,
+} from './catalog/toolListing.ts';
 export type {
   CatalogBatch,
   CatalogKind,
@@ -68,6 +82,8 @@ export { UpstreamPool } from './client/pool.ts';
 export { processGroupGuardAvailable } from './client/stdioLaunch.ts';
 export {
   applyOverrides,
+  CODE_MODES,
+  type CodeMode,
   type Config,
   ConfigError,
   type ConfigOverrides,

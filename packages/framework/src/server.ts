@@ -19,7 +19,8 @@ import type { Express, RequestHandler } from 'express';
 import { Catalog } from './catalog/catalog.ts';
 import { type CatalogView, createCatalogView } from './catalog/catalogView.ts';
 import { ToolCallDispatcher, type ToolCallInterceptor } from './catalog/toolCalls.ts';
-import type { Config, TransportKind } from './config/types.ts';
+import { toolListing } from './catalog/toolListing.ts';
+import type { CodeMode, Config, TransportKind } from './config/types.ts';
 import { McpboxError } from './errors.ts';
 import { processGateStore } from './gate/store.ts';
 import { PortInUseError } from './health/index.ts';
@@ -89,6 +90,18 @@ export interface ServerOptions {
   /** Handed to plugins as `server.proxy`; set by `mcp-proxy` only. */
   proxy?: ProxyCommands;
   /**
+   * `on`: `tools/list` shows only the `code_mode` plugin's tools and those of
+   * `listedInCodeMode`; every tool stays callable. `both`/`off` (default): every tool.
+   */
+  codeMode?: CodeMode;
+  /** Plugins whose tools stay listed with `codeMode: 'on'` (mcp-proxy: its `proxy__*` tools). */
+  listedInCodeMode?: string[];
+  /**
+   * Tools listed with the deferred-loading hint `_meta.defer_loading: true`: plugin names, tool
+   * names, or globs over `tool` and `plugin.tool`.
+   */
+  deferLoading?: string[];
+  /**
    * OpenTelemetry traces over OTLP/HTTP; without an endpoint here or in `OTEL_EXPORTER_OTLP_*`,
    * off (and the SDK never loaded).
    */
@@ -110,6 +123,13 @@ export function serverOptionsFromConfig(config: Config): ServerOptions {
     maxSessions: config.max_sessions,
     maxMessageBytes: config.max_message_size,
     pluginDirs: config.plugin_dirs,
+    codeMode: config.code_mode,
+    deferLoading: [
+      ...config.defer_loading,
+      ...Object.entries(config.plugins)
+        .filter(([, entry]) => entry.defer_loading === true)
+        .map(([name]) => name),
+    ],
     otel: config.otel,
   };
 }
@@ -176,6 +196,12 @@ export function createServer(
   tracingReady?.catch(() => undefined); // reported by start()
   if (telemetry) dispatcher.addInterceptor(toolCallSpan);
   const catalogView = createCatalogView(catalog, dispatcher);
+  const listing = toolListing({
+    codeMode: options.codeMode,
+    listedInCodeMode: options.listedInCodeMode,
+    deferLoading: options.deferLoading,
+  });
+  if (listing) catalog.setToolListing(listing);
   // Plugins register before any session exists; the hub below is created right after.
   const onSessionClosed: SessionClosedSource = (listener) => sessions.onSessionClosed(listener);
   const registry = new PluginRegistry({

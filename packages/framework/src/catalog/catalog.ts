@@ -14,6 +14,7 @@ import type {
   Tool,
   Variables,
 } from '@modelcontextprotocol/server';
+import type { ToolListing } from './toolListing.ts';
 import type {
   CatalogBatch,
   CatalogChangeListener,
@@ -45,6 +46,8 @@ export class Catalog {
   #resourceList: Resource[] | undefined;
   #templateList: ResourceTemplateType[] | undefined;
   #promptList: Prompt[] | undefined;
+  /** What `tools/list` shows of each enabled tool (code mode, deferred-loading hints). */
+  #toolListing: ToolListing | undefined;
 
   // ---- lookups (the call path) ----
 
@@ -76,9 +79,19 @@ export class Catalog {
 
   // ---- listings (cached) ----
 
+  /** What `tools/list` shows: every enabled tool, as the tool listing (if any) decides. */
   listTools(): Tool[] {
-    this.#toolList ??= enabledDefinitions(this.#tools);
+    this.#toolList ??= listedTools(this.#tools, this.#toolListing);
     return this.#toolList;
+  }
+
+  /**
+   * Sets how enabled tools are listed (`undefined`: as they are). Sessions are told the tool
+   * list changed; calls by name are not affected.
+   */
+  setToolListing(listing: ToolListing | undefined): void {
+    this.#toolListing = listing;
+    this.#changed(new Set(['tools']));
   }
 
   listResources(): Resource[] {
@@ -281,6 +294,18 @@ function enabledDefinitions<D>(map: Map<string, { enabled: boolean; definition: 
   for (const key of [...map.keys()].sort()) {
     const entry = map.get(key);
     if (entry?.enabled) out.push(entry.definition);
+  }
+  return out;
+}
+
+/** Enabled tools in name order, each as `listing` decides (left out when it says undefined). */
+function listedTools(tools: Map<string, ToolEntry>, listing: ToolListing | undefined): Tool[] {
+  if (listing === undefined) return enabledDefinitions(tools);
+  const out: Tool[] = [];
+  for (const key of [...tools.keys()].sort()) {
+    const entry = tools.get(key);
+    const listed = entry?.enabled ? listing(entry) : undefined;
+    if (listed) out.push(listed);
   }
   return out;
 }

@@ -23,6 +23,7 @@ export const ENVIRONMENT_KEYS: Readonly<Record<string, keyof WrittenConfig>> = {
   MCP_MAX_SESSIONS: 'max_sessions',
   MCP_MAX_MESSAGE_SIZE: 'max_message_size',
   MCP_REDIS_URL: 'cluster',
+  MCP_CODE_MODE: 'code_mode',
 };
 
 /** The `MCP_*` variables that are set, one entry per variable with the key it sets. */

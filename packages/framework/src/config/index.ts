@@ -18,3 +18,4 @@ export type {
   TransportKind,
   WrittenConfig,
 } from './types.ts';
+export { CODE_MODES, type CodeMode } from './types.ts';

@@ -28,6 +28,7 @@ export const DEFAULTS = {
   management_console: true,
   auto_prefix: false,
   dynamic_dispatch: false,
+  code_mode: 'off',
   metrics: false,
 } as const satisfies WrittenConfig;
 
@@ -117,6 +118,8 @@ export function resolveConfig(
     management_console: w.management_console,
     auto_prefix: w.auto_prefix,
     dynamic_dispatch: w.dynamic_dispatch,
+    code_mode: w.code_mode,
+    defer_loading: written.defer_loading ?? [],
     autoload: written.autoload ?? [],
     plugins_load: written.plugins_load ?? [],
     plugins: written.plugins ?? {},

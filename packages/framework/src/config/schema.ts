@@ -8,6 +8,8 @@
 import { z } from 'zod';
 import { CLUSTER_FALLBACKS, type ClusterFallback } from '../cluster/settings.ts';
 import {
+  CODE_MODES,
+  type CodeMode,
   LOG_FORMATS,
   LOG_LEVELS,
   type LogFormat,
@@ -199,6 +201,7 @@ const pluginEntry = z
       cwd: nonEmpty.optional(),
       url: optionalUrl.optional(),
       headers: stringMap.optional(),
+      defer_loading: bool.optional(),
     },
     { error: 'expected a mapping of plugin settings' },
   )
@@ -236,6 +239,11 @@ export const writtenConfigShape = {
   management_console: bool.optional(),
   auto_prefix: bool.optional(),
   dynamic_dispatch: bool.optional(),
+  // `code_mode: true` in YAML is a boolean: it means `on`, as `false` means `off`.
+  code_mode: leaf<CodeMode>(`one of ${CODE_MODES.join(', ')}`, (v) =>
+    v === true ? 'on' : v === false ? 'off' : oneOf(CODE_MODES, { true: 'on', false: 'off' })(v),
+  ).optional(),
+  defer_loading: stringList.optional(),
   autoload: stringList.optional(),
   plugins_load: stringList.optional(),
   // `echo:` with nothing under it is an entry with all defaults.

@@ -15,6 +15,14 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_FORMATS = ['text', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
+/**
+ * Code mode: `on` lists only the code-mode tools (`search_tools`, `execute_code`) and the
+ * proxy's `proxy__*` tools, every other tool staying callable by name and from code; `both`
+ * lists everything; `off` (default) loads no code mode.
+ */
+export const CODE_MODES = ['off', 'on', 'both'] as const;
+export type CodeMode = (typeof CODE_MODES)[number];
+
 /** `http` is Streamable HTTP at `/mcp`; `sse` is the legacy `/sse` + `/messages` pair. */
 export const TRANSPORTS = ['stdio', 'http', 'sse'] as const;
 export type TransportKind = (typeof TRANSPORTS)[number];
@@ -38,6 +46,8 @@ export interface PluginEntry {
   cwd?: string;
   url?: string;
   headers?: Record<string, string>;
+  /** Every tool of this plugin carries the deferred-loading hint in `tools/list`. */
+  defer_loading?: boolean;
   [pluginSpecific: string]: unknown;
 }
 
@@ -99,6 +109,13 @@ export interface WrittenConfig {
   management_console?: boolean;
   auto_prefix?: boolean;
   dynamic_dispatch?: boolean;
+  /** `off` (default), `on` or `both` (also `MCP_CODE_MODE`, `--code-mode`); see {@link CodeMode}. */
+  code_mode?: CodeMode;
+  /**
+   * Tools whose `tools/list` entries carry the deferred-loading hint `_meta.defer_loading`:
+   * plugin names, tool names, or globs matched against `tool` and `plugin.tool`. Default `[]`.
+   */
+  defer_loading?: string[];
   /** mcp-proxy: plugins loaded at start-up. */
   autoload?: string[];
   /** mcp-factory: plugins loaded at start-up (wins over `autoload`). */
@@ -161,6 +178,9 @@ export interface Config {
   management_console: boolean;
   auto_prefix: boolean;
   dynamic_dispatch: boolean;
+  code_mode: CodeMode;
+  /** As written; plugins with `defer_loading: true` are added where the listing is built. */
+  defer_loading: string[];
   autoload: string[];
   plugins_load: string[];
   plugins: Record<string, PluginEntry>;

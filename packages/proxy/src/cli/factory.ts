@@ -8,7 +8,7 @@
  */
 import { Command } from 'commander';
 import { runCommand } from '../commands/exit.ts';
-import { collect, packageVersion, portNumber } from './options.ts';
+import { codeMode, collect, packageVersion, portNumber } from './options.ts';
 
 const program = new Command('mcp-factory')
   .description(
@@ -32,6 +32,11 @@ const program = new Command('mcp-factory')
   .option('--health-host <address>', 'health server bind address (default 127.0.0.1)')
   .option('-d, --plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
   .option('--stateless', 'Streamable HTTP without sessions')
+  .option(
+    '--code-mode [mode]',
+    'code mode: list search_tools/execute_code instead of every tool (on), beside them (both), or off',
+    codeMode,
+  )
   .option('--log-level <level>', 'debug, info, warning or error')
   .addHelpText(
     'after',
@@ -54,6 +59,7 @@ const program = new Command('mcp-factory')
         healthHost: options.healthHost,
         pluginDirs: options.pluginDir,
         stateless: options.stateless,
+        codeMode: options.codeMode === true ? 'on' : options.codeMode,
         logLevel: options.logLevel,
       });
     });

@@ -14,6 +14,16 @@ export function portNumber(value: string): number {
   return port;
 }
 
+/**
+ * Parses `--code-mode [mode]`: on, both or off (given bare, commander passes `true`: on).
+ * Kept free of framework imports, so `--help` loads nothing more.
+ */
+export function codeMode(value: string): 'on' | 'both' | 'off' {
+  const mode = value.trim().toLowerCase();
+  if (mode === 'on' || mode === 'both' || mode === 'off') return mode;
+  throw new InvalidArgumentError('expected on, both or off (bare --code-mode means on).');
+}
+
 /** Collects a repeatable option (`-d a -d b`) into a list. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
 

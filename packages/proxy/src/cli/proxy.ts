@@ -11,7 +11,7 @@ import { Argument, Command, Option } from 'commander';
 import { runCommand } from '../commands/exit.ts';
 import { CLIENTS, type ClientName } from '../commands/install/clients.ts';
 import type { RemoteAction } from '../commands/proxy/remote.ts';
-import { collect, packageVersion, portNumber } from './options.ts';
+import { codeMode, collect, packageVersion, portNumber } from './options.ts';
 
 const program = new Command('mcp-proxy')
   .description(
@@ -51,6 +51,11 @@ const serve = program
   .option('--no-console', 'no web console on the management port (config: management_console)')
   .option('-d, --plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
   .option('--watch', 'reload a plugin when its files change')
+  .option(
+    '--code-mode [mode]',
+    'code mode: list search_tools/execute_code instead of every tool (on), beside them (both), or off',
+    codeMode,
+  )
   .option('--log-level <level>', 'debug, info, warning or error')
   // Operands are not serve's: without this, `mcp-proxy frobnicate` said "too many arguments for
   // 'serve'" (commander hands unknown commands to the default one). The action says what it is.
@@ -89,6 +94,7 @@ const serve = program
         console: options.console === false ? false : undefined,
         pluginDirs: options.pluginDir,
         watch: options.watch,
+        codeMode: options.codeMode === true ? 'on' : options.codeMode,
         logLevel: options.logLevel,
       });
     });

@@ -9,6 +9,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  CODE_MODE_PLUGIN,
+  type CodeMode,
   type Config,
   configureLogging,
   createLogger,
@@ -45,6 +47,8 @@ export interface FactoryOptions {
   /** `--plugin-dir`, searched before the config's `plugin_dirs` and the repository's plugins/. */
   pluginDirs?: string[];
   stateless?: boolean;
+  /** `--code-mode [mode]`: wins over `code_mode` and `MCP_CODE_MODE`. */
+  codeMode?: CodeMode;
   logLevel?: LogLevel;
   cwd?: string;
   env?: Readonly<Record<string, string | undefined>>;
@@ -78,9 +82,16 @@ function readConfig(options: FactoryOptions): Config {
       health_port: options.healthPort,
       health_host: options.healthHost,
       stateless: options.stateless,
+      code_mode: options.codeMode,
       log_level: options.logLevel,
     },
   });
+}
+
+/** The plugins to load: the selection, plus code mode's plugin when code mode is on or both. */
+export function withCodeMode(names: readonly string[], config: Config): string[] {
+  if (config.code_mode === 'off' || names.includes(CODE_MODE_PLUGIN)) return [...names];
+  return [...names, CODE_MODE_PLUGIN];
 }
 
 /** The stdio launch line for the same plugins, with every path absolute. */
@@ -88,6 +99,7 @@ function stdioArgs(options: FactoryOptions, names: readonly string[], cwd: strin
   const args = [BIN, '-p', ...names];
   if (options.configFile) args.push('-c', resolve(cwd, options.configFile));
   for (const dir of options.pluginDirs ?? []) args.push('-d', resolve(cwd, dir));
+  if (options.codeMode) args.push('--code-mode', options.codeMode);
   return args;
 }
 
@@ -99,7 +111,7 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
   const selection = selectPlugins(options.plugins, config);
   if (selection.names.length === 0) throw fail('No plugins specified (use --plugins or config)');
   // A plugin given by path goes by its folder's or file's name.
-  const named = namePluginPaths(selection.names, config, cwd);
+  const named = namePluginPaths(withCodeMode(selection.names, config), config, cwd);
 
   const pluginDirs = [
     ...(options.pluginDirs ?? []).map((dir) => resolve(cwd, dir)),

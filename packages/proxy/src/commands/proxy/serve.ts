@@ -9,6 +9,7 @@
  */
 import { resolve } from 'node:path';
 import {
+  type CodeMode,
   CompositeToolLogger,
   type Config,
   configureLogging,
@@ -33,7 +34,7 @@ import { MANAGEMENT_PLUGIN, managementTools } from '../../proxy/managementTools.
 import { PluginManager } from '../../proxy/manager.ts';
 import { PluginWatcher } from '../../proxy/watch.ts';
 import { fail } from '../exit.ts';
-import { BUILTIN_PLUGIN_DIR } from '../factory/serve.ts';
+import { BUILTIN_PLUGIN_DIR, withCodeMode } from '../factory/serve.ts';
 import { namePluginPaths } from '../pluginPaths.ts';
 import { createShutdown } from '../shutdown.ts';
 import { mgmtTokenFromFlags } from './mgmtToken.ts';
@@ -67,6 +68,8 @@ export interface ProxyServeOptions {
   logLevel?: LogLevel;
   cwd?: string;
   env?: Readonly<Record<string, string | undefined>>;
+  /** `--code-mode [mode]`: wins over `code_mode` and `MCP_CODE_MODE`. */
+  codeMode?: CodeMode;
 }
 
 const log = createLogger('proxy');
@@ -91,6 +94,7 @@ function readConfig(options: ProxyServeOptions, mgmtToken: string | undefined): 
       log_level: options.logLevel,
     },
   });
+      code_mode: options.codeMode,
 }
 
 export async function serveProxy(options: ProxyServeOptions): Promise<void> {
@@ -98,7 +102,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   const env = options.env ?? process.env;
   const written = readConfig(options, mgmtTokenFromFlags(options, cwd));
   // A plugin given by path (--autoload, autoload:) goes by its folder's or file's name.
-  const named = namePluginPaths(written.autoload, written, cwd);
+  const named = namePluginPaths(withCodeMode(written.autoload, written), written, cwd);
   const config: Config = { ...named.config, autoload: named.names };
   configureLogging({ level: config.log_level, format: config.log_format });
 
@@ -129,6 +133,8 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   security.install(server);
   // The user's plugin folder (default ~/mcp_plugins, where per-plugin config files live too) is
   // searched after the explicit directories and before the repository's own plugins.
+    // Code mode on still lists the management tools: the proxy is driven through them.
+    listedInCodeMode: [MANAGEMENT_PLUGIN],
   server.registry.pluginDirs.push(
     ...(options.pluginDirs ?? []).map((dir) => resolve(cwd, dir)),
     ...config.plugin_dirs,
