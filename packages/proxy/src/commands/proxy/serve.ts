@@ -91,10 +91,10 @@ function readConfig(options: ProxyServeOptions, mgmtToken: string | undefined): 
       management_token: mgmtToken,
       management_console: options.console,
       autoload: options.autoload,
+      code_mode: options.codeMode,
       log_level: options.logLevel,
     },
   });
-      code_mode: options.codeMode,
 }
 
 export async function serveProxy(options: ProxyServeOptions): Promise<void> {
