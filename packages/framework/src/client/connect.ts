@@ -14,15 +14,8 @@
  * @module
  */
 
-import type { Client, PriorDiscovery, Transport } from '@modelcontextprotocol/client';
-import {
-  SdkError,
-  SdkErrorCode,
-  SdkHttpError,
-  SSEClientTransport,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Client, PriorDiscovery, SdkHttpError, Transport } from '@modelcontextprotocol/client';
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
 // Adds the current trace context as `traceparent` headers when tracing (plain fetch otherwise).
@@ -34,6 +27,7 @@ import {
   type StdioUpstreamParams,
   type UpstreamParams,
 } from './params.ts';
+import { clientSdk, isSdkError, isSdkHttpError, loadClientSdk } from './sdk.ts';
 import { stdioLaunchParameters } from './stdioLaunch.ts';
 import { describeVerdict, type TransportKind, type Verdict } from './verdicts.ts';
 
@@ -71,6 +65,7 @@ export interface ConnectAttempt {
  */
 export async function connectUpstream(attempt: ConnectAttempt): Promise<ConnectedUpstream> {
   const deadline = Date.now() + attempt.timeoutMs;
+  await loadClientSdk();
   const { cached } = attempt;
   if (cached) {
     try {
@@ -106,6 +101,7 @@ async function connectKnown(
   if (isStdioParams(expanded)) return connectStdio(attempt, expanded, deadline, verdict);
   const url = new URL(expanded.url);
   const requestInit: RequestInit = { headers: expanded.headers };
+  const { SSEClientTransport, StreamableHTTPClientTransport } = clientSdk().sdk;
   const transport =
     verdict.transport === 'sse'
       ? new SSEClientTransport(url, { requestInit, fetch: fetchWithTraceContext })
@@ -127,7 +123,7 @@ async function connectStdio(
   known: Verdict | undefined,
 ): Promise<ConnectedUpstream> {
   const { name, logger } = attempt;
-  const transport = new StdioClientTransport(
+  const transport = new (clientSdk().stdio.StdioClientTransport)(
     stdioLaunchParameters(name, params, { graceSteps: attempt.graceSteps }),
   );
   // Recent stderr lines explain an upstream that exits during start-up.
@@ -151,6 +147,7 @@ async function connectHttp(
 ): Promise<ConnectedUpstream> {
   const url = new URL(params.url);
   const requestInit: RequestInit = { headers: params.headers };
+  const { SSEClientTransport, StreamableHTTPClientTransport } = clientSdk().sdk;
   const streamable = new StreamableHTTPClientTransport(url, {
     requestInit,
     fetch: fetchWithTraceContext,
@@ -201,7 +198,7 @@ function learnt(client: Client, transport: TransportKind): Verdict {
 /** A 4xx to the initialize POST means "not a Streamable HTTP endpoint" (404, 405, 400 …). */
 function refusedStreamableHttp(error: unknown): boolean {
   return (
-    error instanceof SdkHttpError &&
+    isSdkHttpError(error) &&
     typeof error.status === 'number' &&
     error.status >= 400 &&
     error.status < 500 &&
@@ -243,10 +240,7 @@ async function initialize(
 function explain(error: unknown, attempt: ConnectAttempt, stderrTail: string[]): UpstreamError {
   const { name, timeoutMs } = attempt;
   if (error instanceof UpstreamError) return error;
-  if (
-    error instanceof DeadlineExceeded ||
-    (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
-  ) {
+  if (error instanceof DeadlineExceeded || isSdkError(error, 'RequestTimeout')) {
     return new UpstreamError(
       'INITIALIZE_TIMEOUT',
       `upstream '${name}' did not finish initialize within ${timeoutMs} ms`,
@@ -254,7 +248,7 @@ function explain(error: unknown, attempt: ConnectAttempt, stderrTail: string[]):
     );
   }
   const lastWords = stderrTail.length > 0 ? ` (its stderr: ${stderrTail.join(' | ')})` : '';
-  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
+  if (isSdkError(error, 'ConnectionClosed')) {
     return new UpstreamError(
       'CONNECT_FAILED',
       `upstream '${name}' exited before finishing initialize${lastWords}`,
@@ -276,11 +270,7 @@ function explain(error: unknown, attempt: ConnectAttempt, stderrTail: string[]):
  */
 function describeCause(error: unknown): string {
   const shown =
-    error instanceof SdkError &&
-    error.code === SdkErrorCode.EraNegotiationFailed &&
-    error.cause instanceof Error
-      ? error.cause
-      : error;
+    isSdkError(error, 'EraNegotiationFailed') && error.cause instanceof Error ? error.cause : error;
   const cause =
     shown instanceof Error ? (shown.cause as { code?: unknown } | undefined) : undefined;
   if (cause && typeof cause.code === 'string') return `${errorMessage(shown)} (${cause.code})`;

@@ -17,6 +17,7 @@
  */
 import type {
   CallToolResult,
+  Client,
   ClientRequest,
   GetPromptRequest,
   GetPromptResult,
@@ -33,13 +34,6 @@ import type {
   StreamableHTTPClientTransport,
   Tool,
 } from '@modelcontextprotocol/client';
-import {
-  Client,
-  ProtocolError,
-  ProtocolErrorCode,
-  SdkError,
-  SdkErrorCode,
-} from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { errorMessage } from '../errors.ts';
 import { createLogger, type Logger } from '../logging/index.ts';
@@ -50,6 +44,7 @@ import { type EnvMap, expandUpstreamParams } from './expand.ts';
 import { describeUpstream, type UpstreamParams } from './params.ts';
 import { type Askers, CallerQuestions, MAX_INPUT_ROUNDS } from './questions.ts';
 import { NO_SDK_TIMEOUT, ProgressRouter, RequestDeadline } from './requestControl.ts';
+import { clientSdk, isProtocolError, isSdkError } from './sdk.ts';
 import { VerdictCache, verdictKey } from './verdicts.ts';
 
 export type ListKind = 'tools' | 'resources' | 'prompts';
@@ -347,7 +342,7 @@ export class UpstreamConnection {
 
   #makeClient(): Client {
     const { logger, onListChanged } = this.#options;
-    const client = new Client(this.#options.clientInfo, {
+    const client = new (clientSdk().sdk.Client)(this.#options.clientInfo, {
       // What our callers can do for an upstream: their own `ctx.elicit` / `ctx.sample`, which
       // check the downstream client's capabilities at call time.
       capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
@@ -493,7 +488,7 @@ export class UpstreamConnection {
         cause: error,
       });
     }
-    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
+    if (isSdkError(error, 'ConnectionClosed')) {
       return new UpstreamError(
         'CONNECTION_CLOSED',
         `upstream '${this.name}' is not running (it stopped during ${method}); it will be restarted on the next call`,
@@ -503,9 +498,8 @@ export class UpstreamConnection {
     // An upstream's JSON-RPC error (unknown tool, invalid params …) is its answer: pass it on —
     // unless it says our protocol version is not (or no longer) spoken there: the server behind
     // the connection changed era, and only a new connect, negotiating afresh, can reach it.
-    const wrongEra =
-      error instanceof ProtocolError && error.code === ProtocolErrorCode.UnsupportedProtocolVersion;
-    if (error instanceof ProtocolError && !wrongEra) return error;
+    const wrongEra = isProtocolError(error, 'UnsupportedProtocolVersion');
+    if (isProtocolError(error) && !wrongEra) return error;
     if (wrongEra && this.#liveKey !== undefined) this.#verdicts.delete(this.#liveKey);
     // Anything else is the transport failing (an HTTP server gone, a session it forgot, an
     // answer of the wrong era): drop this connection so the next call starts a fresh one.

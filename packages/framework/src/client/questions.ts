@@ -15,9 +15,9 @@ import type {
   ElicitRequestParams,
   ElicitResult,
 } from '@modelcontextprotocol/client';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { UpstreamError } from './errors.ts';
 import type { RequestDeadline } from './requestControl.ts';
+import { clientSdk } from './sdk.ts';
 
 /** `input_required` rounds one call may take before we call the upstream broken. */
 export const MAX_INPUT_ROUNDS = 10;
@@ -109,6 +109,8 @@ export class CallerQuestions {
 
   /** The call a 2025 upstream's request belongs to; never guessed across callers. */
   #askedBy(question: Question): InFlight {
+    // Runs in the upstream client's request handlers: the SDK is loaded.
+    const { ProtocolError, ProtocolErrorCode } = clientSdk().sdk;
     const able = [...this.#calls].filter((call) => call.askers[question] && !call.failure);
     const what = question === 'elicit' ? 'elicitation' : 'sampling';
     if (able.length === 0) {

@@ -23,9 +23,9 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { StdioServerParameters } from '@modelcontextprotocol/client/stdio';
-import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { UpstreamError } from './errors.ts';
 import type { StdioUpstreamParams } from './params.ts';
+import { clientSdk } from './sdk.ts';
 
 // `exec 3<&0 … <&3`: dash gives background jobs /dev/null as stdin and drops a plain `<&0`.
 // dash also sets SIGINT/SIGQUIT to ignored in background jobs; harmless for a server that has
@@ -138,7 +138,8 @@ export function stdioLaunchParameters(
       `cannot start upstream '${name}': working directory '${params.cwd}' does not exist`,
     );
   }
-  const env = { ...getDefaultEnvironment(), ...params.env };
+  // Called by connect, after loadClientSdk().
+  const env = { ...clientSdk().stdio.getDefaultEnvironment(), ...params.env };
   const command = resolveCommand(name, params.command, cwd, env.PATH ?? '');
   const args = params.args ?? [];
   const tools = findGuardTools();

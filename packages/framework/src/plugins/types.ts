@@ -11,6 +11,7 @@
 import type {
   AuthInfo,
   CallToolResult,
+  ClientCapabilities,
   CreateMessageRequestParams,
   CreateMessageResult,
   ElicitRequestParams,
@@ -118,6 +119,11 @@ export interface InputOptions {
  * Questions asked together (`Promise.all`) reach a 2026 client in one round.
  */
 export type ToolContext = RequestExtra & {
+  /**
+   * What this request's client declared: per request for a 2026-07-28 client, at `initialize`
+   * for a 2025 session — e.g. `extensions['io.modelcontextprotocol/ui']` (MCP Apps).
+   */
+  readonly clientCapabilities: ClientCapabilities | undefined;
   /** Sends `notifications/progress`; does nothing when the client asked for no progress. */
   reportProgress(progress: number, total?: number, message?: string): Promise<void>;
   /** Sends `notifications/message`, unless the session's `logging/setLevel` filters it out. */

@@ -32,7 +32,7 @@ export function eraOf(ctx: ServerContext): 'modern' | 'legacy' {
 }
 
 /** What the client declared: per request in 2026, at `initialize` in 2025. */
-function clientCapabilitiesOf(
+export function clientCapabilitiesOf(
   ctx: ServerContext,
   legacyCapabilities: () => ClientCapabilities | undefined,
 ): ClientCapabilities | undefined {
@@ -155,6 +155,10 @@ class HandlerContext {
     this.gateHandle = extra.gateHandle;
     this.inputMode = eraOf(extra) === 'modern' && !options.detached ? 'replay' : 'live';
     this.#options = options;
+  }
+
+  get clientCapabilities(): ToolContext['clientCapabilities'] {
+    return clientCapabilitiesOf(this as unknown as ServerContext, this.#options.legacyCapabilities);
   }
 
   get reportProgress(): ToolContext['reportProgress'] {

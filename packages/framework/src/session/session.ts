@@ -27,7 +27,8 @@ import type { Completer } from '../catalog/types.ts';
 import { GATE_HANDLE_ARGUMENT } from '../gate/handles.ts';
 import type { PromptReturn, RequestExtra, ResourceReturn, ToolContext } from '../plugins/types.ts';
 import { observeRequest } from '../telemetry/requests.ts';
-import { eraOf, toToolContext, withV1Aliases } from './context.ts';
+import { toolsFor } from './appOnlyTools.ts';
+import { clientCapabilitiesOf, eraOf, toToolContext, withV1Aliases } from './context.ts';
 import { InputNeeded, InputRounds, type RoundsCodec } from './inputRounds.ts';
 import { serveLiveCall } from './liveCalls.ts';
 import type { ServerCounters } from './stats.ts';
@@ -243,7 +244,9 @@ export class McpSession {
 
     server.setRequestHandler(
       'tools/list',
-      counted(async () => ({ tools: catalog.listTools() })),
+      counted(async (_request, extra) => ({
+        tools: toolsFor(catalog.listTools(), clientCapabilitiesOf(extra, legacyCapabilities)),
+      })),
     );
 
     server.setRequestHandler(

@@ -6,6 +6,7 @@
  */
 import type { PluginServer, ToolContext } from '@mcpbox/framework';
 import { z } from 'zod';
+import type { CellViewer } from '../app/cellViewer.ts';
 import { userAskersOf } from '../toolserver/upstreamQuestions.ts';
 import { type CellResultOptions, cellError, cellResult } from './cellResult.ts';
 import type { Elicit } from './elicitApprover.ts';
@@ -31,7 +32,16 @@ Tools of MCP servers registered with register_mcp_server are called from code:
   from mcptools.<server_name> import <tool_name>
   result = <tool_name>.run({...arguments...})`;
 
-export function registerExecuteTool(server: PluginServer, ipybox: Ipybox): void {
+export interface ExecuteToolOptions {
+  /** Shows the cell's rich outputs as an MCP App to clients that render them (`app/`). */
+  viewer?: CellViewer;
+}
+
+export function registerExecuteTool(
+  server: PluginServer,
+  ipybox: Ipybox,
+  options: ExecuteToolOptions = {},
+): void {
   const { maxOutputChars, maxOutputCharsLimit } = ipybox.settings;
   const outputs = new OutputResources();
   registerOutputResources(server, outputs);
@@ -65,6 +75,7 @@ export function registerExecuteTool(server: PluginServer, ipybox: Ipybox): void 
       // A client with the Tasks extension gets each cell as a task: output so far on tasks/get,
       // tasks/cancel interrupts the kernel (variables kept).
       keepsRunning: { inputTimeoutMs: ipybox.settings.approvalTimeoutMs, tasks: true },
+      ...(options.viewer && { _meta: options.viewer.toolMeta }),
     },
     async ({ code, timeout, max_output_chars, kernel }, ctx) => {
       const lease = await ipybox.kernelFor(ctx, kernel);
@@ -75,7 +86,9 @@ export function registerExecuteTool(server: PluginServer, ipybox: Ipybox): void 
         requestedChars: max_output_chars > maxOutputCharsLimit ? max_output_chars : undefined,
         resources: { store: outputs, owner: { caller: callerOf(ctx), kernel: session.id } },
       };
+      const viewer = options.viewer?.wanted(ctx) ? options.viewer : undefined;
       try {
+        await viewer?.prepare(session);
         const result = await session.runCell(code, {
           timeoutMs: timeout * 1000,
           onChunk: outputStreamer(ctx, shown.maxOutputChars),
@@ -83,7 +96,11 @@ export function registerExecuteTool(server: PluginServer, ipybox: Ipybox): void 
           askUser: userAskersOf(ctx),
           signal: ctx.mcpReq.signal,
         });
-        return withKernel(await cellResult(result, shown), lease);
+        const shownResult = await cellResult(result, shown);
+        return withKernel(
+          viewer ? viewer.attach(shownResult, result, ctx, session) : shownResult,
+          lease,
+        );
       } catch (error) {
         return withKernel(await cellError(error, shown), lease);
       }

@@ -8,6 +8,7 @@
 import { errorMessage, type PluginServer } from '@mcpbox/framework';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { CellViewer } from '../app/cellViewer.ts';
 import { registerExecuteTool } from './executeTool.ts';
 import type { Ipybox } from './ipybox.ts';
 import { kernelArgument, registerKernelTools, withKernel } from './kernelTools.ts';
@@ -33,7 +34,9 @@ function errorResult(text: string): CallToolResult {
 }
 
 export function registerIpyboxTools(server: PluginServer, ipybox: Ipybox): void {
-  registerExecuteTool(server, ipybox);
+  const viewer = new CellViewer();
+  viewer.register(server);
+  registerExecuteTool(server, ipybox, { viewer });
   registerKernelTools(server, ipybox);
 
   server.registerTool(
