@@ -84,12 +84,12 @@ export interface RegistrySummary {
 
 export interface PluginRegistryOptions {
   catalog: Catalog;
-  /** Directories searched, in order, for `name.ts`, `name.js`, `name/index.ts`, `name/index.js`. */
   /**
    * Plugins' `server.catalog`: the server passes its own (calls through its interceptors); a
    * registry on its own gets a view whose calls run without interceptors.
    */
   view?: CatalogView;
+  /** Directories searched, in order, for `name.ts`, `name.js`, `name/index.ts`, `name/index.js`. */
   pluginDirs?: string[];
   logger?: Logger;
   /** Handed to plugins as `server.proxy`; only `mcp-proxy` sets it. */
@@ -121,9 +121,9 @@ function succeeded(plugin: LoadedPlugin): LoadResult {
 
 export class PluginRegistry {
   readonly catalog: Catalog;
-  /** Searched in order; callers may push more directories. */
   /** What plugins see as `server.catalog`. */
   readonly view: CatalogView;
+  /** Searched in order; callers may push more directories. */
   readonly pluginDirs: string[];
   readonly #plugins = new Map<string, LoadedPlugin>();
   readonly #logger: Logger;
@@ -139,12 +139,12 @@ export class PluginRegistry {
 
   constructor(options: PluginRegistryOptions) {
     this.catalog = options.catalog;
+    this.view =
+      options.view ?? createCatalogView(options.catalog, new ToolCallDispatcher(options.catalog));
     this.pluginDirs = options.pluginDirs ?? [];
     this.#logger = options.logger ?? createLogger('plugins');
     this.#proxy = options.proxy;
     this.#onSessionClosed = options.onSessionClosed;
-    this.view =
-      options.view ?? createCatalogView(options.catalog, new ToolCallDispatcher(options.catalog));
   }
 
   #serial<T>(task: () => Promise<T>): Promise<T> {
@@ -267,6 +267,7 @@ export class PluginRegistry {
     const staging = new StagingServer({
       plugin: name,
       catalog: this.catalog,
+      view: this.view,
       config,
       logger: createLogger(`plugin.${name}`),
       prefix,
@@ -275,7 +276,6 @@ export class PluginRegistry {
     });
     let error: string | undefined;
     try {
-      view: this.view,
       await module.register(staging, config);
       const collisions = this.catalog.collisions(staging.batch, replacing);
       if (collisions.length > 0) error = collisionMessage(name, collisions[0]);

@@ -53,9 +53,9 @@ export interface StagingServerOptions {
   /** The plugin's name: owner of every entry. */
   plugin: string;
   catalog: Catalog;
-  config?: PluginConfig;
   /** What `server.catalog` gives the plugin: the server's view of the whole catalog. */
   view: CatalogView;
+  config?: PluginConfig;
   logger: Logger;
   /** Tool and prompt names get `${prefix}_` unless they already start with it. */
   prefix?: string;
@@ -80,8 +80,8 @@ export class StagingServer implements PluginServer {
   readonly logger: Logger;
   readonly config: PluginConfig;
   readonly proxy: ProxyCommands | undefined;
-  readonly batch: CatalogBatch = { tools: [], resources: [], templates: [], prompts: [] };
   readonly catalog: CatalogView;
+  readonly batch: CatalogBatch = { tools: [], resources: [], templates: [], prompts: [] };
   /** What `onUnload` was given, for the registry to run when this registration ends. */
   readonly cleanups: Array<() => unknown> = [];
   /** What `publishAdmin` was given, by name; the registry keeps it with this registration. */
@@ -96,10 +96,10 @@ export class StagingServer implements PluginServer {
     this.logger = options.logger;
     this.config = options.config ?? {};
     this.proxy = options.proxy;
+    this.catalog = options.view;
     this.#catalog = options.catalog;
     this.#prefix = options.prefix || undefined;
     this.#onSessionClosed = options.onSessionClosed;
-    this.catalog = options.view;
   }
 
   /**

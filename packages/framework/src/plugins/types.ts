@@ -29,8 +29,8 @@ import type {
   Variables,
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
-import type { AnySchema, ZodRawShapeCompat } from '../catalog/zodCompat.ts';
 import type { CatalogView } from '../catalog/catalogView.ts';
+import type { AnySchema, ZodRawShapeCompat } from '../catalog/zodCompat.ts';
 import type { Logger } from '../logging/index.ts';
 import type { AdminSurface } from './admin.ts';
 import type { ClosedSession } from '../session/hub.ts';
@@ -285,6 +285,12 @@ export interface PluginServer {
   readonly config: PluginConfig;
   /** Set only when running inside `mcp-proxy`. */
   readonly proxy: ProxyCommands | undefined;
+  /**
+   * The whole catalog as it is at any moment — every plugin's and mirrored server's tools, a
+   * ranked search, calls as a caller through the normal path, change events — for plugins that
+   * work over other tools (code mode). Read it while serving, not only in `register()`.
+   */
+  readonly catalog: CatalogView;
 
   registerTool<I extends SchemaLike | undefined = undefined>(
     name: string,
@@ -292,12 +298,6 @@ export interface PluginServer {
     handler: ToolHandler<I>,
   ): RegisteredTool;
   /** Short forms of `McpServer.tool()`: (name, [description], [paramsSchema], [annotations], handler). */
-  /**
-   * The whole catalog as it is at any moment — every plugin's and mirrored server's tools, a
-   * ranked search, calls as a caller through the normal path, change events — for plugins that
-   * work over other tools (code mode). Read it while serving, not only in `register()`.
-   */
-  readonly catalog: CatalogView;
   tool(name: string, ...rest: unknown[]): RegisteredTool;
 
   registerResource(

@@ -65,11 +65,11 @@ export interface ProxyServeOptions {
    */
   pluginDirs?: string[];
   watch?: boolean;
+  /** `--code-mode [mode]`: wins over `code_mode` and `MCP_CODE_MODE`. */
+  codeMode?: CodeMode;
   logLevel?: LogLevel;
   cwd?: string;
   env?: Readonly<Record<string, string | undefined>>;
-  /** `--code-mode [mode]`: wins over `code_mode` and `MCP_CODE_MODE`. */
-  codeMode?: CodeMode;
 }
 
 const log = createLogger('proxy');
@@ -127,14 +127,14 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   });
   const server = createServer(config, {
     proxy: commands.slot,
+    // Code mode on still lists the management tools: the proxy is driven through them.
+    listedInCodeMode: [MANAGEMENT_PLUGIN],
     name: config.server_name,
     ...security.httpOptions,
   });
   security.install(server);
   // The user's plugin folder (default ~/mcp_plugins, where per-plugin config files live too) is
   // searched after the explicit directories and before the repository's own plugins.
-    // Code mode on still lists the management tools: the proxy is driven through them.
-    listedInCodeMode: [MANAGEMENT_PLUGIN],
   server.registry.pluginDirs.push(
     ...(options.pluginDirs ?? []).map((dir) => resolve(cwd, dir)),
     ...config.plugin_dirs,
