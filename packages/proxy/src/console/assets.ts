@@ -85,7 +85,7 @@ export const CONSOLE_JS = `
     last = call.seq;
     const row = feed.tBodies[0].insertRow(0);
     row.dataset.seq = String(call.seq);
-    cell(row, new Date(call.time).toLocaleTimeString());
+    cell(row, new Date(call.time).toISOString().slice(11, 19));
     cell(row, call.caller);
     cell(row, call.tool);
     cell(row, call.outcome, call.outcome);

@@ -86,7 +86,7 @@ export function callsPage(calls: CallView[]): Html {
         html`<tr data-seq="${c.seq}"><td>${new Date(c.time).toISOString().slice(11, 19)}</td><td>${c.caller}</td><td>${c.tool}</td><td class="${c.outcome}">${c.outcome}</td><td>${c.duration}</td><td class="args">${c.params}</td></tr>`,
     );
   return html`<p><input type="search" id="filter" placeholder="Filter: tool, caller, outcome, arguments…" aria-label="Filter calls" size="40"> <span class="muted">Arguments are redacted as in the tool-call log.</span></p>
-<table id="feed" data-last="${calls.at(-1)?.seq ?? 0}"><thead><tr><th>Time</th><th>Principal / session</th><th>Tool</th><th>Outcome</th><th>Duration</th><th>Arguments</th></tr></thead><tbody>${rows}</tbody></table>`;
+<table id="feed" data-last="${calls.at(-1)?.seq ?? 0}"><thead><tr><th>Time (UTC)</th><th>Principal / session</th><th>Tool</th><th>Outcome</th><th>Duration</th><th>Arguments</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 export interface HealthView {

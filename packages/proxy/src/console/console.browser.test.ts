@@ -1,0 +1,275 @@
+/**
+ * The web console in a real browser: headless Chromium (Debian's, driven by puppeteer-core)
+ * against a real `mcp-proxy` with echo and ipybox (`approval: channel`), a server-level gate and
+ * SDK v2 clients of both eras. Logs in (a wrong token first), loads and unloads a plugin (and a
+ * broken one) while an SDK client watches its tool list, sees calls arrive in the live feed,
+ * approves and denies a kernel's tool call while a real cell waits on it, closes that kernel,
+ * and pulls the gate's kill switch. Writes the README's screenshots to docs/screenshots/.
+ */
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import {
+  Client,
+  type ClientOptions,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
+import puppeteer, { type Page } from 'puppeteer-core';
+import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
+import { registerEverything, textOf } from '../../../ipybox/src/server/testing.ts';
+import { REPO_ROOT, startProxy } from '../proxy/__fixtures__/proxyProcess.ts';
+import { testdir, versionPlugin } from '../proxy/__fixtures__/testdir.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const TOKEN = 'browser-console-token-0123456789';
+const SHOTS = join(REPO_ROOT, 'docs', 'screenshots');
+const WAIT = { timeout: 120_000 };
+
+type After = { after(fn: () => unknown): void };
+
+async function connect(t: After, url: string, era: 'legacy' | '2026-07-28') {
+  const options: ClientOptions = {
+    versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } },
+  };
+  const client = new Client({ name: `console-${era}`, version: '1.0.0' }, options);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  t.after(() => client.close());
+  return client;
+}
+
+/** Polls until `check` holds (the machine may be loaded: no fixed sleeps). */
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Clicks a form's button and waits for the page the form leads to. */
+async function submit(page: Page, selector: string): Promise<void> {
+  await page.waitForSelector(selector, WAIT);
+  await Promise.all([page.waitForNavigation(WAIT), page.click(selector)]);
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await mkdir(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `console-${name}.png`), fullPage: true });
+}
+
+/** A cell that calls the everything server's echo from kernel code and prints the outcome. */
+const approvalCell = (label: string) =>
+  [
+    'from mcptools._runtime import ApprovalError',
+    'from mcptools.everything import echo',
+    'try:',
+    `    print(echo.run({'message': '${label}'}))`,
+    'except ApprovalError as e:',
+    "    print(f'{type(e).__name__} | {e}')",
+  ].join('\n');
+
+test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, gate', async (t) => {
+  const secret = newSecret();
+  const dir = testdir(
+    {
+      'plugins/counter.ts': versionPlugin('v1'),
+      'plugins/broken.ts':
+        "export const description = 'fails on purpose';\nexport function register() { throw new Error('broken on purpose'); }\n",
+    },
+    t,
+  );
+  const workspace = join(dir, 'workspace');
+  const config = join(dir, 'proxy.yaml');
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(
+    config,
+    [
+      'plugins:',
+      '  ipybox:',
+      `    workspace: ${JSON.stringify(workspace)}`,
+      '    approval: channel',
+      'gate:',
+      '  groups:',
+      '    secrets:',
+      '      secret_ref: CONSOLE_TEST_GATE_SECRET',
+      '      tools: [echo_upper]',
+      '',
+    ].join('\n'),
+  );
+  const proxy = await startProxy(
+    [
+      '--http',
+      '0',
+      '--mgmt-port',
+      '0',
+      '--health-port',
+      '0',
+      '--mgmt-token',
+      TOKEN,
+      '-c',
+      config,
+      '-d',
+      join(dir, 'plugins'),
+      '-a',
+      'echo',
+      'ipybox',
+    ],
+    { env: { HOME: dir, CONSOLE_TEST_GATE_SECRET: secret }, timeoutMs: 120_000 },
+  );
+  t.after(() => proxy.stop());
+  const base = `http://127.0.0.1:${proxy.mgmtPort}`;
+  const legacy = await connect(t, proxy.mcpUrl as string, 'legacy');
+  const modern = await connect(t, proxy.mcpUrl as string, '2026-07-28');
+
+  const profile = await mkdtemp(join(tmpdir(), 'console-chromium-'));
+  t.after(() => rm(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    userDataDir: profile,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  t.after(() => browser.close());
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 860 });
+  const text = () => page.$eval('body', (b) => b.textContent ?? '');
+
+  // Log in: a wrong token is refused and shows nothing; the right one opens the plugins page.
+  await page.goto(`${base}/`, WAIT);
+  assert.equal(new URL(page.url()).pathname, '/console/login');
+  await page.type('#token', 'not-the-token');
+  await submit(page, 'button[type=submit]');
+  assert.match(await text(), /Wrong token/);
+  assert.doesNotMatch(await text(), /echo_upper/);
+  await page.type('#token', TOKEN);
+  await submit(page, 'button[type=submit]');
+  assert.equal(new URL(page.url()).pathname, '/console/plugins');
+  assert.match(await text(), /echo_upper/);
+  const cookies = await browser.cookies();
+  const session = cookies.find((c) => c.name === 'mcp_console');
+  assert.ok(session?.httpOnly && session.sameSite === 'Strict');
+  assert.ok(!JSON.stringify(cookies).includes(TOKEN), 'the token is in no cookie');
+  const storage = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
+  assert.ok(!storage.includes(TOKEN), 'the token is in no browser storage');
+  assert.ok(!(await page.content()).includes(TOKEN), 'the token is in no page');
+
+  // Load a plugin: the page and an SDK client both see its tool.
+  const toolsOf = async (client: Client) => (await client.listTools()).tools.map((x) => x.name);
+  assert.ok(!(await toolsOf(legacy)).includes('version'));
+  await submit(page, 'tr[data-plugin="counter"] button[data-action="load"]');
+  assert.match(await text(), /loaded counter: version/);
+  assert.ok(await page.$('#loaded tr[data-plugin="counter"]'));
+  await until(async () => (await toolsOf(legacy)).includes('version'), 'counter to be listed');
+  assert.ok((await toolsOf(modern)).includes('version'));
+
+  // A load that fails: its error shows, nothing else changes.
+  const before = (await toolsOf(legacy)).sort();
+  await submit(page, 'tr[data-plugin="broken"] button[data-action="load"]');
+  assert.match(await text(), /broken on purpose/);
+  assert.match(
+    await page.$eval('#available tr[data-plugin="broken"]', (r) => r.textContent ?? ''),
+    /broken on purpose/,
+  );
+  assert.deepEqual((await toolsOf(legacy)).sort(), before);
+  await shot(page, 'plugins');
+
+  // Unload: gone from the page and from the client's list.
+  await submit(page, 'tr[data-plugin="counter"] button[data-action="unload"]');
+  assert.match(await text(), /unloaded counter/);
+  assert.equal(await page.$('#loaded tr[data-plugin="counter"]'), null);
+  await until(async () => !(await toolsOf(legacy)).includes('version'), 'counter to go');
+
+  // The live feed: calls appear as they happen, arguments redacted, and the filter applies.
+  await page.goto(`${base}/console/calls`, WAIT);
+  await legacy.callTool({
+    name: 'echo',
+    arguments: { message: 'hello-feed', api_key: 'hush-key-1' },
+  });
+  await modern.callTool({ name: 'echo_upper', arguments: { message: 'locked-call' } });
+  await page.waitForFunction(
+    () => document.querySelector('#feed tbody')?.textContent?.includes('hello-feed'),
+    WAIT,
+  );
+  await page.waitForFunction(
+    () => document.querySelector('#feed tbody')?.textContent?.includes('echo_upper'),
+    WAIT,
+  );
+  const feed = await page.$eval('#feed tbody', (b) => b.textContent ?? '');
+  assert.ok(!feed.includes('hush-key-1'), 'the secret argument is redacted');
+  assert.match(feed, /rejected/, 'the gated call shows as rejected');
+  await shot(page, 'calls');
+  await page.type('#filter', 'hello-feed');
+  const visible = await page.$$eval('#feed tbody tr', (rows) =>
+    rows.filter((r) => !(r as HTMLElement).hidden).map((r) => r.textContent ?? ''),
+  );
+  assert.ok(visible.length >= 1 && visible.every((row) => row.includes('hello-feed')));
+
+  // Approvals: a real cell waits on its tool call until the console answers.
+  await registerEverything(legacy);
+  const nav = await page.$$eval('header nav a', (links) =>
+    links.map((a) => [a.textContent, a.getAttribute('href')]),
+  );
+  const approvalsHref = nav.find(([label]) => label === 'ipybox: Approvals')?.[1];
+  const kernelsHref = nav.find(([label]) => label === 'ipybox: Kernels')?.[1];
+  assert.ok(approvalsHref && kernelsHref, JSON.stringify(nav));
+  for (const [decision, expected] of [
+    ['approve', /^Echo: yes-please/],
+    ['deny', /^ToolRejected \| .*rejected by the approver/],
+  ] as const) {
+    const label = decision === 'approve' ? 'yes-please' : 'no-thanks';
+    const cell = legacy.callTool(
+      { name: 'execute_ipython_cell', arguments: { code: approvalCell(label) } },
+      { timeout: 300_000 },
+    );
+    await page.goto(`${base}${approvalsHref}`, WAIT);
+    const row = '#admin-approvals tbody tr';
+    await page.waitForSelector(row, WAIT);
+    const shown = await page.$eval(row, (r) => r.textContent ?? '');
+    assert.match(shown, /everything/);
+    assert.match(shown, new RegExp(label));
+    if (decision === 'approve') await shot(page, 'approvals');
+    await submit(page, `${row} button[data-action="${decision}"]`);
+    assert.match(await text(), decision === 'approve' ? /approved everything\.echo/ : /denied/);
+    assert.match(textOf(await cell), expected);
+  }
+
+  // Kernels: the cell's kernel is listed with its owner; closing it ends it.
+  await page.goto(`${base}${kernelsHref}`, WAIT);
+  await page.waitForSelector('#admin-kernels tbody tr', WAIT);
+  assert.match(await page.$eval('#admin-kernels tbody tr', (r) => r.textContent ?? ''), /session:/);
+  await shot(page, 'kernels');
+  await submit(page, '#admin-kernels tbody tr button[data-action="close"]');
+  assert.match(await text(), /closed kernel/);
+  await page.waitForSelector('#empty', WAIT);
+
+  // The gate: a session unlocks, the page shows it, the kill switch locks everything.
+  const unlocked = await legacy.callTool({
+    name: 'gate_unlock',
+    arguments: { group: 'secrets', code: codeAt(secret, Date.now()) },
+  });
+  assert.equal(unlocked.isError, undefined, textOf(unlocked));
+  assert.equal(
+    (await legacy.callTool({ name: 'echo_upper', arguments: { message: 'ok' } })).isError,
+    undefined,
+  );
+  await page.goto(`${base}/console/gate`, WAIT);
+  assert.match(await text(), /unlocked for 1/);
+  await shot(page, 'gate');
+  await submit(page, 'button[data-action="lock everything (kill switch)"]');
+  assert.match(await text(), /All groups locked/);
+  assert.match(await page.$eval('tr[data-group="secrets"]', (r) => r.textContent ?? ''), /locked/);
+  const after = await legacy.callTool({ name: 'echo_upper', arguments: { message: 'no' } });
+  assert.equal(after.isError, true);
+
+  // Health: uptime, sessions of each era, the charts.
+  await page.goto(`${base}/console/health`, WAIT);
+  assert.match(await page.$eval('#sessions-2025', (c) => c.textContent ?? ''), /[1-9]/);
+  assert.equal((await page.$$('.chart svg')).length, 2);
+  await shot(page, 'health');
+
+  // Log out: the session ends.
+  await submit(page, '.logout button');
+  assert.equal(new URL(page.url()).pathname, '/console/login');
+});
