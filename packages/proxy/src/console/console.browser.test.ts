@@ -235,11 +235,29 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
     assert.match(textOf(await cell), expected);
   }
 
-  // Kernels: the cell's kernel is listed with its owner; closing it ends it.
+  // Kernels: the cell's kernel is listed with its owner; Interrupt stops a running cell,
+  // Restart loses the variables, Close ends the kernel.
+  const kernelRow = '#admin-kernels tbody tr';
+  const runCell = (code: string) =>
+    legacy.callTool({ name: 'execute_ipython_cell', arguments: { code } }, { timeout: 300_000 });
+  const sleeping = runCell(
+    "kept = 42\nprint('sleeping', flush=True)\nimport time\ntime.sleep(600)",
+  );
   await page.goto(`${base}${kernelsHref}`, WAIT);
-  await page.waitForSelector('#admin-kernels tbody tr', WAIT);
-  assert.match(await page.$eval('#admin-kernels tbody tr', (r) => r.textContent ?? ''), /session:/);
+  await page.waitForFunction(
+    (selector) => document.querySelector(selector)?.textContent?.includes('busy'),
+    WAIT,
+    kernelRow,
+  );
+  assert.match(await page.$eval(kernelRow, (r) => r.textContent ?? ''), /session:/);
   await shot(page, 'kernels');
+  await submit(page, `${kernelRow} button[data-action="interrupt"]`);
+  assert.match(await text(), /interrupted kernel/);
+  assert.match(textOf(await sleeping), /execution was cancelled/);
+  assert.match(textOf(await runCell('print(kept)')), /^42/, 'an interrupt keeps the variables');
+  await submit(page, `${kernelRow} button[data-action="restart"]`);
+  assert.match(await text(), /restarted kernel/);
+  assert.match(textOf(await runCell('print(kept)')), /NameError/);
   await submit(page, '#admin-kernels tbody tr button[data-action="close"]');
   assert.match(await text(), /closed kernel/);
   await page.waitForSelector('#empty', WAIT);

@@ -11,9 +11,15 @@ import { testdir } from '../proxy/__fixtures__/testdir.ts';
 
 const TOKEN = 'console-test-token-0123456789';
 
+/** A plugin whose description is markup: the console must show it as text. */
+const MARKUP_PLUGIN =
+  'export const description = \'<img src=x onerror="alert(1)"><script>alert(2)</script>\';\n' +
+  'export function register() {}\n';
+
 async function proxyWith(t: { after(fn: () => unknown): void }, extra: string[]) {
-  const home = testdir({}, t);
-  const proxy = await startProxy(['--http', '0', '--mgmt-port', '0', '-a', 'echo', ...extra], {
+  const home = testdir({ 'plugins/markup.ts': MARKUP_PLUGIN }, t);
+  const args = ['--http', '0', '--mgmt-port', '0', '-d', `${home}/plugins`, '-a', 'echo'];
+  const proxy = await startProxy([...args, ...extra], {
     env: { HOME: home, MCP_MGMT_TOKEN: '' },
   });
   t.after(() => proxy.stop());
@@ -78,6 +84,10 @@ test('console log-in: the cookie, wrong and missing tokens, forged cookies, CSRF
     await fetch(`${base}/console/plugins`, { headers: { cookie: session } })
   ).text();
   assert.match(plugins, /echo_upper/);
+  // Values are text, never markup.
+  assert.match(plugins, /&lt;img src=x onerror=&quot;alert\(1\)&quot;&gt;&lt;script&gt;/);
+  assert.doesNotMatch(plugins, /<script>alert/);
+  assert.doesNotMatch(plugins, /<img src=x/);
   const csrf = /name="csrf" value="([^"]+)"/.exec(plugins)?.[1];
   assert.ok(csrf);
 
