@@ -6,7 +6,9 @@
  * - `proxy__load|unload|reload(plugin)`, `proxy__status()`, `proxy__list()` (available, not
  *   loaded), `proxy__tools(dynamic_only)`, `proxy__command(command, args)`;
  * - `proxy__run(tool, arguments)` only with `dynamic_dispatch: true`: for clients that ignore
- *   `tools/list_changed`, it calls tools loaded after start-up.
+ *   `tools/list_changed`, it calls tools loaded after start-up; an unknown name is answered with
+ *   the closest matches ("did you mean") from the catalog's one search index;
+ * - `proxy__search(query, limit)` only with `dynamic_dispatch: true`: that search, ranked.
  *
  * @module
  */
@@ -20,7 +22,7 @@ import {
   type StatusInfo,
   toolList,
 } from '@mcpbox/framework';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { InnerClient } from './innerClient.ts';
 import type { PluginManager } from './manager.ts';
@@ -58,6 +60,13 @@ function dispatchHint(tools: readonly string[]): string {
     "\n\nThese tools are dynamically loaded. Call them via proxy__run(tool='<name>', " +
     `arguments={...}). Example: proxy__run(tool='${tools[0]}')`
   );
+}
+
+/** One `proxy__search` hit: name, owner, how to call it, and the first line of its description. */
+function searchLine(plugin: string, tool: Tool, manager: PluginManager): string {
+  const how = manager.isDynamicTool(tool.name) ? ', via proxy__run' : '';
+  const about = (tool.description ?? '').split('\n')[0];
+  return `${tool.name} (${plugin}${how})${about ? `: ${about}` : ''}`;
 }
 
 const pluginArg = { plugin: z.string().min(1).describe('Plugin name') };
@@ -176,6 +185,23 @@ export function managementTools(options: ManagementToolsOptions): PluginModule {
 
       if (!dynamicDispatch) return;
       server.registerTool(
+        'proxy__search',
+        {
+          description:
+            'Search every loaded tool by what it does (names, descriptions, parameters); best first.',
+          inputSchema: {
+            query: z.string().min(1).describe('What the tool should do, in words'),
+            limit: z.number().int().min(1).max(50).default(10).describe('Most tools to return'),
+          },
+        },
+        ({ query, limit }) => {
+          const hits = server.catalog.search(query, { limit });
+          if (hits.length === 0) return `(no tool matches '${query}')`;
+          return hits.map(({ plugin, tool }) => searchLine(plugin, tool, manager)).join('\n');
+        },
+      );
+
+      server.registerTool(
         'proxy__run',
         {
           description:
@@ -190,8 +216,13 @@ export function managementTools(options: ManagementToolsOptions): PluginModule {
         },
         async ({ tool, arguments: args }, ctx) => {
           if (manager.registry.findToolOwner(tool) === undefined) {
+            const similar = server.catalog
+              .search(tool, { limit: 3 })
+              .filter((hit) => hit.plugin !== MANAGEMENT_PLUGIN)
+              .map((hit) => hit.tool.name);
+            const guess = similar.length > 0 ? ` Did you mean: ${similar.join(', ')}?` : '';
             return error(
-              `'${tool}' not found. Available dynamic tools: ${names(manager.dynamicTools())}`,
+              `'${tool}' not found.${guess} Available dynamic tools: ${names(manager.dynamicTools())}`,
             );
           }
           if (!manager.isDynamicTool(tool)) {
