@@ -208,6 +208,17 @@ export { InputTimeoutError } from './session/detachedCall.ts';
 export { SessionHub } from './session/hub.ts';
 export { McpSession } from './session/session.ts';
 export type { ServerCounters } from './session/stats.ts';
+// OpenTelemetry traces: off (and the SDK not loaded) unless configured.
+export {
+  type Carrier,
+  currentTraceContext,
+  inSpan,
+  type OtelConfig,
+  REQUEST_CHANNEL,
+  type RequestEvent,
+  type SpanSpec,
+  tracingEnabled,
+} from './telemetry/index.ts';
 export {
   type CallDetails,
   type CallOutcome,

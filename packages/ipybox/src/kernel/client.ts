@@ -12,6 +12,7 @@
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { currentTraceContext } from '@mcpbox/framework';
 import type { KernelBackend, KernelExit, RunningKernel } from './backend.ts';
 import { TimeoutBudget } from './budget.ts';
 import { KernelConnection } from './connection.ts';
@@ -282,6 +283,9 @@ export class KernelClient {
       // error reply, before it has left its aborting state (a race seen after interrupts).
       stop_on_error: false,
     });
+    // The cell's trace context (none without tracing), for the tool calls its code makes: the
+    // generated runtime (python/_runtime.py) reads it from the request and sends it on.
+    Object.assign(request.metadata, currentTraceContext());
     const unroute = connection.route(request.header.msg_id, (channel, message) =>
       execution.handle(channel, message),
     );

@@ -13,6 +13,7 @@ import asyncio
 import json
 import os
 import socket
+import sys
 import threading
 import urllib.parse
 
@@ -237,6 +238,31 @@ def _exchange(body, headers):
         return status, raw
 
 
+_TRACE_FIELDS = ("traceparent", "tracestate", "baggage")
+
+
+def _trace_context():
+    """The running cell's W3C trace context, as ipybox put it into the cell's execute_request
+    metadata when tracing is on (else nothing), so the tool server continues the cell's trace."""
+    kernel = getattr(_ipython(), "kernel", None)
+    if kernel is None:
+        return {}
+    try:
+        metadata = kernel.get_parent().get("metadata") or {}
+    except Exception:  # an IPython without a kernel parent: no context to pass on
+        return {}
+    return {
+        name: value
+        for name in _TRACE_FIELDS
+        if isinstance(value := metadata.get(name), str) and "\r" not in value and "\n" not in value
+    }
+
+
+def _ipython():
+    get_ipython = sys.modules.get("IPython") and getattr(sys.modules["IPython"], "get_ipython", None)
+    return get_ipython() if get_ipython else None
+
+
 def call_tool(server_name, tool_name, tool_args=None, timeout=None):
     """Runs `tool_name` on the MCP server `server_name` with `tool_args` (a JSON-able dict).
 
@@ -259,6 +285,7 @@ def call_tool(server_name, tool_name, tool_args=None, timeout=None):
     token = os.environ.get(TOKEN_ENV)
     if token:
         headers["Authorization"] = f"Bearer {token}"
+    headers.update(_trace_context())
 
     try:
         status, raw = _exchange(body, headers)

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { CellViewer } from '../app/cellViewer.ts';
 import { userAskersOf } from '../toolserver/upstreamQuestions.ts';
 import { type CellResultOptions, cellError, cellResult } from './cellResult.ts';
+import { runCellTraced } from './cellSpan.ts';
 import type { Elicit } from './elicitApprover.ts';
 import type { Ipybox } from './ipybox.ts';
 import { kernelArgument, withKernel } from './kernelTools.ts';
@@ -89,7 +90,7 @@ export function registerExecuteTool(
       const viewer = options.viewer?.wanted(ctx) ? options.viewer : undefined;
       try {
         await viewer?.prepare(session);
-        const result = await session.runCell(code, {
+        const result = await runCellTraced(session, code, {
           timeoutMs: timeout * 1000,
           onChunk: outputStreamer(ctx, shown.maxOutputChars),
           elicit: ipybox.settings.approval === 'elicit' ? approvalElicitor(ctx) : undefined,

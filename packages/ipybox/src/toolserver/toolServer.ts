@@ -18,7 +18,7 @@
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
-import { createLogger, errorMessage, type Logger } from '@mcpbox/framework';
+import { createLogger, errorMessage, inSpan, type Logger } from '@mcpbox/framework';
 import { ApprovalGate } from '../approval/approvalGate.ts';
 import { APPROVAL_PATH, ApprovalWebSocketEndpoint } from '../approval/approvalWebSocket.ts';
 import { bearerTokenMatches, newToken } from './auth.ts';
@@ -234,15 +234,27 @@ export class ToolServer {
     response.on('close', () => {
       if (!response.writableFinished) aborted.abort();
     });
-    const result = await runToolCall(
-      {
-        connections: this.connections,
-        approval: this.approval,
-        defaultTimeoutMs: this.#options.callTimeoutMs ?? 120_000,
-        questions: this.questions,
-      },
-      parsed.call,
-      { timeoutMs: parsed.timeoutMs, signal: aborted.signal },
+    const { server_name, tool_name } = parsed.call;
+    // A span continuing the running cell's trace (its `traceparent` header, python/_runtime.py).
+    const result = await inSpan(
+      () => ({
+        name: `ipybox.toolserver ${server_name}.${tool_name}`,
+        kind: 'server',
+        parent: request.headers,
+        attributes: { 'mcpbox.upstream': server_name, 'gen_ai.tool.name': tool_name },
+      }),
+      () =>
+        runToolCall(
+          {
+            connections: this.connections,
+            approval: this.approval,
+            defaultTimeoutMs: this.#options.callTimeoutMs ?? 120_000,
+            questions: this.questions,
+          },
+          parsed.call,
+          { timeoutMs: parsed.timeoutMs, signal: aborted.signal },
+        ),
+      (outcome) => ('error' in outcome ? outcome.type : undefined),
     );
     if ('error' in result) {
       this.#logger.info(
