@@ -15,14 +15,15 @@ import type { PluginConfig, PluginServer } from '@mcpbox/framework';
 export const description =
   'Runs Python in stateful IPython kernels; kernel code calls MCP tools through generated modules.';
 
-async function ipyboxPackage(): Promise<typeof import('@mcpbox/ipybox')> {
+/** `@mcpbox/ipybox`, or an error saying to install it (for `plugin`, which needs it). */
+export async function ipyboxPackage(plugin = 'ipybox'): Promise<typeof import('@mcpbox/ipybox')> {
   try {
     return await import('@mcpbox/ipybox');
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === 'ERR_MODULE_NOT_FOUND' && String(error).includes("'@mcpbox/ipybox'")) {
       throw new Error(
-        'the ipybox plugin needs the @mcpbox/ipybox package: install it next to @mcpbox/proxy ' +
+        `the ${plugin} plugin needs the @mcpbox/ipybox package: install it next to @mcpbox/proxy ` +
           '(npm install @mcpbox/ipybox)',
       );
     }

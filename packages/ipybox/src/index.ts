@@ -8,6 +8,11 @@ export { ApprovalDeniedError, ApprovalGate } from './approval/approvalGate.ts';
 export { ApprovalQueue } from './approval/approvalQueue.ts';
 export type { ApprovalOutcome, Approver, ToolCall } from './approval/approvalRequest.ts';
 export { ApprovalRequest } from './approval/approvalRequest.ts';
+// Code mode: the whole catalog as search_tools + execute_code (`mcp-factory --code-mode on`).
+export {
+  description as codeModePluginDescription,
+  register as registerCodeModePlugin,
+} from './codemode/plugin.ts';
 export type { CodeExecutorOptions, ExecuteOptions, StreamOptions } from './executor.ts';
 export { CodeExecutor } from './executor.ts';
 export type {

@@ -19,7 +19,7 @@ import { sweepDeadOwners } from './kernel/ownedDirs.ts';
 import { sweepStaleSandboxSockets } from './sandbox/staleSockets.ts';
 import { ipyboxAdmin } from './server/admin.ts';
 import { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
-import { parseSettings } from './server/settings.ts';
+import { type IpyboxSettings, parseSettings } from './server/settings.ts';
 import { registerIpyboxTools } from './server/tools.ts';
 
 export const description =
@@ -38,7 +38,25 @@ export async function register(
   config: PluginConfig = {},
   options: IpyboxOptions = {},
 ): Promise<Ipybox> {
-  const settings = parseSettings(config);
+  const ipybox = await openIpybox(server, parseSettings(config), options);
+  registerIpyboxTools(server, ipybox);
+  // Approvals and kernels for the host's operator (mcp-proxy's web console).
+  server.publishAdmin('ipybox', ipyboxAdmin(ipybox));
+  server.logger.info(
+    `ipybox workspace ${ipybox.settings.workspace} (approval: ${ipybox.settings.approval})`,
+  );
+  return ipybox;
+}
+
+/**
+ * The `Ipybox` of a plugin registration (ipybox's, code mode's): Python checked, files of dead
+ * ipybox processes swept, closed when the registration ends.
+ */
+export async function openIpybox(
+  server: PluginServer,
+  settings: IpyboxSettings,
+  options: IpyboxOptions = {},
+): Promise<Ipybox> {
   // A wrong interpreter fails the start, saying the fix, instead of the first cell.
   await checkPython(settings.basePython, '--python (plugin setting python)');
   // Kernel, sandbox and socket directories and the sandbox's sockets a SIGKILLed ipybox could
@@ -53,10 +71,6 @@ export async function register(
     instances.delete(ipybox);
     await ipybox.close();
   });
-  registerIpyboxTools(server, ipybox);
-  // Approvals and kernels for the host's operator (mcp-proxy's web console).
-  server.publishAdmin('ipybox', ipyboxAdmin(ipybox));
-  server.logger.info(`ipybox workspace ${settings.workspace} (approval: ${settings.approval})`);
   return ipybox;
 }
 

@@ -44,6 +44,11 @@ export interface ApprovalGateOptions {
    * the kernel code is interrupted.
    */
   timeoutMs?: number;
+  /**
+   * The policy of one call when it differs by tool (code mode's per-plugin and per-tool rules);
+   * `policy` applies when it is absent. Read on every call, so rules may change at run time.
+   */
+  policyFor?: (call: ToolCall) => ApprovalPolicy;
   logger?: Logger;
 }
 
@@ -54,10 +59,12 @@ export class ApprovalGate {
   readonly #pending = new Map<Approver, Set<ApprovalRequest>>();
   readonly #listeners = new Set<(request: ApprovalRequest) => void>();
   readonly #logger: Logger;
+  readonly #policyFor: ((call: ToolCall) => ApprovalPolicy) | undefined;
 
-  constructor({ policy = 'ask', timeoutMs, logger }: ApprovalGateOptions = {}) {
+  constructor({ policy = 'ask', timeoutMs, policyFor, logger }: ApprovalGateOptions = {}) {
     this.policy = policy;
     this.timeoutMs = timeoutMs;
+    this.#policyFor = policyFor;
     this.#logger = logger ?? createLogger('ipybox.approval');
   }
 
@@ -92,8 +99,9 @@ export class ApprovalGate {
    */
   async check(call: ToolCall, { signal }: { signal?: AbortSignal } = {}): Promise<void> {
     const what = `${call.server_name}.${call.tool_name}`;
-    if (this.policy === 'auto') return;
-    if (this.policy === 'deny') {
+    const policy = this.#policyFor?.(call) ?? this.policy;
+    if (policy === 'auto') return;
+    if (policy === 'deny') {
       throw new ApprovalDeniedError(
         'rejected',
         `call to ${what} rejected: tool calls are denied by policy`,

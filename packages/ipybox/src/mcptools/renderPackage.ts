@@ -40,14 +40,41 @@ export interface RenderedPackage {
 /** Module names a tool module must not take inside its package. */
 const RESERVED_MODULES = ['__init__', '__main__'];
 
-/** Renders one tool's module. `serverName` is the name the tool server knows the server by. */
-export function renderToolModule(serverName: string, tool: ToolDefinition): string {
+/** A tool's `run` as its module declares it: the types it uses, its `def` line, its docstring. */
+export interface RunDeclaration {
+  /** `Params` (and `Result`, nested types) in dependency order. */
+  types: readonly string[];
+  /** `def run(...) -> ...:` */
+  signature: string;
+  /** The docstring literal, indented for the function body. */
+  docstring: string;
+  /** The `Params` type's name (`arun` shares it). */
+  params: string;
+  returns: string;
+}
+
+/** The declaration of `run` for `tool` (what code mode's `search_tools` shows at `full`). */
+export function renderRunDeclaration(tool: ToolDefinition): RunDeclaration {
   const types = new PythonTypeContext();
   const params = types.declareRoot('Params', tool.inputSchema as JsonSchema);
   const result = tool.outputSchema
     ? types.declareRoot('Result', tool.outputSchema as JsonSchema)
     : undefined;
   const returns = result ? `Union[${result}, str]` : 'Union[str, dict[str, Any]]';
+  const description = tool.description ?? tool.title ?? tool.name;
+  return {
+    types: types.declarations,
+    signature: `def run(params: Optional[${params}] = None, /, *, timeout: Optional[float] = None) -> ${returns}:`,
+    docstring: `    ${pyDocstring(runDocstring(description, tool, types.fieldTypes(params), result !== undefined), '    ')}`,
+    params,
+    returns,
+  };
+}
+
+/** Renders one tool's module. `serverName` is the name the tool server knows the server by. */
+export function renderToolModule(serverName: string, tool: ToolDefinition): string {
+  const run = renderRunDeclaration(tool);
+  const { params, returns } = run;
   const description = tool.description ?? tool.title ?? tool.name;
 
   return [
@@ -63,11 +90,11 @@ export function renderToolModule(serverName: string, tool: ToolDefinition): stri
     `SERVER_NAME = ${pyString(serverName)}`,
     `TOOL_NAME = ${pyString(tool.name)}`,
     '',
-    ...types.declarations,
+    ...run.types,
     '',
     '',
-    `def run(params: Optional[${params}] = None, /, *, timeout: Optional[float] = None) -> ${returns}:`,
-    `    ${pyDocstring(runDocstring(description, tool, types.fieldTypes(params), result !== undefined), '    ')}`,
+    run.signature,
+    run.docstring,
     '    return call_tool(SERVER_NAME, TOOL_NAME, params, timeout=timeout)',
     '',
     '',

@@ -12,6 +12,7 @@ import { type CellResultOptions, cellError, cellResult } from './cellResult.ts';
 import { runCellTraced } from './cellSpan.ts';
 import type { Elicit } from './elicitApprover.ts';
 import type { Ipybox } from './ipybox.ts';
+import type { KernelLease } from './kernels.ts';
 import { kernelArgument, withKernel } from './kernelTools.ts';
 import { callerOf, OutputResources, registerOutputResources } from './outputResources.ts';
 import { outputStreamer } from './outputStream.ts';
@@ -33,7 +34,20 @@ Tools of MCP servers registered with register_mcp_server are called from code:
   from mcptools.<server_name> import <tool_name>
   result = <tool_name>.run({...arguments...})`;
 
+/** The same tool under another name and description (code mode's `execute_code`). */
 export interface ExecuteToolOptions {
+  name?: string;
+  title?: string;
+  description?: string;
+  /**
+   * Keep long outputs and images as `ipybox://` resources (default true). Off for a second
+   * plugin in the same server: the resource templates may be registered once.
+   */
+  outputResources?: boolean;
+  /** Whether approvals are asked by elicitation. Default: `approval: elicit`. */
+  elicits?: boolean;
+  /** Runs before each cell, with the kernel it will run in (code mode refreshes mcptools). */
+  beforeCell?: (lease: KernelLease) => Promise<void>;
   /** Shows the cell's rich outputs as an MCP App to clients that render them (`app/`). */
   viewer?: CellViewer;
 }
@@ -44,13 +58,14 @@ export function registerExecuteTool(
   options: ExecuteToolOptions = {},
 ): void {
   const { maxOutputChars, maxOutputCharsLimit } = ipybox.settings;
-  const outputs = new OutputResources();
-  registerOutputResources(server, outputs);
+  const outputs = options.outputResources === false ? undefined : new OutputResources();
+  if (outputs) registerOutputResources(server, outputs);
+  const elicits = options.elicits ?? ipybox.settings.approval === 'elicit';
   server.registerTool(
-    'execute_ipython_cell',
+    options.name ?? 'execute_ipython_cell',
     {
-      title: 'Execute IPython cell',
-      description: EXECUTE_DESCRIPTION,
+      title: options.title ?? 'Execute IPython cell',
+      description: options.description ?? EXECUTE_DESCRIPTION,
       inputSchema: {
         code: z.string().describe('Python code to execute'),
         timeout: z
@@ -85,17 +100,22 @@ export function registerExecuteTool(
         maxOutputChars: Math.min(max_output_chars, maxOutputCharsLimit),
         maxOutputCharsLimit,
         requestedChars: max_output_chars > maxOutputCharsLimit ? max_output_chars : undefined,
-        resources: { store: outputs, owner: { caller: callerOf(ctx), kernel: session.id } },
+        resources: outputs && {
+          store: outputs,
+          owner: { caller: callerOf(ctx), kernel: session.id },
+        },
       };
       const viewer = options.viewer?.wanted(ctx) ? options.viewer : undefined;
       try {
+        await options.beforeCell?.(lease);
         await viewer?.prepare(session);
         const result = await runCellTraced(session, code, {
           timeoutMs: timeout * 1000,
           onChunk: outputStreamer(ctx, shown.maxOutputChars),
-          elicit: ipybox.settings.approval === 'elicit' ? approvalElicitor(ctx) : undefined,
+          elicit: elicits ? approvalElicitor(ctx) : undefined,
           askUser: userAskersOf(ctx),
           signal: ctx.mcpReq.signal,
+          context: ctx,
         });
         const shownResult = await cellResult(result, shown);
         return withKernel(

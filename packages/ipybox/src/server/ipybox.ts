@@ -17,6 +17,7 @@ import { generateMcpSources } from '../mcptools/generate.ts';
 import { ServerRegistry } from '../mcptools/registry.ts';
 import { type EnvMap, loadEnvironment } from './environment.ts';
 import { kernelCallerOf } from './kernelCaller.ts';
+import type { KernelSessionContext } from './kernelSession.ts';
 import { type KernelLease, Kernels } from './kernels.ts';
 import type { IpyboxSettings } from './settings.ts';
 import { type InstallOptions, type InstallOutcome, WorkspaceVenv } from './workspaceVenv.ts';
@@ -25,6 +26,10 @@ export interface IpyboxOptions {
   /** The process environment to read (default `process.env`); `.env` fills what it lacks. */
   env?: EnvMap;
   logger?: Logger;
+  /** Code mode: the catalog's tools callable from kernel code, beside registered servers. */
+  toolConnections?: KernelSessionContext['toolConnections'];
+  /** Code mode: the approval policy per tool (default `settings.approval` for every call). */
+  approvalPolicy?: KernelSessionContext['approvalPolicy'];
 }
 
 /** Names the kernel imports as `mcptools.<name>`: keep them plain, as the docs promise. */
@@ -46,6 +51,7 @@ export class Ipybox {
     env: { host: Record<string, string>; kernel: Record<string, string> },
     logger: Logger,
     registry: ServerRegistry,
+    calls: Pick<IpyboxOptions, 'toolConnections' | 'approvalPolicy'>,
   ) {
     this.settings = settings;
     this.#registry = registry;
@@ -64,6 +70,8 @@ export class Ipybox {
       },
       python: () => (this.venv.exists ? this.venv.python : settings.basePython),
       servers: this.#servers,
+      toolConnections: calls.toolConnections,
+      approvalPolicy: calls.approvalPolicy,
       logger,
     });
   }
@@ -81,7 +89,7 @@ export class Ipybox {
     const logger = options.logger ?? createLogger('ipybox');
     // What earlier runs registered, so the workspace's mcptools/ modules keep working.
     const registry = await ServerRegistry.open(settings.workspace, { env: options.env, logger });
-    return new Ipybox(settings, env, logger, registry);
+    return new Ipybox(settings, env, logger, registry, options);
   }
 
   /** The kernel a call reaches: the one its `kernel` argument names, else the caller's own. */
@@ -111,6 +119,11 @@ export class Ipybox {
    * kernel call it, and remembers it for later runs. Returns the generated module names, and a
    * note when the registration cannot be remembered.
    */
+  /** Names of the servers registered with `register_mcp_server` (theirs is `mcptools.<name>`). */
+  get registeredServers(): string[] {
+    return [...this.#servers.keys()];
+  }
+
   async registerServer(
     name: unknown,
     rawParams: unknown,

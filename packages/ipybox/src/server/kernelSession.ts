@@ -8,8 +8,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createLogger, type Logger, type UpstreamParams, UpstreamPool } from '@mcpbox/framework';
-import { ApprovalGate } from '../approval/approvalGate.ts';
+import {
+  createLogger,
+  type Logger,
+  type ToolContext,
+  type UpstreamParams,
+  UpstreamPool,
+} from '@mcpbox/framework';
+import { ApprovalGate, type ApprovalPolicy } from '../approval/approvalGate.ts';
+import type { ToolCall } from '../approval/approvalRequest.ts';
 import { ApprovalQueue, pauseWhileDeciding } from '../approval/approvalQueue.ts';
 import { CodeExecutor, type CodeExecutorOptions } from '../executor.ts';
 import { TimeoutBudget } from '../kernel/budget.ts';
@@ -17,6 +24,7 @@ import type { ExecutionResult } from '../kernel/execution.ts';
 import { jupyterServerBackend } from '../kernel/jupyterServerBackend.ts';
 import type { ExecutionChunk } from '../kernel/output.ts';
 import { processSocketDir } from '../kernel/ownedDirs.ts';
+import type { ToolConnections } from '../toolserver/runToolCall.ts';
 import { TOOL_SERVER_ENV, ToolServer } from '../toolserver/toolServer.ts';
 import type { UserAskers } from '../toolserver/upstreamQuestions.ts';
 import { decideByElicitation, type Elicit } from './elicitApprover.ts';
@@ -33,6 +41,13 @@ export interface KernelSessionContext {
   python(): string;
   /** Servers registered so far (by any session); defined in this session's pool at start. */
   servers: ReadonlyMap<string, UpstreamParams>;
+  /**
+   * What kernel code may call: by default the registered servers (`pool`). Code mode adds the
+   * catalog's tools, called as the caller of the cell running now (`cell()`; none between cells).
+   */
+  toolConnections?: (pool: UpstreamPool, cell: () => ToolContext | undefined) => ToolConnections;
+  /** The approval policy of each call when it differs by tool (code mode's rules). */
+  approvalPolicy?: (call: ToolCall) => ApprovalPolicy;
   logger?: Logger;
 }
 
@@ -47,6 +62,8 @@ export interface RunCellOptions {
   askUser?: UserAskers;
   /** The MCP request's signal: the client cancelled, so the cell is interrupted. */
   signal?: AbortSignal;
+  /** The request that sent the cell: catalog tools its code calls run as this caller. */
+  context?: ToolContext;
 }
 
 export class KernelSession {
@@ -58,6 +75,8 @@ export class KernelSession {
   #executor: CodeExecutor;
   #python: string;
   #running = 0;
+  /** The context of the cell running now (set only while it runs, not while it waits). */
+  readonly #cell: { context?: ToolContext };
   /** Resolves when the cell before the next one has finished. */
   #turn: Promise<void> = Promise.resolve();
   #lastUsed = Date.now();
@@ -68,7 +87,9 @@ export class KernelSession {
     context: KernelSessionContext,
     toolServer: ToolServer,
     pool: UpstreamPool,
+    cell: { context?: ToolContext },
   ) {
+    this.#cell = cell;
     this.id = id;
     this.#context = context;
     this.#logger = context.logger ?? createLogger('ipybox');
@@ -89,13 +110,17 @@ export class KernelSession {
           ? 'ask'
           : settings.approval,
       timeoutMs: settings.approvalTimeoutMs,
+      policyFor: context.approvalPolicy,
       logger: context.logger,
     });
+    // The running cell's context, shared by the session (writes it) and its tool calls (read it).
+    const cell: { context?: ToolContext } = {};
+    const connections = context.toolConnections?.(pool, () => cell.context) ?? pool;
     // A sandboxed kernel has no network namespace: only a Unix socket reaches it. It lives in a
     // private directory of this process (not the user's workspace), swept if we are SIGKILLed.
     const sandboxed = settings.sandbox || settings.sandboxConfig !== undefined;
     const toolServer = await ToolServer.start({
-      connections: pool,
+      connections,
       approval,
       logger: context.logger,
       host: settings.toolServer.bind,
@@ -104,7 +129,7 @@ export class KernelSession {
         socketPath: join(await processSocketDir(), `${randomBytes(6).toString('hex')}.sock`),
       }),
     });
-    return new KernelSession(id, context, toolServer, pool);
+    return new KernelSession(id, context, toolServer, pool, cell);
   }
 
   /** True while a cell runs or waits in this session. */
@@ -176,6 +201,7 @@ export class KernelSession {
       pause: () => budget.pause(),
       resume: () => budget.resume(),
     });
+    this.#cell.context = options.context;
     try {
       this.#switchInterpreterIfIdle();
       // Chunks by callback rather than through stream()'s iterators: the same order, fewer hops.
@@ -185,6 +211,7 @@ export class KernelSession {
         onChunk: options.onChunk,
       });
     } finally {
+      this.#cell.context = undefined;
       stopAsking();
       stopPausing();
       approvals?.close();

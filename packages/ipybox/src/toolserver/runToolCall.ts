@@ -25,6 +25,20 @@ export type ToolCallErrorType =
 
 export type ToolCallReply = { result: unknown } | { error: string; type: ToolCallErrorType };
 
+/**
+ * Thrown by a connection to answer with this type and message as they are, e.g. code mode's
+ * "the tool left the catalog" (not_found) or "no cell of this kernel is running" (rejected).
+ */
+export class ToolCallRefused extends Error {
+  readonly type: ToolCallErrorType;
+
+  constructor(type: ToolCallErrorType, message: string) {
+    super(message);
+    this.name = 'ToolCallRefused';
+    this.type = type;
+  }
+}
+
 /** One upstream server's connection, as the framework's `UpstreamConnection` offers it. */
 export interface ToolConnection {
   callTool(
@@ -135,6 +149,7 @@ export async function runToolCall(
       ...deps.questions?.askersFor(call),
     });
   } catch (error) {
+    if (error instanceof ToolCallRefused) return { type: error.type, error: error.message };
     if (error instanceof NoAnswerError) return { type: 'input_unavailable', error: error.message };
     const code = (error as { code?: unknown }).code;
     if (code === 'INPUT_UNAVAILABLE') {

@@ -1,0 +1,214 @@
+/**
+ * Code mode against classic tool use, on one catalog: the demo plugins (echo, greet, demo_full),
+ * three mirrored reference servers (server-everything, server-memory, server-filesystem) and
+ * synthetic200 (200 tools), served by one mcp-factory over stdio with code_mode loaded too
+ * (server-everything's tools prefixed `everything_`: its echo would collide with the plugin's).
+ *
+ * 1. Tool definitions a client receives: classic (every tool but code mode's two) against code
+ *    mode (`--code-mode on`: search_tools and execute_code only), in bytes of the `tools/list`
+ *    JSON and ≈ tokens (chars / 4).
+ * 2. A scripted three-step task — read a log file (filesystem), store a derived entity (memory),
+ *    echo a summary (echo) — the bytes that pass through the model's context: classic, every
+ *    call's arguments and result; code mode, the code and its printed output (and, on its own
+ *    line, the search_tools calls a model would make first to find the three tools). Wall time
+ *    of each path: median of BENCH_ROUNDS (5) runs; code mode's first cell (kernel start) apart.
+ *
+ * Both eras by default (BENCH_ERAS=2025,2026 to choose).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { mirroredServers } from '../packages/ipybox/src/codemode/testing.ts';
+import { benchClient, checkEra, type Era, envList, median, table } from './lib/measure.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'node_modules/.bin');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CODE_MODE_TOOLS = new Set(['search_tools', 'execute_code']);
+const eras = (envList('BENCH_ERAS') ?? ['2025', '2026']) as Era[];
+
+const dir = mkdtempSync(join(tmpdir(), 'mcpbox-bench-codemode-'));
+const logFile = join(dir, 'service.log');
+// A realistic log: the task needs only a count from it, classic mode reads all of it.
+const levels = ['INFO', 'INFO', 'INFO', 'WARN', 'ERROR'];
+writeFileSync(
+  logFile,
+  Array.from(
+    { length: 400 },
+    (_, i) =>
+      `2026-12-03T10:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}Z ${levels[i % 5]} checkout-service request ${1000 + i} handled in ${(i * 37) % 900} ms`,
+  ).join('\n'),
+);
+const config = join(dir, 'factory.yaml');
+writeFileSync(
+  config,
+  [
+    'plugins:',
+    '  echo: {}',
+    '  greet: {}',
+    '  demo_full: {}',
+    '  synthetic200: {}',
+    '  everything:',
+    `    command: ${JSON.stringify(join(BIN, 'mcp-server-everything'))}`,
+    '    args: [stdio]',
+    // Its echo would collide with the echo plugin's.
+    '    prefix: everything',
+    mirroredServers(dir),
+    '  code_mode:',
+    `    workspace: ${JSON.stringify(join(dir, 'workspace'))}`,
+    '',
+  ].join('\n'),
+);
+
+const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+const tokens = (n: number) => `≈${Math.round(n / 4).toLocaleString('en')}`;
+const kb = (n: number) => n.toLocaleString('en');
+
+async function connect(era: Era): Promise<Client> {
+  const client = benchClient(era);
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [join(ROOT, 'packages/proxy/bin/mcp-factory.js'), '-c', config, '--log-level', 'error'],
+      env: { ...(process.env as Record<string, string>), HOME: dir },
+      stderr: 'inherit',
+    }),
+  );
+  checkEra(client, era);
+  return client;
+}
+
+/** Classic: the model calls each tool; every argument and result passes through its context. */
+async function classicTask(client: Client, run: number): Promise<number> {
+  let through = 0;
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+    through += bytes({ name, arguments: args }) + bytes(result.content);
+    return result;
+  };
+  const read = await call('read_text_file', { path: logFile });
+  const text = (read.content as Array<{ text: string }>)[0]!.text;
+  const errors = text.split('\n').filter((line) => line.includes(' ERROR ')).length;
+  await call('create_entities', {
+    entities: [
+      { name: `classic-${run}`, entityType: 'log_summary', observations: [`${errors} errors`] },
+    ],
+  });
+  await call('echo', { message: `service.log: ${errors} errors, stored as classic-${run}` });
+  return through;
+}
+
+/** Code mode: one cell does the three steps; only the code and its print pass through. */
+async function codeTask(client: Client, run: number, kernel?: string) {
+  const code = [
+    'from mcptools.filesystem import read_text_file',
+    'from mcptools.memory import create_entities',
+    'from mcptools.echo import echo',
+    `text = read_text_file.run({'path': ${JSON.stringify(logFile)}})`,
+    "text = text['content'] if isinstance(text, dict) else text",
+    "errors = sum(' ERROR ' in line for line in text.splitlines())",
+    `create_entities.run({'entities': [{'name': 'code-${run}', 'entityType': 'log_summary', 'observations': [f'{errors} errors']}]})`,
+    `print(echo.run({'message': f'service.log: {errors} errors, stored as code-${run}'}))`,
+  ].join('\n');
+  const args = { code, ...(kernel && { kernel }) };
+  const result = await client.callTool({ name: 'execute_code', arguments: args });
+  if (result.isError) throw new Error(`execute_code: ${JSON.stringify(result.content)}`);
+  const handle = (result._meta as Record<string, string> | undefined)?.['ipybox/kernel'];
+  return {
+    through: bytes({ name: 'execute_code', arguments: { code } }) + bytes(result.content),
+    kernel: handle,
+  };
+}
+
+/** What a model would ask search_tools to find the three tools (summary detail). */
+async function discovery(client: Client): Promise<number> {
+  let through = 0;
+  for (const query of [
+    'read a text file',
+    'create entities in the knowledge graph',
+    'echo a message',
+  ]) {
+    const args = { query, detail: 'summary', limit: 3 };
+    const result = await client.callTool({ name: 'search_tools', arguments: args });
+    through += bytes({ name: 'search_tools', arguments: args }) + bytes(result.content);
+  }
+  return through;
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const start = performance.now();
+  const value = await fn();
+  return [value, performance.now() - start];
+}
+
+try {
+  for (const era of eras) {
+    const client = await connect(era);
+    try {
+      const tools = (await client.listTools()).tools;
+      const classicDefs = tools.filter((t) => !CODE_MODE_TOOLS.has(t.name));
+      const codeDefs = tools.filter((t) => CODE_MODE_TOOLS.has(t.name));
+      const classicBytes = bytes({ tools: classicDefs });
+      const codeBytes = bytes({ tools: codeDefs });
+
+      const classic: number[] = [];
+      const classicMs: number[] = [];
+      const code: number[] = [];
+      const codeMs: number[] = [];
+      let kernel: string | undefined;
+      const [first, firstMs] = await timed(() => codeTask(client, 0, kernel));
+      kernel = first.kernel;
+      for (let run = 1; run <= ROUNDS; run++) {
+        const [c, cMs] = await timed(() => classicTask(client, run));
+        classic.push(c);
+        classicMs.push(cMs);
+        const [k, kMs] = await timed(() => codeTask(client, run, kernel));
+        code.push(k.through);
+        codeMs.push(kMs);
+      }
+      const search = await discovery(client);
+
+      console.log(
+        `\nCatalog (${era} client): ${classicDefs.length} tools classic, ${codeDefs.length} in code mode`,
+      );
+      console.log(
+        table(
+          [
+            ['', 'classic', 'code mode', 'ratio'],
+            [
+              'tool definitions, bytes',
+              kb(classicBytes),
+              kb(codeBytes),
+              `${(classicBytes / codeBytes).toFixed(1)}×`,
+            ],
+            ['tool definitions, tokens', tokens(classicBytes), tokens(codeBytes), ''],
+            [
+              'task through context, bytes',
+              kb(median(classic)),
+              kb(median(code)),
+              `${(median(classic) / median(code)).toFixed(1)}×`,
+            ],
+            ['task through context, tokens', tokens(median(classic)), tokens(median(code)), ''],
+            ['+ search_tools to find the 3 tools, bytes', '', kb(search), ''],
+            [
+              `task wall time, ms (median of ${ROUNDS})`,
+              median(classicMs).toFixed(0),
+              median(codeMs).toFixed(0),
+              '',
+            ],
+            ['first cell (kernel start), ms', '', firstMs.toFixed(0), ''],
+          ],
+          1,
+        ),
+      );
+    } finally {
+      await client.close();
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

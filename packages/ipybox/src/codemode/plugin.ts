@@ -1,0 +1,75 @@
+/**
+ * The `code_mode` plugin: the whole catalog offered as two tools — `search_tools` (ranked search,
+ * each hit with its Python import line) and `execute_code` (Python in an ipybox kernel where
+ * `mcptools.<plugin>.<tool>` exists for every tool code may call). Loaded by mcp-factory and
+ * mcp-proxy for `--code-mode on|both` (or `-p code_mode`); settings under `plugins.code_mode:`
+ * (ipybox's keys, plus `approval_rules`, see `settings.ts`).
+ *
+ * @module
+ */
+import type { PluginConfig, PluginServer } from '@mcpbox/framework';
+import { openIpybox } from '../plugin.ts';
+import { registerExecuteTool } from '../server/executeTool.ts';
+import type { Ipybox } from '../server/ipybox.ts';
+import { catalogConnections } from './catalogConnections.ts';
+import { CatalogModules } from './catalogModules.ts';
+import { registerSearchTool } from './searchTool.ts';
+import { anyElicits, approvalPolicyOf, parseCodeModeSettings } from './settings.ts';
+
+export const description =
+  'Code mode: search every tool of the catalog and call them from Python in an ipybox kernel (search_tools, execute_code).';
+
+export const EXECUTE_CODE_DESCRIPTION = `Run Python in a stateful IPython kernel where every tool found by search_tools is a function:
+  from mcptools.<plugin> import <tool>
+  result = <tool>.run({...arguments...})        # or: await <tool>.arun({...})
+Call tools, filter and combine their results in code, and print only what you need: results
+that are not printed never enter the conversation. Variables and imports persist between calls;
+top-level await works. Returns stdout, stderr and the last expression's value; an exception
+returns the traceback (a failed tool call raises ToolError, ToolNotFound, ToolRejected, ... from
+mcptools._runtime). A cell running longer than \`timeout\` seconds is interrupted, the kernel kept.
+Tool calls from code pass the same checks as direct calls (including approval), as you.
+
+A result ending with [new kernel: pass kernel="ipk_..."] ran in a kernel opened for this call:
+pass that handle as \`kernel\` in later calls to keep its variables.`;
+
+export async function register(server: PluginServer, config: PluginConfig = {}): Promise<Ipybox> {
+  const { catalog } = server as Partial<PluginServer>;
+  if (catalog === undefined) {
+    throw new Error('the code_mode plugin needs a server with a catalog view (mcpbox framework)');
+  }
+  const settings = parseCodeModeSettings(config, server.name);
+  let ipybox: Ipybox | undefined;
+  const modules = new CatalogModules({
+    catalog,
+    workspace: settings.ipybox.workspace,
+    self: server.name,
+    registered: () => ipybox?.registeredServers ?? [],
+    logger: server.logger,
+  });
+  ipybox = await openIpybox(server, settings.ipybox, {
+    logger: server.logger,
+    toolConnections: (pool, cell) => catalogConnections(pool, cell, catalog, modules),
+    approvalPolicy: approvalPolicyOf(settings),
+  });
+  await modules.sync();
+  const stopFollowing = catalog.onChange(() => modules.changed());
+  server.onUnload(() => {
+    stopFollowing();
+    modules.close();
+  });
+  ipybox.followSessions(server);
+  registerSearchTool(server, catalog, modules);
+  registerExecuteTool(server, ipybox, {
+    name: 'execute_code',
+    title: 'Execute code',
+    description: EXECUTE_CODE_DESCRIPTION,
+    // The ipybox plugin may be loaded beside us and owns the ipybox:// output resources.
+    outputResources: false,
+    elicits: anyElicits(settings),
+    beforeCell: (lease) => modules.forgetStale(lease.session),
+  });
+  server.logger.info(
+    `code mode: workspace ${settings.ipybox.workspace}, ${modules.layout.toolCount} tools callable from code`,
+  );
+  return ipybox;
+}

@@ -1,0 +1,125 @@
+/**
+ * `search_tools`: the catalog's shared ranked search (`server.catalog.search`, the index
+ * `proxy__run` uses too), narrowed to the tools code may call, each with its Python import line.
+ * `detail` chooses how much: `name` (import lines), `summary` (plus the description's first
+ * line), `full` (plus `run`'s signature and docstring as the generated module declares them).
+ *
+ * @module
+ */
+import type { CatalogView, PluginServer } from '@mcpbox/framework';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { renderRunDeclaration } from '../mcptools/renderPackage.ts';
+import type { CatalogModules } from './catalogModules.ts';
+import type { CatalogLayout, ToolLocation } from './layout.ts';
+
+export const SEARCH_DESCRIPTION = `Search the tools of every connected plugin and MCP server, to call them from Python with execute_code.
+
+Returns the best matches, each with its import line:
+  from mcptools.<plugin> import <tool>
+  result = <tool>.run({...arguments...})
+detail="name" gives the import lines, "summary" adds each tool's one-line description, "full" adds
+the signature and docstring of run() (its parameters, types and what it returns). Search with a
+few words about the task ("read file", "create entity"); ask for "full" for the tools you will call.`;
+
+export type SearchDetail = 'name' | 'summary' | 'full';
+
+export function registerSearchTool(
+  server: PluginServer,
+  catalog: CatalogView,
+  modules: CatalogModules,
+): void {
+  server.registerTool(
+    'search_tools',
+    {
+      title: 'Search tools',
+      description: SEARCH_DESCRIPTION,
+      inputSchema: {
+        query: z.string().min(1).describe('A few words about what the tool should do'),
+        detail: z
+          .enum(['name', 'summary', 'full'])
+          .default('name')
+          .describe('name: import lines; summary: plus descriptions; full: plus signatures'),
+        limit: z.number().int().min(1).max(50).default(10).describe('At most this many tools'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ query, detail, limit }) => {
+      await modules.settled();
+      return searchResult(catalog, modules.layout, query, detail, limit);
+    },
+  );
+}
+
+/** The ranked hits as text (pure over the catalog and layout, for tests and the bench). */
+export function searchResult(
+  catalog: CatalogView,
+  layout: CatalogLayout,
+  query: string,
+  detail: SearchDetail,
+  limit: number,
+): CallToolResult {
+  const plugins = layout.plugins();
+  // A few extra: tools code may not call (execute tools) are dropped after ranking.
+  const hits = catalog
+    .search(query, { limit: limit + 5, plugins })
+    .flatMap((hit) => layout.locate(hit.tool.name) ?? [])
+    .slice(0, limit);
+  if (hits.length === 0) return { content: [{ type: 'text', text: noHits(query, layout) }] };
+  const blocks = hits.map((hit) => describe(hit, detail));
+  const text = [
+    `${hits.length} tool${hits.length === 1 ? '' : 's'} for ${JSON.stringify(query)} (call them in execute_code):`,
+    ...blocks,
+  ].join(detail === 'full' ? '\n\n' : '\n');
+  return { content: [{ type: 'text', text }] };
+}
+
+function describe(hit: ToolLocation, detail: SearchDetail): string {
+  if (detail === 'name') return hit.importLine;
+  const summary = firstLine(hit.tool.description ?? hit.tool.title ?? '');
+  if (detail === 'summary') return `${hit.importLine}  # ${summary || hit.tool.name}`;
+  const run = renderRunDeclaration(hit.tool);
+  return [
+    `# ${hit.plugin}: ${hit.tool.name}`,
+    hit.importLine,
+    ...(run.types.length > 0 ? ['', ...run.types] : []),
+    '',
+    run.signature,
+    run.docstring,
+  ].join('\n');
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+/** No hits: say so, and name the plugins, the ones nearest to the query's words first. */
+function noHits(query: string, layout: CatalogLayout): string {
+  const counts = new Map<string, number>();
+  for (const pkg of layout.packages.values()) counts.set(pkg.plugin, pkg.tools.length);
+  if (counts.size === 0) {
+    return 'No tools: no plugin or MCP server with tools callable from code is loaded.';
+  }
+  const words = query
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+  const closeness = (plugin: string) =>
+    Math.max(0, ...words.map((word) => sharedTrigrams(word, plugin.toLowerCase())));
+  const ranked = [...counts.keys()].sort((a, b) => closeness(b) - closeness(a) || (a < b ? -1 : 1));
+  const listed = ranked.slice(0, 15).map((p) => `${p} (${counts.get(p)} tools)`);
+  const more = ranked.length > 15 ? `, and ${ranked.length - 15} more` : '';
+  return (
+    `No tools match ${JSON.stringify(query)}. Plugins, nearest to your words first: ` +
+    `${listed.join(', ')}${more}. Try other words, e.g. a plugin name or what the tool does.`
+  );
+}
+
+/** How many three-letter pieces two words share (a typo keeps most of them). */
+function sharedTrigrams(a: string, b: string): number {
+  const pieces = (word: string) =>
+    new Set(Array.from({ length: Math.max(0, word.length - 2) }, (_, i) => word.slice(i, i + 3)));
+  const theirs = pieces(b);
+  return [...pieces(a)].filter((piece) => theirs.has(piece)).length;
+}

@@ -1,0 +1,98 @@
+/**
+ * Code mode's settings: ipybox's (workspace, python, sandbox, max_kernels, ... under
+ * `plugins.code_mode:`), plus the approval policy of calls from code per plugin or tool:
+ *
+ * ```yaml
+ * plugins:
+ *   code_mode:
+ *     approval: auto                       # default for every call from code: auto | elicit | deny
+ *     approval_rules:
+ *       memory: elicit                     # every tool of the plugin (or mirrored server) memory
+ *       memory.delete_entities: deny       # one tool: the most specific rule wins
+ * ```
+ *
+ * @module
+ */
+import { errorMessage } from '@mcpbox/framework';
+import type { ApprovalPolicy } from '../approval/approvalGate.ts';
+import type { ToolCall } from '../approval/approvalRequest.ts';
+import { type IpyboxSettings, parseSettings } from '../server/settings.ts';
+
+export type RuleMode = 'auto' | 'elicit' | 'deny';
+const RULE_MODES: readonly RuleMode[] = ['auto', 'elicit', 'deny'];
+
+export interface CodeModeSettings {
+  ipybox: IpyboxSettings;
+  /** `plugin` or `plugin.tool` → mode. */
+  rules: ReadonlyMap<string, RuleMode>;
+}
+
+/** Validates `config`; errors name the key under `plugins.<name>`. */
+export function parseCodeModeSettings(
+  config: Record<string, unknown>,
+  name = 'code_mode',
+): CodeModeSettings {
+  const { approval_rules: rawRules, ...rest } = config;
+  let ipybox: IpyboxSettings;
+  try {
+    ipybox = parseSettings(rest);
+  } catch (error) {
+    // The same keys as ipybox's: say where they were written.
+    throw new Error(
+      errorMessage(error)
+        .replaceAll('plugins.ipybox', `plugins.${name}`)
+        .replace('invalid ipybox settings', `invalid ${name} settings`),
+    );
+  }
+  return { ipybox, rules: parseRules(rawRules, name) };
+}
+
+function parseRules(raw: unknown, name: string): Map<string, RuleMode> {
+  const rules = new Map<string, RuleMode>();
+  if (raw === undefined || raw === null) return rules;
+  const where = `plugins.${name}.approval_rules`;
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new Error(
+      `invalid ${name} settings: ${where}: expected a mapping of "plugin" or "plugin.tool" to ${RULE_MODES.join(' | ')}`,
+    );
+  }
+  for (const [key, mode] of Object.entries(raw)) {
+    if (!RULE_MODES.includes(mode as RuleMode)) {
+      throw new Error(
+        `invalid ${name} settings: ${where}.${key}: expected ${RULE_MODES.join(' | ')}, got ${JSON.stringify(mode)}`,
+      );
+    }
+    if (key.trim() === '' || key.split('.').length > 2) {
+      throw new Error(
+        `invalid ${name} settings: ${where}: "${key}" is not "plugin" or "plugin.tool"`,
+      );
+    }
+    rules.set(key, mode as RuleMode);
+  }
+  return rules;
+}
+
+/**
+ * The gate policy of one call from code: the rule for `plugin.tool`, else for `plugin`, else the
+ * default (`approval`). A tool named with its plugin's prefix (`memory_read_graph`) matches a
+ * rule written with or without it. `elicit` is the gate's `ask` (decided by elicitation).
+ */
+export function approvalPolicyOf(settings: CodeModeSettings): (call: ToolCall) => ApprovalPolicy {
+  const { rules, ipybox } = settings;
+  const fallback: ApprovalPolicy =
+    ipybox.approval === 'auto' || ipybox.approval === 'deny' ? ipybox.approval : 'ask';
+  const asPolicy = (mode: RuleMode): ApprovalPolicy => (mode === 'elicit' ? 'ask' : mode);
+  return ({ server_name: plugin, tool_name: tool }) => {
+    const bare = tool.startsWith(`${plugin}_`)
+      ? tool.slice(plugin.length + 1).replace(/^_/, '')
+      : tool;
+    const mode =
+      rules.get(`${plugin}.${tool}`) ?? rules.get(`${plugin}.${bare}`) ?? rules.get(plugin);
+    return mode === undefined ? fallback : asPolicy(mode);
+  };
+}
+
+/** Whether any call may need the user's answer by elicitation. */
+export function anyElicits(settings: CodeModeSettings): boolean {
+  return settings.ipybox.approval === 'elicit' || [...settings.rules.values()].includes('elicit');
+}

@@ -1,0 +1,84 @@
+/**
+ * Test helpers for code mode: a real `mcp-factory` over stdio with local plugins, mirrored
+ * reference servers and `code_mode`, connected with an SDK v2 client of either era.
+ *
+ * @module
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { FACTORY_BIN, textOf } from '../server/testing.ts';
+
+// Waits for a condition with a generous deadline (a loaded machine), never for a fixed time.
+export { waitFor } from '../../../framework/src/cluster/testing.ts';
+
+export const BIN_DIR = fileURLToPath(new URL('../../../../node_modules/.bin/', import.meta.url));
+
+export type Era = 'legacy' | '2026-07-28';
+
+export function eraClient(era: Era, name = 'code-mode-test'): Client {
+  return new Client(
+    { name, version: '1.0.0' },
+    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } } },
+  );
+}
+
+/** `plugins:` entries mirroring server-memory (its file in `dir`) and server-filesystem (`dir`). */
+export function mirroredServers(dir: string): string {
+  return [
+    '  memory:',
+    `    command: ${JSON.stringify(join(BIN_DIR, 'mcp-server-memory'))}`,
+    `    env: {MEMORY_FILE_PATH: ${JSON.stringify(join(dir, 'memory.json'))}}`,
+    '  filesystem:',
+    `    command: ${JSON.stringify(join(BIN_DIR, 'mcp-server-filesystem'))}`,
+    `    args: [${JSON.stringify(dir)}]`,
+  ].join('\n');
+}
+
+/** Spawns `mcp-factory -c <config>` over stdio with HOME in `dir` and connects `client`. */
+export async function connectFactory(
+  client: Client,
+  config: string,
+  dir: string,
+): Promise<{ stderr(): string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [FACTORY_BIN, '-c', config, '--log-level', 'info'],
+    env: { ...(process.env as Record<string, string>), HOME: dir, TMPDIR: dir },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  await client.connect(transport);
+  return { stderr: () => stderr };
+}
+
+/** Runs `code` with `execute_code`; `kernel` keeps a 2026 client in one kernel. */
+export async function executeCode(
+  client: Client,
+  code: string,
+  options: { kernel?: string; timeout?: number } = {},
+): Promise<{ text: string; isError: boolean; kernel: string }> {
+  const result = await client.callTool(
+    { name: 'execute_code', arguments: { code, ...options } },
+    { timeout: 300_000 },
+  );
+  const kernel = (result._meta as Record<string, string> | undefined)?.['ipybox/kernel'] ?? '';
+  return { text: textOf(result), isError: result.isError === true, kernel };
+}
+
+/** Every line of every `tool_calls.jsonl` under `dir`, parsed. */
+export async function toolLogEntries(dir: string): Promise<Record<string, unknown>[]> {
+  const files = (await readdir(dir, { recursive: true }))
+    .filter((f) => f.endsWith('tool_calls.jsonl'))
+    .map((f) => join(dir, f));
+  const lines = (await Promise.all(files.map((f) => readFile(f, 'utf8')))).join('');
+  return lines
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
