@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { firstText, inMemoryClient, kitchenServer } from '../__fixtures__/testServer.ts';
+import { codeAt, newSecret } from '../gate/testing.ts';
 import type { PluginServer } from '../plugins/types.ts';
 import { createSecurity } from '../security.ts';
 import { JsonlToolLogger } from '../toollog/jsonl.ts';
@@ -197,4 +198,41 @@ test('search finds tools by meaning-bearing words and restricts to given plugins
     view.search('add numbers').some((hit) => hit.tool.name === 'add'),
     false,
   );
+});
+
+test("the gate applies to calls through the view with the caller's own unlocks, never another's", async (t) => {
+  const secret = newSecret();
+  process.env.MCPBOX_TEST_VIEW_GATE = secret;
+  t.after(() => {
+    delete process.env.MCPBOX_TEST_VIEW_GATE;
+  });
+  const security = createSecurity({
+    transport: 'stdio',
+    oauth_enabled: false,
+    oauth_server_url: undefined,
+    oauth_public_url: undefined,
+    oauth_cache_ttl: 0,
+    oauth_required_scopes: [],
+    metrics: false,
+    gate: { groups: { ops: { secret_ref: 'MCPBOX_TEST_VIEW_GATE', tools: ['echo'] } } },
+  });
+  t.after(() => security.close());
+  const server = await kitchenServer();
+  t.after(() => server.close());
+  security.install(server);
+  await server.registry.loadPlugin('runner', { module: codeRunner({}) });
+  const alice = await inMemoryClient(server);
+  const bob = await inMemoryClient(server);
+  t.after(() => Promise.all([alice.close(), bob.close()]));
+  const echoFromCode = (client: typeof alice) =>
+    client.callTool({ name: 'run_by_code', arguments: { tool: 'echo', args: { message: 'm' } } });
+
+  assert.match(firstText(await echoFromCode(alice)), /^Group 'ops' is locked/);
+  const unlocked = await alice.callTool({
+    name: 'gate_unlock',
+    arguments: { group: 'ops', code: codeAt(secret, Date.now()) },
+  });
+  assert.match(firstText(unlocked), /^Group 'ops' unlocked/);
+  assert.equal(firstText(await echoFromCode(alice)), 'm');
+  assert.match(firstText(await echoFromCode(bob)), /^Group 'ops' is locked/, 'bob has no unlock');
 });
