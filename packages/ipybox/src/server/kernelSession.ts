@@ -16,8 +16,8 @@ import {
   UpstreamPool,
 } from '@mcpbox/framework';
 import { ApprovalGate, type ApprovalPolicy } from '../approval/approvalGate.ts';
-import type { ToolCall } from '../approval/approvalRequest.ts';
 import { ApprovalQueue, pauseWhileDeciding } from '../approval/approvalQueue.ts';
+import type { ToolCall } from '../approval/approvalRequest.ts';
 import { CodeExecutor, type CodeExecutorOptions } from '../executor.ts';
 import { TimeoutBudget } from '../kernel/budget.ts';
 import type { ExecutionResult } from '../kernel/execution.ts';
