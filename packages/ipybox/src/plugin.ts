@@ -19,6 +19,7 @@ import { sweepDeadOwners } from './kernel/ownedDirs.ts';
 import { sweepStaleSandboxSockets } from './sandbox/staleSockets.ts';
 import { ipyboxAdmin } from './server/admin.ts';
 import { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
+import { clusterKernelDirectory } from './server/kernelDirectory.ts';
 import { type IpyboxSettings, parseSettings } from './server/settings.ts';
 import { registerIpyboxTools } from './server/tools.ts';
 
@@ -65,11 +66,15 @@ export async function openIpybox(
   if (swept.length > 0) {
     server.logger.info(`ipybox: removed ${swept.length} files of dead ipybox processes`);
   }
+  // Cluster mode with kernels on a Jupyter server: any replica reaches any caller's kernel.
+  const cluster = await clusterKernelDirectory(server, settings);
   const ipybox = await Ipybox.create(settings, { logger: server.logger, ...options });
+  if (cluster) ipybox.kernels.shareThrough(cluster.directory);
   instances.add(ipybox);
   server.onUnload(async () => {
     instances.delete(ipybox);
     await ipybox.close();
+    await cluster?.close();
   });
   return ipybox;
 }

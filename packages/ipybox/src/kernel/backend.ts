@@ -32,6 +32,11 @@ export interface RunningKernel {
   interrupt(): Promise<void>;
   /** Ends the kernel and everything it started, and removes its files. Idempotent. */
   stop(): Promise<void>;
+  /**
+   * Ends it for everyone, when `stop()` only lets go of a kernel others share (a shared kernel
+   * on a Jupyter Server): what a reset or a restart of a stuck kernel needs.
+   */
+  end?(): Promise<void>;
 }
 
 export interface KernelBackend {
@@ -43,6 +48,12 @@ export interface KernelBackend {
    * next call instead of that call running in a fresh kernel without the state it expects.
    */
   readonly remote?: boolean;
+  /**
+   * True when other clients drive the same kernels (cluster mode: every replica): one of them may
+   * have pointed the kernel at its own tool server, so the environment is set again before each
+   * cell (one more round trip per cell).
+   */
+  readonly shared?: boolean;
   /** Starts a kernel whose channels are connected (readiness is the client's handshake). */
   start(options: KernelStartOptions): Promise<RunningKernel>;
 }

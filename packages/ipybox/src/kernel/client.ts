@@ -225,6 +225,7 @@ export class KernelClient {
           'EXECUTION_CANCELLED',
           'The kernel was reset while the cell ran; its state is gone.',
         ),
+        { end: true },
       );
     }
     await this.#ensureKernel();
@@ -269,6 +270,7 @@ export class KernelClient {
       throw lost;
     }
     const active = await this.#ensureKernel();
+    if (this.#backend.shared) await this.#applyEnvironment(active);
     const { connection } = active;
     const execution = new Execution(this.#imagesDir, onChunk);
     const request = connection.session.message('execute_request', {
@@ -301,6 +303,7 @@ export class KernelClient {
         void this.#stopKernel(
           active,
           new KernelError(reason.code, message, { output: execution.output }),
+          { end: true },
         );
       }, this.#interruptTimeout);
       grace.unref();
@@ -382,7 +385,8 @@ export class KernelClient {
       );
       try {
         await active.connection.waitUntilReady(handshake.signal);
-        if (this.#backend.remote) await this.#applyEnvironment(active, deadline.signal);
+        if (this.#backend.remote) await this.#applyEnvironment(active);
+        if (deadline.signal.aborted) throw deadline.signal.reason;
       } catch (error) {
         await kernel.stop();
         throw error;
@@ -402,7 +406,7 @@ export class KernelClient {
   }
 
   /** Gives a remote kernel its variables and working directory (see `KernelBackend.remote`). */
-  async #applyEnvironment(active: ActiveKernel, deadline: AbortSignal): Promise<void> {
+  async #applyEnvironment(active: ActiveKernel): Promise<void> {
     const reply = await active.connection.request(
       'shell',
       'execute_request',
@@ -416,7 +420,6 @@ export class KernelClient {
       },
       this.#startTimeout,
     );
-    if (deadline.aborted) throw deadline.reason;
     if (reply.content.status !== 'ok') {
       throw new KernelError(
         'KERNEL_START_FAILED',
@@ -444,10 +447,15 @@ export class KernelClient {
     void this.#stopKernel(active, error);
   }
 
-  async #stopKernel(active: ActiveKernel, reason: KernelError): Promise<void> {
+  /** `end`: the kernel's state is discarded, also for whoever shares it (`RunningKernel.end`). */
+  async #stopKernel(
+    active: ActiveKernel,
+    reason: KernelError,
+    { end = false }: { end?: boolean } = {},
+  ): Promise<void> {
     active.stopping ??= reason;
     if (this.#active === active) this.#active = undefined;
     if (this.#current?.active === active) this.#current.execution.fail(reason);
-    await active.kernel.stop();
+    await (end && active.kernel.end ? active.kernel.end() : active.kernel.stop());
   }
 }

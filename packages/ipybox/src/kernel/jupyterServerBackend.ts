@@ -26,6 +26,23 @@ export interface JupyterServerBackendOptions {
   token?: string;
   /** Kernel spec name. Default `python3`. */
   kernelName?: string;
+  /** The kernel is shared with other clients (cluster mode): see {@link SharedRemoteKernel}. */
+  shared?: SharedRemoteKernel;
+}
+
+/**
+ * A kernel on the server that other clients drive too (cluster mode: any replica runs a caller's
+ * cells). `start()` attaches to `id` when set, else creates a kernel and tells `onCreated`;
+ * `stop()` only detaches (the kernel is not ours alone), `end()` shuts it down on the server.
+ */
+export interface SharedRemoteKernel {
+  id: string | undefined;
+  onCreated?(id: string): void;
+}
+
+export interface JupyterServerBackend extends KernelBackend {
+  /** Shuts a kernel down on the server (a shared kernel its owner ends). Never throws. */
+  endKernel(id: string): Promise<void>;
 }
 
 class WebSocketChannels implements KernelChannels {
@@ -65,7 +82,7 @@ class WebSocketChannels implements KernelChannels {
   }
 }
 
-export function jupyterServerBackend(options: JupyterServerBackendOptions): KernelBackend {
+export function jupyterServerBackend(options: JupyterServerBackendOptions): JupyterServerBackend {
   const base = options.url.replace(/\/+$/, '');
   const headers: Record<string, string> = options.token
     ? { Authorization: `token ${options.token}` }
@@ -108,14 +125,37 @@ export function jupyterServerBackend(options: JupyterServerBackendOptions): Kern
     }
   }
 
-  async function start({ signal }: KernelStartOptions): Promise<RunningKernel> {
+  const lostMessage = (id: string) =>
+    `the Jupyter Server at ${base} no longer has kernel ${id}: it was restarted, or the kernel was shut down there`;
+
+  /** The kernel to drive: the shared one when there is one, else a new one. */
+  async function kernelId(): Promise<{ id: string; created: boolean }> {
+    const { shared } = options;
+    if (shared?.id !== undefined) {
+      const id = shared.id;
+      if (await kernelStillThere(id)) return { id, created: false };
+      shared.id = undefined; // the next start creates a fresh one, once this loss was told
+      throw new KernelError(
+        'KERNEL_DIED',
+        `The kernel was lost (${lostMessage(id)}): its variables and imports are gone. Nothing ran. Call again to start a fresh kernel, and re-run the cells it needs.`,
+      );
+    }
     const created = await call('POST', '/api/kernels', { name: options.kernelName ?? 'python3' });
     const { id } = (await created.json()) as { id: string };
-    const remove = () =>
-      call('DELETE', `/api/kernels/${id}`).then(
-        () => {},
-        () => {},
-      );
+    return { id, created: true };
+  }
+
+  const endKernel = (id: string) =>
+    call('DELETE', `/api/kernels/${id}`).then(
+      () => {},
+      () => {},
+    );
+
+  async function start({ signal }: KernelStartOptions): Promise<RunningKernel> {
+    const { id, created } = await kernelId();
+    const { shared } = options;
+    // Ours alone: gone with the connection. Shared: other clients may still be using it.
+    const remove = () => (shared ? Promise.resolve() : endKernel(id));
     const wsUrl = `${base.replace(/^http/, 'ws')}/api/kernels/${id}/channels?session_id=${randomUUID()}`;
     // Loaded with the first kernel: an ipybox whose kernels run locally starts without it.
     const { default: WebSocketClient } = await import('ws');
@@ -128,8 +168,12 @@ export function jupyterServerBackend(options: JupyterServerBackendOptions): Kern
       });
     } catch (error) {
       socket.terminate();
-      await remove();
+      if (created) await endKernel(id);
       throw error;
+    }
+    if (shared && created) {
+      shared.id = id;
+      shared.onCreated?.(id);
     }
     const channels = new WebSocketChannels(socket);
     let stopping: Promise<void> | undefined;
@@ -140,11 +184,18 @@ export function jupyterServerBackend(options: JupyterServerBackendOptions): Kern
           resolve({
             reason: there
               ? `the Jupyter Server at ${base} closed the kernel connection (WebSocket code ${code})`
-              : `the Jupyter Server at ${base} no longer has kernel ${id}: it was restarted, or the kernel was shut down there`,
+              : lostMessage(id),
           }),
         );
       });
     });
+    const stop = () => {
+      stopping ??= (async () => {
+        channels.close();
+        await remove();
+      })();
+      return stopping;
+    };
     return {
       channels,
       pid: undefined,
@@ -152,15 +203,20 @@ export function jupyterServerBackend(options: JupyterServerBackendOptions): Kern
       async interrupt() {
         await call('POST', `/api/kernels/${id}/interrupt`);
       },
-      stop() {
-        stopping ??= (async () => {
-          channels.close();
-          await remove();
-        })();
-        return stopping;
+      stop,
+      async end() {
+        await stop();
+        await endKernel(id);
+        if (shared?.id === id) shared.id = undefined;
       },
     };
   }
 
-  return { name: 'jupyter-server', remote: true, start };
+  return {
+    name: 'jupyter-server',
+    remote: true,
+    shared: options.shared !== undefined,
+    start,
+    endKernel,
+  };
 }

@@ -21,7 +21,7 @@ import type { ToolCall } from '../approval/approvalRequest.ts';
 import { CodeExecutor, type CodeExecutorOptions } from '../executor.ts';
 import { TimeoutBudget } from '../kernel/budget.ts';
 import type { ExecutionResult } from '../kernel/execution.ts';
-import { jupyterServerBackend } from '../kernel/jupyterServerBackend.ts';
+import { jupyterServerBackend, type SharedRemoteKernel } from '../kernel/jupyterServerBackend.ts';
 import type { ExecutionChunk } from '../kernel/output.ts';
 import { processSocketDir } from '../kernel/ownedDirs.ts';
 import type { ToolConnections } from '../toolserver/runToolCall.ts';
@@ -41,6 +41,8 @@ export interface KernelSessionContext {
   python(): string;
   /** Servers registered so far (by any session); defined in this session's pool at start. */
   servers: ReadonlyMap<string, UpstreamParams>;
+  /** Cluster mode: the kernel on the shared Jupyter server this session drives. */
+  sharedKernel?: SharedRemoteKernel;
   /**
    * What kernel code may call: by default the registered servers (`pool`). Code mode adds the
    * catalog's tools, called as the caller of the cell running now (`cell()`; none between cells).
@@ -301,7 +303,9 @@ export class KernelSession {
       kernelEnv: { ...this.#context.kernelEnv, ...this.#toolServerEnv() },
       sandbox: settings.sandbox,
       sandboxConfig: settings.sandboxConfig,
-      backend: settings.kernelGateway && jupyterServerBackend(settings.kernelGateway),
+      backend:
+        settings.kernelGateway &&
+        jupyterServerBackend({ ...settings.kernelGateway, shared: this.#context.sharedKernel }),
     };
     return new CodeExecutor(options);
   }

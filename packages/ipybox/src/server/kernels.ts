@@ -16,9 +16,19 @@
  *
  * @module
  */
-import { createLogger, type Logger } from '@mcpbox/framework';
+import { createLogger, errorMessage, type Logger } from '@mcpbox/framework';
 import { ApprovalBoard } from '../approval/approvalBoard.ts';
+import {
+  type JupyterServerBackend,
+  jupyterServerBackend,
+  type SharedRemoteKernel,
+} from '../kernel/jupyterServerBackend.ts';
 import { type KernelCaller, keysOfClosed } from './kernelCaller.ts';
+import {
+  type KernelDirectory,
+  localKernelDirectory,
+  type SharedKernel,
+} from './kernelDirectory.ts';
 import { mintKernelHandle, parseKernelHandle, sameSecret } from './kernelHandles.ts';
 import { KernelSession, type KernelSessionContext } from './kernelSession.ts';
 import { type Tombstone, Tombstones } from './kernelTombstones.ts';
@@ -68,6 +78,8 @@ interface Entry {
   home: string | undefined;
   reapWhenIdle: boolean;
   opening: Promise<KernelSession>;
+  /** Cluster mode: the kernel on the shared Jupyter server this entry drives. */
+  shared?: SharedRemoteKernel;
   /** Set once open: what reaping looks at. */
   session?: KernelSession;
   /** `Date.now()` when it was opened. */
@@ -101,9 +113,15 @@ export class Kernels {
   /** Every kernel's pending approvals, for an operator's page (`approval: channel`). */
   readonly approvals = new ApprovalBoard();
   #closed = false;
+  /** Cluster mode: the other replicas' kernels (see `kernelDirectory.ts`). */
+  #directory: KernelDirectory = localKernelDirectory;
+  /** Ends shared kernels on the Jupyter server (their sessions only let go of them). */
+  readonly #gateway: JupyterServerBackend | undefined;
 
   constructor(context: KernelSessionContext) {
     this.#context = context;
+    const { kernelGateway } = context.settings;
+    this.#gateway = kernelGateway && jupyterServerBackend(kernelGateway);
     this.#logger = context.logger ?? createLogger('ipybox');
     const idle = context.settings.kernelIdleTimeoutMs;
     this.#reaper = setInterval(() => void this.reapIdle(), Math.min(idle, 60_000));
@@ -112,6 +130,15 @@ export class Kernels {
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  /**
+   * Cluster mode: kernels on the Jupyter server are shared with the other replicas through
+   * `directory`, so any replica runs a caller's cells. Kernels on this machine stay local: no
+   * other replica could reach them.
+   */
+  shareThrough(directory: KernelDirectory): void {
+    if (this.#context.settings.kernelGateway) this.#directory = directory;
   }
 
   /**
@@ -124,7 +151,10 @@ export class Kernels {
     { open = true }: { open?: boolean } = {},
   ): Promise<KernelLease> {
     if (this.#closed) throw new Error('ipybox is shutting down');
-    if (handle !== undefined) return this.#lease(this.#byHandle(caller, handle), false, false);
+    if (handle !== undefined) {
+      await this.#adoptShared(caller, handle);
+      return this.#lease(this.#byHandle(caller, handle), false, false);
+    }
     if (caller.home === undefined) {
       if (!open) {
         throw new KernelHandleError(
@@ -133,6 +163,10 @@ export class Kernels {
         );
       }
       return this.#lease(this.#openEntry(caller, undefined), true, true);
+    }
+    if (this.#directory.shared) {
+      const shared = await this.#directory.homeKernel(caller.home).catch(() => undefined);
+      if (shared !== undefined) await this.#adoptShared(caller, undefined, shared);
     }
     const id = this.#homes.get(caller.home);
     const existing = id === undefined ? undefined : this.#entries.get(id);
@@ -218,7 +252,9 @@ export class Kernels {
         now - e.session.lastUsed >= timeoutMs,
     );
     const reason = `after ${Math.round(timeoutMs / 1000)} s idle (kernel_idle_timeout)`;
+    const usedElsewhere = await this.#usedElsewhere(idle, now - timeoutMs);
     for (const entry of idle) {
+      if (usedElsewhere.has(entry)) continue;
       this.#logger.info(`ipybox: closing the idle kernel ${entry.id}`);
       await this.#end(entry, reason, true);
     }
@@ -261,12 +297,20 @@ export class Kernels {
     return entry;
   }
 
-  #openEntry(caller: KernelCaller, home: string | undefined): Entry {
+  /** `adopted`: a kernel another replica opened (cluster mode), attached here. */
+  #openEntry(
+    caller: KernelCaller,
+    home: string | undefined,
+    adopted?: { id: string; handle: string; digest: Buffer; remoteId: string | undefined },
+  ): Entry {
     const { maxKernels, kernelIdleTimeoutMs } = this.#context.settings;
     if (this.#entries.size >= maxKernels) {
       throw new KernelLimitError(maxKernels, kernelIdleTimeoutMs / 1000);
     }
-    const { id, handle, digest } = mintKernelHandle();
+    const { id, handle, digest } = adopted ?? mintKernelHandle();
+    const shared: SharedRemoteKernel | undefined = this.#directory.shared
+      ? { id: adopted?.remoteId, onCreated: (remoteId) => void this.#publish(entry, remoteId) }
+      : undefined;
     const entry: Entry = {
       id,
       handle,
@@ -274,11 +318,17 @@ export class Kernels {
       owner: caller.owner,
       home,
       reapWhenIdle: home === undefined || caller.reapHomeWhenIdle,
-      opening: KernelSession.open(id, this.#context),
+      opening: KernelSession.open(
+        id,
+        shared ? { ...this.#context, sharedKernel: shared } : this.#context,
+      ),
+      shared,
       openedAt: Date.now(),
     };
     this.#entries.set(id, entry);
     if (home !== undefined) this.#homes.set(home, id);
+    // Reachable from the other replicas at once (a new_kernel handle before its first cell).
+    if (shared && !adopted) void this.#publish(entry, undefined);
     entry.opening.then(
       (session) => {
         entry.session = session;
@@ -292,6 +342,7 @@ export class Kernels {
   async #lease(entry: Entry, opened: boolean, handleNeeded: boolean): Promise<KernelLease> {
     const session = await entry.opening;
     session.touch();
+    if (this.#directory.shared) void this.#directory.touch(entry.id).catch(() => {});
     return { session, handle: entry.handle, opened, handleNeeded };
   }
 
@@ -310,5 +361,92 @@ export class Kernels {
     this.#gone.add(entry.id, { digest: entry.digest, owner: entry.owner, reason });
     if (tellHome && entry.home !== undefined) this.#homesGone.add(entry.home, reason);
     await (await entry.opening.catch(() => undefined))?.close();
+    if (entry.shared) await this.#retireShared(entry, reason);
+  }
+
+  /** What the other replicas learn of a kernel of this one. */
+  #sharedRecord(entry: Entry, remoteId: string | undefined): SharedKernel {
+    return {
+      id: entry.id,
+      digest: entry.digest.toString('hex'),
+      owner: entry.owner,
+      remoteId,
+      ...(entry.home !== undefined && { handle: entry.handle }),
+    };
+  }
+
+  async #publish(entry: Entry, remoteId: string | undefined): Promise<void> {
+    try {
+      await this.#directory.publish(this.#sharedRecord(entry, remoteId), entry.home);
+    } catch (error) {
+      this.#logger.warn(
+        `ipybox: kernel ${entry.id} is not shared with the other replicas (${errorMessage(error)}); it is reachable through this one`,
+      );
+    }
+  }
+
+  /** Ends a shared kernel for every replica: on the Jupyter server, and in the directory. */
+  async #retireShared(entry: Entry, reason: string): Promise<void> {
+    const remoteId = entry.shared?.id;
+    if (remoteId !== undefined) await this.#gateway?.endKernel(remoteId);
+    await this.#directory
+      .retire(this.#sharedRecord(entry, remoteId), reason, entry.home)
+      .catch((error) => this.#logger.warn(`ipybox: kernel ${entry.id}: ${errorMessage(error)}`));
+  }
+
+  /**
+   * Cluster mode: this replica's view of a kernel follows the directory — one another replica
+   * opened is attached here (for its owner, with the right secret: else it stays unknown here),
+   * one closed there leaves its tombstone here, one replaced there (reset, or lost and started
+   * again) is attached anew. The kernel is the one `handle` names, else `homeId` (the caller's
+   * default). Redis away: local state only.
+   */
+  async #adoptShared(
+    caller: KernelCaller,
+    handle: string | undefined,
+    homeId?: string,
+  ): Promise<void> {
+    const parsed = handle === undefined ? undefined : parseKernelHandle(handle);
+    const id = parsed?.id ?? homeId;
+    if (!this.#directory.shared || id === undefined) return;
+    const record = await this.#directory.kernel(id).catch(() => undefined);
+    if (!record) return;
+    const digest = Buffer.from(record.digest, 'hex');
+    if (parsed && !sameSecret(parsed.digest, digest)) return;
+    if (record.owner !== undefined && record.owner !== caller.owner) return;
+    const home = parsed ? undefined : caller.home;
+    const local = this.#entries.get(id);
+    if (local && record.gone === undefined && local.shared?.id === record.remoteId) return;
+    if (local) {
+      // Only let go: the kernel is gone already, or another one replaced it on the server.
+      this.#forget(local);
+      void local.opening.then(
+        (session) => session.close(),
+        () => {},
+      );
+    }
+    if (record.gone !== undefined) {
+      this.#gone.add(id, { digest, owner: record.owner, reason: record.gone });
+      if (home !== undefined) this.#homesGone.add(home, record.gone);
+      return;
+    }
+    const named = handle?.trim() ?? record.handle;
+    if (named === undefined) return;
+    const opener = { owner: record.owner, home, reapHomeWhenIdle: true };
+    this.#openEntry(opener, home, { id, handle: named, digest, remoteId: record.remoteId });
+  }
+
+  /** Cluster mode: which of these idle-looking kernels another replica used since `since`. */
+  async #usedElsewhere(entries: Entry[], since: number): Promise<Set<Entry>> {
+    const used = new Set<Entry>();
+    if (!this.#directory.shared) return used;
+    await Promise.all(
+      entries.map(async (entry) => {
+        // Redis away: spare it, rather than end a kernel someone may be using.
+        const last = await this.#directory.lastUsed(entry.id).catch(() => Date.now());
+        if (last !== undefined && last > since) used.add(entry);
+      }),
+    );
+    return used;
   }
 }

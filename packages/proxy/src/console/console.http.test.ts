@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { get } from 'node:http';
 import { test } from 'node:test';
+import { loadConfig } from '@mcpbox/framework';
 import { startProxy } from '../proxy/__fixtures__/proxyProcess.ts';
 import { testdir } from '../proxy/__fixtures__/testdir.ts';
 
@@ -207,4 +208,13 @@ test('without a management token the console is loopback-only and still CSRF-saf
     }).on('error', reject);
   });
   assert.equal(rebound, 403);
+});
+
+test('management_console: on by default, off in the config file', (t) => {
+  const dir = testdir(
+    { 'off.yaml': 'management_console: false\n', 'on.yaml': 'autoload: []\n' },
+    t,
+  );
+  assert.equal(loadConfig({ file: `${dir}/on.yaml`, env: {} }).management_console, true);
+  assert.equal(loadConfig({ file: `${dir}/off.yaml`, env: {} }).management_console, false);
 });
