@@ -182,7 +182,12 @@ const otelConfig = z
         return typeof n === 'number' && n >= 0 && n <= 1 ? n : undefined;
       }).optional(),
     },
-    { error: 'expected a mapping with endpoint, service_name, sample_ratio' },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown ${issue.keys.join(', ')}: expected endpoint, service_name, sample_ratio`
+          : 'expected a mapping with endpoint, service_name, sample_ratio',
+    },
   )
   .strict();
 

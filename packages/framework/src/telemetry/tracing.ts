@@ -9,6 +9,7 @@
  * @module
  */
 import type * as Api from '@opentelemetry/api';
+import { createLogger, type Logger } from '../logging/index.ts';
 import type { TelemetrySettings } from './settings.ts';
 
 /** A W3C trace-context carrier: a request's `_meta`, HTTP headers. */
@@ -81,7 +82,39 @@ async function load(settings: TelemetrySettings): Promise<void> {
     }),
   );
   api.trace.setGlobalTracerProvider(provider);
+  api.diag.setLogger(exportProblems(settings.tracesUrl), api.DiagLogLevel.WARN);
   tracing = { api, tracer: provider.getTracer('mcpbox'), provider };
+}
+
+/** At most one line a minute about spans that cannot be exported; calls go on regardless. */
+const REPORT_EVERY_MS = 60_000;
+
+/**
+ * The SDK's own complaints (an unreachable or refusing collector, most often) as warnings on our
+ * log, naming the URL without any credentials in it, and never more than one a minute.
+ */
+export function exportProblems(
+  tracesUrl: string,
+  logger: Logger = createLogger('telemetry'),
+  now: () => number = Date.now,
+): Api.DiagLogger {
+  const url = new URL(tracesUrl);
+  const shown = `${url.origin}${url.pathname}`;
+  let last = Number.NEGATIVE_INFINITY;
+  const report = (message: string, ...args: unknown[]) => {
+    if (now() - last < REPORT_EVERY_MS) return;
+    last = now();
+    const detail = args
+      .map((arg) => (arg instanceof Error ? arg.message : typeof arg === 'string' ? arg : ''))
+      .filter(Boolean)
+      .join(' ')
+      .replace(/\/\/[^/@\s]*@/g, '//'); // no user:password@ of a URL in the message
+    logger.warn(
+      `OpenTelemetry: ${message}${detail ? ` ${detail}` : ''} (exporting to ${shown}; spans are dropped until it answers, tool calls go on; next report in a minute at the earliest)`,
+    );
+  };
+  const ignore = () => undefined;
+  return { error: report, warn: report, info: ignore, debug: ignore, verbose: ignore };
 }
 
 /** Sends the spans still waiting (before a process ends). */
@@ -99,6 +132,7 @@ export async function stopTracing(): Promise<void> {
   active.api.trace.disable();
   active.api.context.disable();
   active.api.propagation.disable();
+  active.api.diag.disable();
 }
 
 /** What makes a result a failure for its span (an `isError` tool result); undefined for fine. */

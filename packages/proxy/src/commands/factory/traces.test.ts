@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -275,4 +276,41 @@ test('/metrics counts requests by method and era', async (t) => {
     text,
     /^mcpbox_request_duration_seconds_count\{method="tools\/call",era="2026-07-28"\} 2$/m,
   );
+});
+
+test('an unreachable collector: calls go on, and one warning says where spans were to go', async (t) => {
+  const dir = scratch(t);
+  const closed = createNetServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, '-p', 'echo'],
+    env: {
+      ...(process.env as Record<string, string>),
+      HOME: dir,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const client = newClient('2026-07-28');
+  await client.connect(transport);
+  t.after(() => client.close());
+  assert.equal(textOf(await echo(client, 'before', clientTraceparent().traceparent)), 'before');
+  const warning = new RegExp(
+    `WARN .*OpenTelemetry: .*exporting to http://127\\.0\\.0\\.1:${port}/v1/traces`,
+  );
+  const deadline = Date.now() + 120_000;
+  while (!warning.test(stderr)) {
+    assert.ok(Date.now() < deadline, `no export warning; stderr:\n${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(textOf(await echo(client, 'after', clientTraceparent().traceparent)), 'after');
+  assert.equal(stderr.match(/OpenTelemetry:/g)?.length, 1, 'one warning, not one per span');
 });
