@@ -238,3 +238,58 @@ test('code mode with the sandboxed kernel: catalog tools work from confined code
   });
   assert.match(outside.text, /Read-only file system/);
 });
+
+for (const era of ['legacy', '2026-07-28'] as Era[]) {
+  test(`code mode approval_rules (${era} client): an elicit rule asks the cell's client, others run`, async (t) => {
+    const { dir, remove } = await tempWorkspace('code-mode-elicit-');
+    t.after(remove);
+    const config = join(dir, 'factory.yaml');
+    await writeFile(
+      config,
+      [
+        'plugins:',
+        '  echo: {}',
+        '  greet: {}',
+        '  code_mode:',
+        `    workspace: ${JSON.stringify(join(dir, 'workspace'))}`,
+        '    approval: auto',
+        '    approval_rules: {"greet": "elicit"}',
+        '',
+      ].join('\n'),
+    );
+    const client = eraClient(era, { elicitation: true });
+    let decision: 'accept' | 'decline' = 'accept';
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params.message);
+      return decision === 'accept'
+        ? { action: 'accept', content: { approve: true } }
+        : { action: 'decline' };
+    });
+    await connectFactory(client, config, dir);
+    t.after(() => client.close());
+
+    const cell = [
+      'from mcptools.echo import echo',
+      'from mcptools.greet import greet',
+      'from mcptools._runtime import ApprovalError',
+      "print(echo.run({'message': 'no question'}))",
+      'try:',
+      "    print(greet.run({'name': 'Ada'}))",
+      'except ApprovalError as error:',
+      "    print(f'{type(error).__name__} | {error}')",
+    ].join('\n');
+    const approved = await executeCode(client, cell);
+    assert.equal(approved.text.trim(), 'no question\nHello, Ada!');
+    assert.equal(asked.length, 1, 'only the greet call was asked about');
+    assert.match(asked[0] ?? '', /'greet' of the MCP server 'greet'/);
+
+    decision = 'decline';
+    const declined = await executeCode(client, cell, { kernel: approved.kernel });
+    assert.match(
+      declined.text,
+      /^no question\nToolRejected \| call to greet\.greet rejected by the approver/,
+    );
+    assert.equal(asked.length, 2);
+  });
+}

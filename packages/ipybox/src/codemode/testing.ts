@@ -18,10 +18,13 @@ export const BIN_DIR = fileURLToPath(new URL('../../../../node_modules/.bin/', i
 
 export type Era = 'legacy' | '2026-07-28';
 
-export function eraClient(era: Era, name = 'code-mode-test'): Client {
+export function eraClient(era: Era, { elicitation = false } = {}): Client {
   return new Client(
-    { name, version: '1.0.0' },
-    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } } },
+    { name: 'code-mode-test', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } },
+      ...(elicitation && { capabilities: { elicitation: {} } }),
+    },
   );
 }
 
