@@ -33,14 +33,6 @@ export type {
 } from './catalog/catalogView.ts';
 export { splitWords, ToolSearchIndex } from './catalog/search.ts';
 export {
-  ClusterLink,
-  type ClusterSettings,
-  type ClusterStatus,
-  ClusterUnavailableError,
-  openCluster,
-  redactRedisUrl,
-} from './cluster/index.ts';
-export {
   type ToolCall,
   ToolCallDispatcher,
   type ToolCallInterceptor,
@@ -80,6 +72,19 @@ export {
 } from './client/params.ts';
 export { UpstreamPool } from './client/pool.ts';
 export { processGroupGuardAvailable } from './client/stdioLaunch.ts';
+export {
+  ClusterLink,
+  type ClusterSettings,
+  type ClusterStatus,
+  ClusterUnavailableError,
+  openCluster,
+  RedisGateStateStore,
+  type ReplicaReport,
+  redactRedisUrl,
+  SharedPluginSet,
+  sharedSealingKey,
+  shareSecurityState,
+} from './cluster/index.ts';
 export {
   applyOverrides,
   CODE_MODES,

@@ -173,6 +173,8 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
     try {
       const reason = await validate(call);
       const group = reason === undefined ? gate?.groupOfTool(call.tool) : undefined;
+      // Shared (cluster) state is read fresh before deciding; in memory there is nothing to wait for.
+      if (group !== undefined && gate!.shared) await gate!.sync(group);
       const blocked = group === undefined ? undefined : gate!.check(group, call.ctx);
       if (reason !== undefined) {
         logger.info(`tool call rejected: ${call.tool}`, {

@@ -102,6 +102,11 @@ export interface ServerOptions {
    */
   deferLoading?: string[];
   /**
+   * Key sealing 2026 `requestState` (HMAC); default a random key per process. Replicas behind
+   * one load balancer share one (cluster mode), so a round trip may land on any of them.
+   */
+  requestStateKey?: string;
+  /**
    * OpenTelemetry traces over OTLP/HTTP; without an endpoint here or in `OTEL_EXPORTER_OTLP_*`,
    * off (and the SDK never loaded).
    */
@@ -217,6 +222,7 @@ export function createServer(
     catalog,
     dispatcher,
     counters: stats,
+    requestStateKey: options.requestStateKey,
   });
 
   // Gate unlocks belong to a session or connection: they go when it goes.

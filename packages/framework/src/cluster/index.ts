@@ -9,7 +9,16 @@ import type { Logger } from '../logging/index.ts';
 import { ClusterLink, ClusterUnavailableError } from './link.ts';
 import type { ClusterSettings } from './settings.ts';
 
+export { RedisGateStateStore } from './gateStore.ts';
 export { ClusterLink, type ClusterStatus, ClusterUnavailableError } from './link.ts';
+export {
+  REPORT_TTL_MS,
+  type ReplicaReport,
+  SharedPluginSet,
+  type SharedPlugins,
+} from './pluginSet.ts';
+export { sharedSealingKey, sharedSecret } from './sealingKey.ts';
+export { shareSecurityState } from './security.ts';
 export {
   CLUSTER_FALLBACKS,
   type ClusterFallback,

@@ -30,7 +30,12 @@ import {
 import { type GateGroupSettings, type GateSettings, parseGateConfig } from './config.ts';
 import { GATE_HANDLE_ARGUMENT, handleUnlocks, mintHandle } from './handles.ts';
 import { callerKeyOf, findCallContext, type GateCallContext } from './session.ts';
-import { type GateStateStore, type GroupRecord, processGateStore } from './store.ts';
+import {
+  type GateStateStore,
+  type GroupRecord,
+  processGateStore,
+  type StepClaim,
+} from './store.ts';
 import { registerGateTools, type ToolRegistrar } from './tools.ts';
 import { checkTotp, stepAt, TOTP_PERIOD_SECONDS } from './totp.ts';
 
@@ -67,6 +72,10 @@ export class Gate {
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #store: GateStateStore;
+  /** Shared state: groups whose record could not be read at the last sync → why. */
+  readonly #unreachable = new Map<string, string>();
+  /** Shared state: writes under way (lock, touch); each resolves with a warning or undefined. */
+  readonly #writes = new Set<Promise<string | undefined>>();
 
   constructor(settings: GateSettings, options: GateOptions = {}) {
     this.settings = settings;
@@ -80,12 +89,67 @@ export class Gate {
 
   /** The shared record of a configured group, keyed by where its secret comes from. */
   #record(settings: GateGroupSettings): GroupRecord {
+    return this.#store.group(this.#secretKey(settings));
+  }
+
+  #secretKey(settings: GateGroupSettings): string {
     const s = this.settings;
     const source =
       s.backend === 'file' ? s.secretFile : s.backend === 'vaultwarden' ? s.vaultwardenUrl : '';
-    return this.#store.group(
-      `${settings.name}\u0000${s.backend}\u0000${source}\u0000${settings.secretRef}`,
+    return `${settings.name}\u0000${s.backend}\u0000${source}\u0000${settings.secretRef}`;
+  }
+
+  /** Whether the state is shared with other replicas: then call {@link sync} before deciding. */
+  get shared(): boolean {
+    return this.#store.shared !== undefined;
+  }
+
+  /**
+   * Shared state only: brings this process's copy of `group` (or of every group) up to date, so
+   * `check` and `status` see unlocks and locks made on other replicas. When the shared state
+   * cannot be read, `check` refuses the group's calls until a later `sync` succeeds (fail
+   * closed). Resolves at once in memory.
+   */
+  async sync(group?: string): Promise<void> {
+    const shared = this.#store.shared;
+    if (!shared) return;
+    const names = group === undefined ? this.groupNames : [group];
+    await Promise.all(
+      names.map(async (name) => {
+        const settings = this.settings.groups.get(name);
+        if (!settings) return;
+        try {
+          await shared.refresh(this.#secretKey(settings));
+          this.#unreachable.delete(name);
+        } catch (error) {
+          this.#unreachable.set(name, unreachableMessage(name, error));
+        }
+      }),
     );
+  }
+
+  /**
+   * Shared state only: waits for the writes `lock` and `check` started; resolves with a
+   * warning when one could not reach the other replicas.
+   */
+  async settled(): Promise<string | undefined> {
+    const writes = [...this.#writes];
+    const results = await Promise.all(writes);
+    return results.find((warning) => warning !== undefined);
+  }
+
+  /** Starts a write to the shared state; a failure is logged and reported by `settled`. */
+  #write(what: string, write: Promise<void>): void {
+    const tracked: Promise<string | undefined> = write.then(
+      () => undefined,
+      (error) => {
+        const warning = `${what} could not reach the other replicas yet (${errorText(error)})`;
+        this.#logger.error(`gate: ${warning}`);
+        return warning;
+      },
+    );
+    this.#writes.add(tracked);
+    void tracked.then(() => this.#writes.delete(tracked));
   }
 
   get enabled(): boolean {
@@ -110,6 +174,15 @@ export class Gate {
     const settings = this.settings.groups.get(group);
     if (settings === undefined) return { ok: false, message: this.#unknown(group) };
     const state = this.#record(settings);
+    const shared = this.#store.shared;
+    const secretKey = this.#secretKey(settings);
+    if (shared) {
+      try {
+        await shared.refresh(secretKey);
+      } catch (error) {
+        return { ok: false, message: unreachableMessage(group, error) };
+      }
+    }
     if (state.lockedOut) return { ok: false, message: lockedOutMessage(group) };
 
     let secret: string;
@@ -139,11 +212,28 @@ export class Gate {
           message: `Cannot unlock group '${group}': its secret is not valid base32.`,
         };
       case 'invalid':
-        return this.#failure(group, state);
+        if (!shared) return this.#failure(group, state);
+        try {
+          const counted = await shared.recordFailure(secretKey, MAX_FAILURES);
+          return this.#failed(group, counted.failures, counted.lockedOut);
+        } catch (error) {
+          return { ok: false, message: unreachableMessage(group, error) };
+        }
       case 'valid':
         break;
     }
-    if (check.step <= state.lastUsedStep) {
+    const caller = callerKeyOf(ctx);
+    // Shared state: one atomic step in Redis decides, whichever replica the code reached.
+    let claim: StepClaim = check.step <= state.lastUsedStep ? 'reused' : 'ok';
+    if (shared && claim === 'ok') {
+      try {
+        claim = await shared.claimStep(secretKey, check.step, caller, now);
+      } catch (error) {
+        return { ok: false, message: unreachableMessage(group, error) };
+      }
+    }
+    if (claim === 'locked-out') return { ok: false, message: lockedOutMessage(group) };
+    if (claim === 'reused') {
       const wait = (stepAt(now) + 1) * TOTP_PERIOD_SECONDS - Math.floor(now / 1000);
       this.#logger.warn(`gate: refused a reused code for group '${group}'`);
       return {
@@ -154,7 +244,6 @@ export class Gate {
     state.lastUsedStep = check.step;
     state.consecutiveFailures = 0;
     this.#publish('unlock', group);
-    const caller = callerKeyOf(ctx);
     const timeout = formatDuration(settings.timeoutSeconds);
     if (caller === undefined) {
       const handle = mintHandle(group, state.lockEpoch, now + settings.timeoutSeconds * 1000);
@@ -178,15 +267,24 @@ export class Gate {
   /** Locks `group` — or, with `''`, every group — for every caller, voiding every handle. */
   lock(group = ''): GateAnswer {
     if (group === '') {
-      for (const settings of this.settings.groups.values()) revoke(this.#record(settings));
+      for (const settings of this.settings.groups.values()) this.#revoke(settings);
       this.#logger.info('gate: all groups locked');
       return { ok: true, message: 'All groups locked.' };
     }
     const settings = this.settings.groups.get(group);
     if (!settings) return { ok: false, message: this.#unknown(group) };
-    revoke(this.#record(settings));
+    this.#revoke(settings);
     this.#logger.info(`gate: group '${group}' locked`);
     return { ok: true, message: `Group '${group}' locked.` };
+  }
+
+  /** Revokes here at once and, with shared state, on every replica (see `settled`). */
+  #revoke(settings: GateGroupSettings): void {
+    revoke(this.#record(settings));
+    const shared = this.#store.shared;
+    if (shared) {
+      this.#write(`the lock of group '${settings.name}'`, shared.revoke(this.#secretKey(settings)));
+    }
   }
 
   /** One line per group, as the caller's session sees it. */
@@ -242,6 +340,8 @@ export class Gate {
     if (!this.enabled) return undefined;
     const settings = this.settings.groups.get(group);
     if (settings === undefined) return this.#unknown(group);
+    const unreachable = this.#unreachable.get(group);
+    if (unreachable !== undefined) return this.#blocked(group, unreachable);
     const state = this.#record(settings);
     if (state.lockedOut) return this.#blocked(group, lockedOutMessage(group));
     const now = this.#clock();
@@ -255,6 +355,11 @@ export class Gate {
     }
     if (caller !== undefined && state.unlocked.has(caller)) {
       this.#touch(state, caller, now).unlocked.set(caller, now);
+      const shared = this.#store.shared;
+      if (shared) {
+        const touched = shared.touch(this.#secretKey(settings), caller, now, state.lockEpoch);
+        this.#write(`the use of group '${group}'`, touched);
+      }
     }
     return undefined;
   }
@@ -275,6 +380,7 @@ export class Gate {
     }
     const gate = this;
     return async function gateProtected(...args: Args) {
+      if (gate.shared) await gate.sync(group);
       const blocked = gate.check(group, findCallContext(args));
       if (blocked !== undefined) return gateErrorResult(blocked);
       return await handler(...args);
@@ -293,17 +399,25 @@ export class Gate {
 
   #failure(group: string, state: GroupRecord): GateAnswer {
     state.consecutiveFailures++;
-    this.#publish('failure', group);
-    if (state.consecutiveFailures >= MAX_FAILURES) {
+    const lockedOut = state.consecutiveFailures >= MAX_FAILURES;
+    if (lockedOut) {
       state.lockedOut = true;
       revoke(state);
+    }
+    return this.#failed(group, state.consecutiveFailures, lockedOut);
+  }
+
+  /** The answer to a wrong code, counted (here or in the shared state) as the `failures`-th. */
+  #failed(group: string, failures: number, lockedOut: boolean): GateAnswer {
+    this.#publish('failure', group);
+    if (lockedOut) {
       this.#publish('lockout', group);
       this.#logger.warn(
         `gate: group '${group}' locked out after ${MAX_FAILURES} failed attempts; restart to reset`,
       );
       return { ok: false, message: lockedOutMessage(group) };
     }
-    const left = MAX_FAILURES - state.consecutiveFailures;
+    const left = MAX_FAILURES - failures;
     this.#logger.warn(`gate: wrong code for group '${group}' (${left} attempt(s) left)`);
     return { ok: false, message: `Invalid code. ${left} attempt(s) left.` };
   }
@@ -399,6 +513,17 @@ export function displayCallerKey(key: string): string {
   const kind = colon < 0 ? '' : key.slice(0, colon + 1);
   const id = key.slice(colon + 1);
   return id.length > 8 ? `${kind}${id.slice(0, 8)}…` : key;
+}
+
+function unreachableMessage(group: string, error: unknown): string {
+  return (
+    `Group '${group}' is unavailable: the gate's shared state cannot be reached ` +
+    `(${errorText(error)}). Protected calls are refused until it is back; try again shortly.`
+  );
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function shortKey(key: string): string {

@@ -4,7 +4,8 @@
  * server-minted, HMAC-signed claim "group G unlocked until T, lock epoch E"; the caller passes
  * it as the `gate_handle` argument of each gated call. Only the caller that presented the code
  * ever sees it; a lock (or the kill switch) bumps the epoch and voids every handle of the group;
- * it expires with the group's timeout. The key is per process, so a restart voids them all.
+ * it expires with the group's timeout. The key is per process, so a restart voids them all —
+ * or, in cluster mode, per cluster ({@link shareHandleKey}), so a handle works on every replica.
  *
  * @module
  */
@@ -13,7 +14,12 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 /** The reserved tool argument that carries a handle. */
 export const GATE_HANDLE_ARGUMENT = 'gate_handle';
 
-const KEY = randomBytes(32);
+let KEY = randomBytes(32);
+
+/** Cluster mode: sign and check handles with the cluster's key (at start, before any unlock). */
+export function shareHandleKey(key: string): void {
+  KEY = Buffer.from(key, 'base64url');
+}
 
 interface HandleClaim {
   /** Group. */

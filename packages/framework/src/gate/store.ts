@@ -5,7 +5,10 @@
  * secret (backend and reference), so every gate guarding the same secret shares one record —
  * whichever plugin instance created it.
  *
- * In memory, process-wide; the interface is the seam for a shared store (Redis) later.
+ * In memory and process-wide by default. Replicas of a cluster share it through Redis
+ * (`cluster/gateStore.ts`): then the `GroupRecord` is this process's copy, refreshed before
+ * every decision, and the operations that must be atomic across replicas (a code's step, a
+ * failure, a lock) go through {@link SharedGateState}.
  *
  * @module
  */
@@ -28,6 +31,37 @@ export interface GateStateStore {
   group(secretKey: string): GroupRecord;
   /** Drops one caller's unlocks everywhere (its session or connection closed). */
   forgetCaller(caller: string): void;
+  /** Present when the state is shared with other processes; absent in memory. */
+  readonly shared?: SharedGateState;
+}
+
+/** What a code's step did to the shared record. */
+export type StepClaim = 'ok' | 'reused' | 'locked-out';
+
+/**
+ * The shared side of a {@link GateStateStore}: each method is atomic across replicas and
+ * updates this process's copy of the record. Each rejects when the shared state cannot be
+ * reached; the gate then refuses (fails closed).
+ */
+export interface SharedGateState {
+  /** Reloads the process's copy of the group's record. */
+  refresh(secretKey: string): Promise<void>;
+  /**
+   * Accepts TOTP step `step` unless the group is locked out or a step this new was used; on
+   * success resets the failure count and records `caller`'s unlock at `now`.
+   */
+  claimStep(
+    secretKey: string,
+    step: number,
+    caller: string | undefined,
+    now: number,
+  ): Promise<StepClaim>;
+  /** Counts a wrong code; at `max` locks the group out and revokes every unlock. */
+  recordFailure(secretKey: string, max: number): Promise<{ failures: number; lockedOut: boolean }>;
+  /** Revokes every unlock of the group and voids its handles (a new lock epoch). */
+  revoke(secretKey: string): Promise<void>;
+  /** Restarts `caller`'s inactivity clock, if its unlock still stands in this lock epoch. */
+  touch(secretKey: string, caller: string, now: number, epoch: number): Promise<void>;
 }
 
 export class InMemoryGateStateStore implements GateStateStore {
@@ -57,5 +91,21 @@ export class InMemoryGateStateStore implements GateStateStore {
   }
 }
 
-/** The store every gate of this process uses unless given another. */
-export const processGateStore: GateStateStore = new InMemoryGateStateStore();
+let processStore: GateStateStore = new InMemoryGateStateStore();
+
+/**
+ * The store every gate of this process uses unless given another: in memory, or the cluster's
+ * once {@link shareProcessGateStore} installed it (gates made before follow along).
+ */
+export const processGateStore: GateStateStore = {
+  group: (secretKey) => processStore.group(secretKey),
+  forgetCaller: (caller) => processStore.forgetCaller(caller),
+  get shared() {
+    return processStore.shared;
+  },
+};
+
+/** Cluster mode: every gate of this process keeps its state in `store` from now on. */
+export function shareProcessGateStore(store: GateStateStore): void {
+  processStore = store;
+}

@@ -62,7 +62,11 @@ export function registerGateTools(gate: Gate, server: ToolRegistrar): void {
     },
     async ({ group }: { group?: string }) => {
       const answer = gate.lock(group ?? '');
-      return text(answer.message, !answer.ok);
+      // Shared state: the lock holds here at once; say so when the other replicas wait for it.
+      const warning = answer.ok ? await gate.settled() : undefined;
+      return warning
+        ? text(`${answer.message} Warning: ${warning}; they refuse protected calls meanwhile.`)
+        : text(answer.message, !answer.ok);
     },
   );
   server.registerTool(
@@ -72,6 +76,9 @@ export function registerGateTools(gate: Gate, server: ToolRegistrar): void {
       description: 'Show each protected group and whether it is unlocked for this session.',
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async (ctx: GateCallContext) => text(gate.status(ctx)),
+    async (ctx: GateCallContext) => {
+      await gate.sync();
+      return text(gate.status(ctx));
+    },
   );
 }

@@ -121,7 +121,14 @@ function operationResult<T extends { ok: boolean; error?: string }>(result: T): 
 
 function routesFor(manager: PluginManager): Map<string, Route> {
   return new Map<string, Route>([
-    ['GET /proxy/status', () => statusJson(manager.registry.getSummary())],
+    [
+      'GET /proxy/status',
+      async () => {
+        const status = statusJson(manager.registry.getSummary());
+        // Cluster mode: the shared plugin set and how every replica compares with it.
+        return manager.clusterView ? { ...status, cluster: await manager.clusterView() } : status;
+      },
+    ],
     [
       'GET /proxy/plugins',
       async () => ({

@@ -24,6 +24,7 @@ import {
 } from '@mcpbox/framework';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { clusterText } from './clusterText.ts';
 import type { InnerClient } from './innerClient.ts';
 import type { PluginManager } from './manager.ts';
 
@@ -128,7 +129,15 @@ export function managementTools(options: ManagementToolsOptions): PluginModule {
       server.registerTool(
         'proxy__status',
         { description: 'Server, transport, ports and how many plugins and tools are loaded.' },
-        () => pluginStatus({ ...options.status(), summary: manager.registry.getSummary() }),
+        async () => {
+          const text = pluginStatus({
+            ...options.status(),
+            summary: manager.registry.getSummary(),
+          });
+          return manager.clusterView
+            ? `${text}\n${clusterText(await manager.clusterView())}`
+            : text;
+        },
       );
 
       server.registerTool(

@@ -25,6 +25,7 @@ import {
   resolvePlugin,
   type UnloadResult,
 } from '@mcpbox/framework';
+import type { ClusterView } from './clusterSync.ts';
 import type { CommandRegistry } from './commands.ts';
 import { resolvePluginConfig } from './pluginConfig.ts';
 import { pluginNameError } from './pluginName.ts';
@@ -57,7 +58,17 @@ export interface AvailableEntry {
   kind: 'plugin' | 'upstream';
 }
 
-export type ManagerEvent = { type: 'loaded' | 'unloaded' | 'reloaded'; plugin: string };
+export type ManagerEvent = {
+  type: 'loaded' | 'unloaded' | 'reloaded';
+  plugin: string;
+  /** Applied because another replica made the change (cluster mode): not to be shared again. */
+  fromCluster?: boolean;
+};
+
+/** Who asks for an operation: a caller here, or cluster mode applying another replica's change. */
+export interface OperationOrigin {
+  fromCluster?: boolean;
+}
 
 /** What to hand the registry for one load. */
 interface Prepared {
@@ -90,6 +101,9 @@ export class PluginManager {
     this.#env = options.env ?? process.env;
     this.#logger = options.logger ?? createLogger('proxy');
   }
+
+  /** Cluster mode: how the replicas compare with the shared plugin set (set by mcp-proxy serve). */
+  clusterView: (() => Promise<ClusterView>) | undefined;
 
   get config(): Config {
     return this.#config;
@@ -129,7 +143,7 @@ export class PluginManager {
    * Loads a plugin by name: a plugin-directory plugin, a package, or a `plugins:` entry. The name
    * is checked here, so every entry point (REST, CLI, MCP tools, autoload) refuses paths alike.
    */
-  load(name: string): Promise<LoadResult> {
+  load(name: string, { fromCluster }: OperationOrigin = {}): Promise<LoadResult> {
     const invalid = pluginNameError(name);
     if (invalid) return Promise.resolve(failed(name, invalid));
     return this.#serial(async () => {
@@ -137,7 +151,7 @@ export class PluginManager {
       const result = await this.#loadNew(name);
       if (result.ok) {
         if (!this.#startupDone) this.#startupPlugins.add(name);
-        this.#emit({ type: 'loaded', plugin: name });
+        this.#emit({ type: 'loaded', plugin: name, fromCluster });
       }
       return result;
     });
@@ -152,7 +166,7 @@ export class PluginManager {
     });
   }
 
-  unload(name: string): Promise<UnloadResult> {
+  unload(name: string, { fromCluster }: OperationOrigin = {}): Promise<UnloadResult> {
     const invalid = pluginNameError(name);
     if (invalid) return Promise.resolve({ ...failed(name, invalid), removed: [] });
     return this.#serial(async () => {
@@ -168,7 +182,7 @@ export class PluginManager {
       this.commands.removePlugin(name);
       this.#startupPlugins.delete(name);
       await this.#close(plugin?.module);
-      this.#emit({ type: 'unloaded', plugin: name });
+      this.#emit({ type: 'unloaded', plugin: name, fromCluster });
       return result;
     });
   }
@@ -184,7 +198,10 @@ export class PluginManager {
    * `howToLoad` completes the answer for a plugin that is not loaded, in the caller's terms
    * (`mcp-proxy load echo`, `proxy__load(plugin='echo')`).
    */
-  reload(name: string, { howToLoad }: { howToLoad?: string } = {}): Promise<LoadResult> {
+  reload(
+    name: string,
+    { howToLoad, fromCluster }: { howToLoad?: string } & OperationOrigin = {},
+  ): Promise<LoadResult> {
     const invalid = pluginNameError(name);
     if (invalid) return Promise.resolve(failed(name, invalid));
     return this.#serial(async () => {
@@ -211,7 +228,7 @@ export class PluginManager {
         return still(result.error);
       }
       if (this.registry.getPlugin(name)?.module !== old.module) await this.#close(old.module);
-      this.#emit({ type: 'reloaded', plugin: name });
+      this.#emit({ type: 'reloaded', plugin: name, fromCluster });
       return result;
     });
   }

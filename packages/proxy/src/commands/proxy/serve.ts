@@ -20,7 +20,10 @@ import {
   JsonlToolLogger,
   type LogLevel,
   loadConfig,
+  openCluster,
   reserveStdoutForProtocol,
+  sharedSealingKey,
+  shareSecurityState,
   startHealthServer,
   ToolCallTap,
 } from '@mcpbox/framework';
@@ -28,6 +31,7 @@ import { WebConsole } from '../../console/console.ts';
 import { probeManagementPort } from '../../management/client.ts';
 import { type ManagementServer, startManagementServer } from '../../management/server.ts';
 import { statusJson } from '../../management/status.ts';
+import { ClusterPluginSync } from '../../proxy/clusterSync.ts';
 import { CommandRegistry } from '../../proxy/commands.ts';
 import { InnerClient } from '../../proxy/innerClient.ts';
 import { MANAGEMENT_PLUGIN, managementTools } from '../../proxy/managementTools.ts';
@@ -122,6 +126,11 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   // The console's call feed and charts read calls from the same pipeline, redacted the same way.
   const tap = config.management_console ? new ToolCallTap({ redaction: config }) : undefined;
   const jsonl = new JsonlToolLogger({ dir: config.tool_log_dir, redaction: config });
+  // Cluster mode: Redis down at start stops here with the URL and what to do (or, with
+  // cluster.fallback: local, this replica serves alone, as the log says).
+  const cluster = await openCluster(config.cluster, { logger: log });
+  // The gate's state and handle key in Redis, before anything makes a gate.
+  if (cluster) await shareSecurityState(cluster);
   const security = createSecurity(config, {
     toolLogger: tap ? new CompositeToolLogger([jsonl, tap]) : jsonl,
   });
@@ -130,6 +139,8 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
     // Code mode on still lists the management tools: the proxy is driven through them.
     listedInCodeMode: [MANAGEMENT_PLUGIN],
     name: config.server_name,
+    // One requestState key for every replica: an input round may land on any of them.
+    requestStateKey: cluster ? await sharedSealingKey(cluster) : undefined,
     ...security.httpOptions,
   });
   security.install(server);
@@ -150,6 +161,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   let management: ManagementServer | undefined;
   let health: HealthServer | undefined;
   let watcher: PluginWatcher | undefined;
+  let clusterSync: ClusterPluginSync | undefined;
   let loading = true;
   // Ready also means clients can connect: the MCP endpoint listens (its HTTP stack loads on demand).
   let serving = false;
@@ -166,6 +178,8 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
     await manager.closeAll();
     await health?.close();
     await security.close();
+    await clusterSync?.close();
+    await cluster?.close();
   }, log);
 
   try {
@@ -211,6 +225,9 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
           if (loading)
             return { ready: false, error: `loading plugins: ${config.autoload.join(', ')}` };
           if (!serving) return { ready: false, error: 'opening the MCP endpoint' };
+          const shared = cluster?.status();
+          if (shared && !shared.connected)
+            return { ready: false, error: shared.error ?? 'Redis unreachable' };
           const missing = failedAtStartup.filter((name) => !manager.registry.isLoaded(name));
           return missing.length > 0
             ? { ready: false, error: `autoloaded plugins not loaded: ${missing.join(', ')}` }
@@ -228,6 +245,12 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
         failedAtStartup.push(name);
         log.error(result.error ?? `Plugin '${name}' failed to load`);
       }
+    }
+    if (cluster) {
+      // Seeds the cluster's plugin set, or adopts it (a replica that starts later).
+      clusterSync = new ClusterPluginSync(manager, cluster);
+      await clusterSync.start();
+      manager.clusterView = () => clusterSync!.view();
     }
     manager.markStartupDone();
     loading = false;

@@ -1,0 +1,150 @@
+/**
+ * The gate's state contract, run against the in-memory store (two gates in one process) and the
+ * Redis store (two gates on two links to one real redis-server, as two replicas): an unlock
+ * made through one holds through the other, a code is accepted once, failures add up to one
+ * lockout, a lock revokes everywhere (handles too), and a touch after a lock does not undo it.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startRedisServer } from '../__fixtures__/redisServer.ts';
+import { freePort } from '../__fixtures__/upstream-processes.ts';
+import { createGate, type Gate } from '../gate/gate.ts';
+import { type GateStateStore, InMemoryGateStateStore } from '../gate/store.ts';
+import { codeAt, newSecret, recordingLogger, testClock } from '../gate/testing.ts';
+import { RedisGateStateStore } from './gateStore.ts';
+import { ClusterLink } from './link.ts';
+
+type After = { after(fn: () => unknown): void };
+
+/** Two stores seen by two "replicas"; `kill` takes the shared state away (Redis only). */
+interface Stores {
+  a: GateStateStore;
+  b: GateStateStore;
+  kill?: () => Promise<void>;
+}
+
+const factories: Record<string, (t: After) => Promise<Stores>> = {
+  'in memory': async () => {
+    const store = new InMemoryGateStateStore();
+    return { a: store, b: store };
+  },
+  redis: async (t) => {
+    const redis = await startRedisServer(t);
+    const settings = {
+      redisUrl: redis.url,
+      name: `gate${await freePort()}`,
+      fallback: 'none' as const,
+    };
+    const links = await Promise.all([ClusterLink.connect(settings), ClusterLink.connect(settings)]);
+    t.after(() => Promise.all(links.map((link) => link.close())));
+    return {
+      a: new RedisGateStateStore(links[0]),
+      b: new RedisGateStateStore(links[1]),
+      kill: () => redis.stop(),
+    };
+  },
+};
+
+const PRINCIPAL = { authInfo: { clientId: 'ci', extra: { sub: 'alice' } } };
+const OTHER = { authInfo: { clientId: 'ci', extra: { sub: 'bob' } } };
+
+function gates(stores: Stores) {
+  const secret = newSecret();
+  const clock = testClock();
+  const make = (store: GateStateStore): Gate =>
+    createGate(
+      {
+        enabled: true,
+        secret_backend: 'env',
+        groups: { shell: { timeout: 600, secret_ref: 'S' } },
+      },
+      { clock: clock.now, logger: recordingLogger(), env: { S: secret }, store },
+    );
+  return {
+    a: make(stores.a),
+    b: make(stores.b),
+    clock,
+    code: (steps = 0) => codeAt(secret, clock.now(), steps),
+  };
+}
+
+/** What a protected call through `gate` answers: undefined when it may run. */
+async function check(gate: Gate, ctx: object): Promise<string | undefined> {
+  if (gate.shared) await gate.sync('shell');
+  return gate.check('shell', ctx);
+}
+
+for (const [name, factory] of Object.entries(factories)) {
+  describe(`gate state contract: ${name}`, () => {
+    test('an unlock made through one replica holds through the other, for that caller only', async (t) => {
+      const { a, b, code } = gates(await factory(t));
+      assert.equal((await a.unlock('shell', code(), PRINCIPAL)).ok, true);
+      assert.equal(await check(b, PRINCIPAL), undefined);
+      assert.match((await check(b, OTHER)) ?? '', /is locked/);
+    });
+
+    test('a code is accepted once across replicas, even at the same moment', async (t) => {
+      const { a, b, code } = gates(await factory(t));
+      const answers = await Promise.all([
+        a.unlock('shell', code(), PRINCIPAL),
+        b.unlock('shell', code(), OTHER),
+      ]);
+      assert.equal(answers.filter((answer) => answer.ok).length, 1, JSON.stringify(answers));
+      assert.match(answers.find((answer) => !answer.ok)!.message, /already used/);
+    });
+
+    test('wrong codes on both replicas add up to one lockout that holds everywhere', async (t) => {
+      const { a, b, code } = gates(await factory(t));
+      assert.equal((await a.unlock('shell', code(), PRINCIPAL)).ok, true);
+      const wrong = code(5);
+      const messages: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        messages.push((await (i % 2 === 0 ? a : b).unlock('shell', wrong, OTHER)).message);
+      }
+      assert.deepEqual(messages.slice(0, 4), [
+        'Invalid code. 4 attempt(s) left.',
+        'Invalid code. 3 attempt(s) left.',
+        'Invalid code. 2 attempt(s) left.',
+        'Invalid code. 1 attempt(s) left.',
+      ]);
+      assert.match(messages[4]!, /locked out/);
+      assert.match((await check(a, PRINCIPAL)) ?? '', /locked out/, 'earlier unlocks revoked');
+      assert.match((await check(b, PRINCIPAL)) ?? '', /locked out/);
+      assert.match((await b.unlock('shell', code(1), PRINCIPAL)).message, /locked out/);
+    });
+
+    test('a lock on one replica revokes unlocks and handles on the other; a late touch does not undo it', async (t) => {
+      const { a, b, code, clock } = gates(await factory(t));
+      assert.equal((await a.unlock('shell', code(), PRINCIPAL)).ok, true);
+      const handleAnswer = await a.unlock('shell', code(1), {});
+      const handle = /gate_handle='([^']+)'/.exec(handleAnswer.message)?.[1];
+      assert.ok(handle, handleAnswer.message);
+      assert.equal(await check(b, { gateHandle: handle }), undefined, 'the handle works on B');
+
+      // B uses the unlock (a touch on its copy), then A locks: the touch must not revive it.
+      assert.equal(await check(b, PRINCIPAL), undefined);
+      assert.deepEqual(a.lock('shell'), { ok: true, message: "Group 'shell' locked." });
+      assert.equal(await a.settled(), undefined);
+      clock.advance(1);
+      assert.equal(await b.settled(), undefined);
+      assert.match((await check(b, PRINCIPAL)) ?? '', /is locked/);
+      assert.match((await check(b, { gateHandle: handle })) ?? '', /is locked/);
+      assert.match((await check(a, PRINCIPAL)) ?? '', /is locked/);
+    });
+
+    test('the shared state unreachable: protected calls and unlocks are refused (fail closed)', async (t) => {
+      const stores = await factory(t);
+      if (!stores.kill) return t.skip('nothing shared to lose in memory');
+      const { a, b, code } = gates(stores);
+      assert.equal((await a.unlock('shell', code(), PRINCIPAL)).ok, true);
+      assert.equal(await check(b, PRINCIPAL), undefined);
+      await stores.kill();
+      assert.match((await check(b, PRINCIPAL)) ?? '', /shared state cannot be reached/);
+      const unlock = await a.unlock('shell', code(1), OTHER);
+      assert.equal(unlock.ok, false);
+      assert.match(unlock.message, /shared state cannot be reached/);
+      assert.deepEqual(a.lock('shell'), { ok: true, message: "Group 'shell' locked." });
+      assert.match((await a.settled()) ?? '', /could not reach the other replicas/);
+    });
+  });
+}
