@@ -5,9 +5,14 @@
  * `search_tools` over `server.catalog`, so the listing filter is tested apart from ipybox.
  */
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import {
   connectStdio,
   FACTORY_BIN,
@@ -32,15 +37,21 @@ export function register(server) {
 }
 `;
 
+/**
+ * A test tree with the stand-in plugin. Removed after everything else the test started has
+ * stopped (hooks run in the order they are added, so call this after starting the server).
+ */
 function fixture(t: TestContext, files: Record<string, string> = {}) {
-  return testdir(
-    {
-      'plugins/package.json': '{ "type": "module" }',
-      'plugins/code_mode.js': CODE_MODE_STANDIN,
-      ...files,
-    },
-    t,
-  );
+  const dir = testdir({
+    'plugins/package.json': '{ "type": "module" }',
+    'plugins/code_mode.js': CODE_MODE_STANDIN,
+    ...files,
+  });
+  return {
+    dir,
+    removeLater: () =>
+      t.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 })),
+  };
 }
 
 function newClient(era: Era): Client {
@@ -65,7 +76,7 @@ const text = (result: unknown) =>
 
 for (const era of ERAS) {
   test(`mcp-factory --code-mode over stdio (${era}): only code mode is listed, the rest is callable`, async (t) => {
-    const dir = fixture(t);
+    const { dir, removeLater } = fixture(t);
     const { client } = await connectStdio(t, {
       bin: FACTORY_BIN,
       args: [
@@ -81,6 +92,7 @@ for (const era of ERAS) {
       home: dir,
       client: newClient(era),
     });
+    removeLater();
     assert.deepEqual(await names(client), ['search_tools']);
     assert.equal(text(await client.callTool({ name: 'echo', arguments: { message: 'hi' } })), 'hi');
     const found = await client.callTool({
@@ -91,12 +103,13 @@ for (const era of ERAS) {
   });
 
   test(`mcp-proxy --code-mode over HTTP (${era}): code mode and proxy__* listed, later loads too stay unlisted`, async (t) => {
-    const dir = fixture(t);
+    const { dir, removeLater } = fixture(t);
     const proxy = await startProxy(
       ['--http', '0', '--mgmt-port', '0', '-d', join(dir, 'plugins'), '-a', 'echo', '--code-mode'],
       { env: { HOME: dir } },
     );
     t.after(() => proxy.stop());
+    removeLater();
     const client = await httpClient(t, proxy.mcpUrl!, era);
     const listed = await names(client);
     assert.ok(listed.includes('search_tools'), listed.join(', '));
@@ -114,11 +127,23 @@ for (const era of ERAS) {
       'Hello, Ada!',
     );
     assert.equal(text(await client.callTool({ name: 'echo', arguments: { message: 'x' } })), 'x');
+
+    if (era === 'legacy') {
+      // The legacy SSE transport reads the same listing.
+      const sse = newClient(era);
+      await sse.connect(new SSEClientTransport(new URL(proxy.mcpUrl!.replace(/\/mcp$/, '/sse'))));
+      try {
+        assert.deepEqual(await names(sse), listed);
+        assert.equal(text(await sse.callTool({ name: 'echo', arguments: { message: 'y' } })), 'y');
+      } finally {
+        await sse.close();
+      }
+    }
   });
 }
 
 test('code_mode: both from MCP_CODE_MODE lists everything; defer_loading marks tools in _meta (mcp-proxy over HTTP)', async (t) => {
-  const dir = fixture(t, {
+  const { dir, removeLater } = fixture(t, {
     'factory.yaml': 'defer_loading: [echo_upper]\nplugins:\n  greet:\n    defer_loading: true\n',
   });
   const proxy = await startProxy(
@@ -138,6 +163,7 @@ test('code_mode: both from MCP_CODE_MODE lists everything; defer_loading marks t
     { env: { HOME: dir, MCP_CODE_MODE: 'both' } },
   );
   t.after(() => proxy.stop());
+  removeLater();
   for (const era of ERAS) {
     const client = await httpClient(t, proxy.mcpUrl!, era);
     const tools = (await client.listTools()).tools;
