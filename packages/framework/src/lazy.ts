@@ -30,3 +30,8 @@ export const promClient = lazyRequire<typeof import('prom-client')>('prom-client
 export const yaml = lazyRequire<typeof import('yaml')>('yaml');
 export const zodToJsonSchemaPackage =
   lazyRequire<typeof import('zod-to-json-schema')>('zod-to-json-schema');
+export const otpauth = lazyRequire<typeof import('otpauth')>('otpauth');
+/** MiniSearch's CommonJS build exports the class itself. */
+export const miniSearch = lazyRequire<typeof import('minisearch').default>('minisearch');
+/** zod 3's API, only for a plugin's zod 3 schemas (zod 3 is recognised by shape, not by copy). */
+export const zodV3 = lazyRequire<typeof import('zod/v3')>('zod/v3');

@@ -13,7 +13,8 @@
  * @module
  */
 import type { Tool } from '@modelcontextprotocol/server';
-import MiniSearch from 'minisearch';
+import type MiniSearch from 'minisearch';
+import { miniSearch } from '../lazy.ts';
 import type { Catalog } from './catalog.ts';
 import type { ToolEntry } from './types.ts';
 
@@ -141,9 +142,25 @@ const SYNONYMS: Readonly<Record<string, string>> = {
   duplicate: 'merge',
 };
 
-/** The query's own words, then the synonyms of those words (see {@link SYNONYMS}). */
+/**
+ * Distinct words a query is searched with, at most: a pasted paragraph costs a few milliseconds
+ * instead of hundreds (every word is a prefix and fuzzy lookup).
+ */
+const MAX_QUERY_WORDS = 32;
+/** Queries of more words than this are searched without typo tolerance. */
+const FUZZY_QUERY_WORDS = 8;
+
+/** The query's own distinct words, then the synonyms of those words (see {@link SYNONYMS}). */
 function expandQuery(query: string): { text: string; ownTerms: number } {
-  const words = splitWords(query);
+  const seen = new Set<string>();
+  const words = splitWords(query)
+    .filter((word) => {
+      const key = word.toLowerCase();
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .slice(0, MAX_QUERY_WORDS);
   const ownTerms = words.filter((word) => processTerm(word) !== null).length;
   const added: string[] = [];
   for (const word of words) {
@@ -214,6 +231,9 @@ export class ToolSearchIndex {
       ...SEARCH_OPTIONS,
       // Terms past the query's own are synonyms: they count, but less.
       boostTerm: (_term, i) => (i < ownTerms ? 1 : 0.5),
+      // Typos are looked for in short queries only: in a long one the other words carry it, and
+      // each fuzzy lookup walks the whole term tree.
+      fuzzy: ownTerms <= FUZZY_QUERY_WORDS ? SEARCH_OPTIONS.fuzzy : false,
       filter: owners
         ? (result) => owners.has(this.#entries.get(result.id)?.plugin ?? '')
         : undefined,
@@ -230,7 +250,7 @@ export class ToolSearchIndex {
 
   #build(): MiniSearch<ToolDocument> {
     if (this.#index) return this.#index;
-    const index = new MiniSearch<ToolDocument>({
+    const index = new (miniSearch())<ToolDocument>({
       fields: ['name', 'title', 'description', 'params', 'plugin'],
       tokenize: splitWords,
       processTerm,

@@ -8,8 +8,8 @@
  * @module
  */
 import { z } from 'zod';
-import * as z3 from 'zod/v3';
-import { zodToJsonSchemaPackage } from '../lazy.ts';
+import type * as z3 from 'zod/v3';
+import { zodToJsonSchemaPackage, zodV3 } from '../lazy.ts';
 
 /** Any schema with a Standard Schema validator (zod ≥ 3.24, zod 4, valibot, arktype…). */
 export interface AnySchema {
@@ -55,7 +55,7 @@ export function isZodRawShape(value: unknown): value is ZodRawShapeCompat {
 export function objectFromShape(shape: ZodRawShapeCompat): AnySchema {
   const fields = Object.values(shape);
   if (fields.length > 0 && fields.every((f) => !isZod4(f))) {
-    return z3.object(shape as unknown as z3.ZodRawShape) as unknown as AnySchema;
+    return zodV3().object(shape as unknown as z3.ZodRawShape) as unknown as AnySchema;
   }
   return z.object(shape as unknown as z.ZodRawShape) as unknown as AnySchema;
 }

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { Secret, TOTP } from 'otpauth';
+import type { Secret } from 'otpauth';
+import { otpauth } from '../lazy.ts';
 
 export const TOTP_PERIOD_SECONDS = 30;
 export const TOTP_DIGITS = 6;
@@ -23,7 +24,7 @@ export function checkTotp(secretBase32: string, code: string, nowMs: number): To
   let secret: Secret;
   try {
     // Authenticator apps show secrets grouped and lower-case; padding is optional.
-    secret = Secret.fromBase32(
+    secret = otpauth().Secret.fromBase32(
       secretBase32
         .replace(/[\s-]+/g, '')
         .replace(/=+$/, '')
@@ -33,7 +34,7 @@ export function checkTotp(secretBase32: string, code: string, nowMs: number): To
   } catch {
     return { kind: 'bad-secret' };
   }
-  const totp = new TOTP({
+  const totp = new (otpauth().TOTP)({
     secret,
     algorithm: 'SHA1',
     digits: TOTP_DIGITS,
