@@ -8,9 +8,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { rawModern } from '../../../framework/src/__fixtures__/rawModern.ts';
 import { startRedisServer } from '../../../framework/src/__fixtures__/redisServer.ts';
 import { freePort } from '../../../framework/src/__fixtures__/upstream-processes.ts';
 import { waitFor } from '../../../framework/src/cluster/testing.ts';
+import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
 import { type ProxyProcess, runProxyCli, startProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin } from './__fixtures__/testdir.ts';
 
@@ -19,13 +21,18 @@ type After = { after(fn: () => unknown): void };
 async function replica(
   t: After,
   redisUrl: string,
-  options: { home: string; pluginDir?: string; autoload?: string[] },
+  options: {
+    home: string;
+    pluginDir?: string;
+    autoload?: string[];
+    env?: Record<string, string>;
+  },
 ): Promise<ProxyProcess> {
   const args = ['--http', '0', '--mgmt-port', '0'];
   if (options.pluginDir) args.push('-d', options.pluginDir);
   for (const name of options.autoload ?? ['echo']) args.push('-a', name);
   const proxy = await startProxy(args, {
-    env: { HOME: options.home, MCP_REDIS_URL: redisUrl },
+    env: { HOME: options.home, MCP_REDIS_URL: redisUrl, ...options.env },
     timeoutMs: 60_000,
   });
   t.after(() => proxy.stop());
@@ -252,4 +259,81 @@ test('Redis down at start: a clear error, or a single process with fallback: loc
   t.after(() => alone.stop());
   assert.match(alone.stderr(), /serving as a single process/);
   assert.equal((await ready(alone)).status, 200);
+});
+
+const INTERVIEW = `
+export function register(server) {
+  server.registerTool('interview', { description: 'asks a name' }, async (ctx) => {
+    const answer = await ctx.elicit({
+      mode: 'form',
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    });
+    return answer.action === 'accept' ? 'Hello, ' + answer.content.name : 'declined';
+  });
+}
+`;
+
+test('security state is shared: a gate unlock through A holds through B, a lock through C voids it; an input round sealed by A continues on B', async (t) => {
+  const redis = await startRedisServer(t);
+  const secret = newSecret();
+  const home = testdir({ 'plugins/interview.js': INTERVIEW }, t);
+  const options = {
+    home,
+    pluginDir: join(home, 'plugins'),
+    autoload: ['echo', 'gated', 'interview'],
+    env: { MCP_GATE_SECRET_SECRETS: secret },
+  };
+  const [a, b, c] = await Promise.all([
+    replica(t, redis.url, options),
+    replica(t, redis.url, options),
+    replica(t, redis.url, options),
+  ]);
+  const call = async (proxy: ProxyProcess, name: string, args: Record<string, unknown>) => {
+    const response = await rawModern(proxy.mcpUrl!, 'tools/call', { name, arguments: args });
+    assert.ok(response.result, JSON.stringify(response));
+    return JSON.stringify(response.result.content);
+  };
+
+  // A 2026 request without authentication gets a handle; it works on every replica.
+  const code = codeAt(secret, Date.now());
+  const unlocked = await call(a, 'gate_unlock', { group: 'secrets', code });
+  const handle = /gate_handle='([^'\\]+)'/.exec(unlocked)?.[1];
+  assert.ok(handle, unlocked);
+  assert.match(await call(b, 'gated_secret_action', { what: 'x', gate_handle: handle }), /Done: x/);
+  assert.match(await call(c, 'gated_secret_action', { what: 'y' }), /is locked/);
+  // The same code is spent on every replica.
+  assert.match(await call(b, 'gate_unlock', { group: 'secrets', code }), /already used/);
+
+  // A lock through C voids the handle on B.
+  assert.match(await call(c, 'gate_lock', { group: 'secrets' }), /locked/);
+  assert.match(
+    await call(b, 'gated_secret_action', { what: 'x', gate_handle: handle }),
+    /is locked/,
+  );
+
+  // requestState sealed by A opens on B.
+  const capabilities = { elicitation: { form: {} } };
+  const first = await rawModern(
+    a.mcpUrl!,
+    'tools/call',
+    { name: 'interview', arguments: {} },
+    {
+      capabilities,
+    },
+  );
+  assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
+  const asked = Object.keys(first.result?.inputRequests as object)[0]!;
+  const next = await rawModern(
+    b.mcpUrl!,
+    'tools/call',
+    {
+      name: 'interview',
+      arguments: {},
+      inputResponses: { [asked]: { action: 'accept', content: { name: 'Ada' } } },
+      requestState: first.result?.requestState,
+    },
+    { capabilities },
+  );
+  assert.match(JSON.stringify(next), /Hello, Ada/);
 });
