@@ -17,6 +17,7 @@
 import { errorMessage, type PluginServer, type ToolContext } from '@mcpbox/framework';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { CodeExecutionError } from '../kernel/errors.ts';
 import type { ExecutionOutput } from '../kernel/output.ts';
 import type { KernelSession } from '../server/kernelSession.ts';
 import { callerOf } from '../server/outputResources.ts';
@@ -44,9 +45,17 @@ export class CellViewer {
     return rendersApps(ctx);
   }
 
-  /** Before a UI client's cell: its kernel keeps the DataFrames it displays. */
+  /**
+   * Before a UI client's cell: its kernel keeps the DataFrames it displays. If the kernel
+   * refuses the hook (user code broke IPython's formatters), the cell still runs, without
+   * tables; a kernel that cannot start fails the cell as it would have anyway.
+   */
   async prepare(session: KernelSession): Promise<void> {
-    await installFrameCapture(session);
+    try {
+      await installFrameCapture(session);
+    } catch (error) {
+      if (!(error instanceof CodeExecutionError)) throw error;
+    }
   }
 
   /** The cell's result with what the viewer needs in `_meta`; content untouched. */
