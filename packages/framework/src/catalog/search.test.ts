@@ -90,6 +90,15 @@ describe('tool search over the fixture catalog', () => {
     assert.equal(index.search('forecast rain')[0]?.tool.name, 'weather_forecast');
   });
 
+  test('a long pasted request (repeated words, more than 32) still ranks its tools', async () => {
+    const { index } = await fixtureCatalog();
+    const request =
+      'I need to give this customer their money back for the broken order, '.repeat(20) +
+      'and afterwards tell the team in the support channel what happened with the refund';
+    const top = index.search(request, { limit: 3 }).map((hit) => hit.tool.name);
+    assert.ok(top.includes('payments_refund'), top.join(', '));
+  });
+
   test('a misspelt long word still finds its tool', async () => {
     const { index } = await fixtureCatalog();
     const top = index.search('transalte documnet', { limit: 3 }).map((hit) => hit.tool.name);
