@@ -151,7 +151,10 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
   const session = cookies.find((c) => c.name === 'mcp_console');
   assert.ok(session?.httpOnly && session.sameSite === 'Strict');
   assert.ok(!JSON.stringify(cookies).includes(TOKEN), 'the token is in no cookie');
-  const storage = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
+  // Strings: this code runs in the page, where the DOM is (tsc here knows no DOM).
+  const storage = String(
+    await page.evaluate('JSON.stringify({ ...localStorage, ...sessionStorage })'),
+  );
   assert.ok(!storage.includes(TOKEN), 'the token is in no browser storage');
   assert.ok(!(await page.content()).includes(TOKEN), 'the token is in no page');
 
@@ -188,21 +191,20 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
     arguments: { message: 'hello-feed', api_key: 'hush-key-1' },
   });
   await modern.callTool({ name: 'echo_upper', arguments: { message: 'locked-call' } });
-  await page.waitForFunction(
-    () => document.querySelector('#feed tbody')?.textContent?.includes('hello-feed'),
-    WAIT,
-  );
-  await page.waitForFunction(
-    () => document.querySelector('#feed tbody')?.textContent?.includes('echo_upper'),
-    WAIT,
-  );
+  const feedShows = (what: string) =>
+    page.waitForFunction(
+      `document.querySelector('#feed tbody')?.textContent?.includes(${JSON.stringify(what)})`,
+      WAIT,
+    );
+  await feedShows('hello-feed');
+  await feedShows('echo_upper');
   const feed = await page.$eval('#feed tbody', (b) => b.textContent ?? '');
   assert.ok(!feed.includes('hush-key-1'), 'the secret argument is redacted');
   assert.match(feed, /rejected/, 'the gated call shows as rejected');
   await shot(page, 'calls');
   await page.type('#filter', 'hello-feed');
   const visible = await page.$$eval('#feed tbody tr', (rows) =>
-    rows.filter((r) => !(r as HTMLElement).hidden).map((r) => r.textContent ?? ''),
+    rows.filter((r) => !r.hasAttribute('hidden')).map((r) => r.textContent ?? ''),
   );
   assert.ok(visible.length >= 1 && visible.every((row) => row.includes('hello-feed')));
 
@@ -245,9 +247,8 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
   );
   await page.goto(`${base}${kernelsHref}`, WAIT);
   await page.waitForFunction(
-    (selector) => document.querySelector(selector)?.textContent?.includes('busy'),
+    `document.querySelector(${JSON.stringify(kernelRow)})?.textContent?.includes('busy')`,
     WAIT,
-    kernelRow,
   );
   assert.match(await page.$eval(kernelRow, (r) => r.textContent ?? ''), /session:/);
   await shot(page, 'kernels');

@@ -153,7 +153,14 @@ test('console log-in: the cookie, wrong and missing tokens, forged cookies, CSRF
   const rest = await fetch(`${base}/proxy/plugins`, { headers: { cookie: session } });
   assert.equal(rest.status, 401);
 
-  // Logging out ends the session: the same cookie no longer works.
+  // A live feed opened with the session (its first bytes arrive at once) ...
+  const events = await fetch(`${base}/console/events`, { headers: { cookie: session } });
+  assert.equal(events.status, 200);
+  assert.match(events.headers.get('content-type') ?? '', /^text\/event-stream/);
+  const stream = (events.body as ReadableStream<Uint8Array>).getReader();
+  assert.match(new TextDecoder().decode((await stream.read()).value), /^retry:/);
+
+  // Logging out ends the session: the same cookie no longer works, and its live feed ends.
   const out = await fetch(`${base}/console/logout`, {
     method: 'POST',
     headers: { cookie: session, 'content-type': 'application/x-www-form-urlencoded' },
@@ -162,6 +169,16 @@ test('console log-in: the cookie, wrong and missing tokens, forged cookies, CSRF
   });
   assert.equal(out.status, 303);
   assert.match(out.headers.get('set-cookie') ?? '', /Max-Age=0/);
+  // (Bounded, so a feed that stays open fails the test instead of hanging it.)
+  let timer: NodeJS.Timeout | undefined;
+  const ended = await Promise.race([
+    stream.read().then((r) => r.done),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, 60_000, 'still open');
+    }),
+  ]);
+  clearTimeout(timer);
+  assert.equal(ended, true, 'the live feed ended with the session');
   const after = await fetch(`${base}/console/plugins`, {
     headers: { cookie: session },
     redirect: 'manual',

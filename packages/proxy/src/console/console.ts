@@ -92,7 +92,8 @@ export class WebConsole {
   readonly #errors = new Map<string, string>();
   /** Surfaces this console opened (as an approval client, say), and how to close them. */
   readonly #opened = new Map<AdminSurface, () => void>();
-  readonly #streams = new Set<ServerResponse>();
+  /** Open live feeds, by the session that opened them (logging out ends its feeds). */
+  readonly #streams = new Map<ServerResponse, string>();
   readonly #stop: Array<() => void> = [];
 
   constructor(options: WebConsoleOptions) {
@@ -130,7 +131,7 @@ export class WebConsole {
     for (const stop of this.#stop.splice(0)) stop();
     for (const close of this.#opened.values()) close();
     this.#opened.clear();
-    for (const stream of this.#streams) stream.end();
+    for (const stream of this.#streams.keys()) stream.end();
     this.#streams.clear();
   }
 
@@ -159,7 +160,7 @@ export class WebConsole {
       return this.#text(res, 405, `method ${method} not allowed`);
     }
     if (path === '' || path === '/console') return this.#redirect(res, '/console/plugins');
-    if (path === '/console/events') return this.#events(req, res);
+    if (path === '/console/events') return this.#events(req, res, session);
     const body = await this.#pageBody(path, session);
     if (body === undefined) return this.#text(res, 404, `no such page: ${path}`);
     const flash = session.flash;
@@ -227,6 +228,7 @@ export class WebConsole {
     }
     if (path === '/console/logout') {
       this.#sessions.logout(session);
+      for (const [stream, owner] of this.#streams) if (owner === session.id) stream.end();
       res.setHeader('set-cookie', sessionCookie(undefined, isTls(req)));
       return this.#redirect(res, '/console/login');
     }
@@ -298,7 +300,7 @@ export class WebConsole {
   }
 
   /** Server-sent events: every tool call from now on, as `event: call`. */
-  #events(req: IncomingMessage, res: ServerResponse): void {
+  #events(req: IncomingMessage, res: ServerResponse, session: ConsoleSession): void {
     res.writeHead(200, {
       ...SECURITY_HEADERS,
       'content-type': 'text/event-stream; charset=utf-8',
@@ -312,7 +314,7 @@ export class WebConsole {
     // A comment now and then keeps proxies and the browser from calling the stream dead.
     const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
     ping.unref();
-    this.#streams.add(res);
+    this.#streams.set(res, session.id);
     const end = () => {
       clearInterval(ping);
       stop?.();
