@@ -56,7 +56,7 @@ writeFileSync(
     '    args: [stdio]',
     // Its echo would collide with the echo plugin's.
     '    prefix: everything',
-    mirroredServers(dir),
+    ...mirroredServers(dir).map((line) => `  ${line}`),
     '  code_mode:',
     `    workspace: ${JSON.stringify(join(dir, 'workspace'))}`,
     '',

@@ -12,12 +12,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { checkSandboxHost } from '../sandbox/preflight.ts';
-import { tempWorkspace, textOf } from '../server/testing.ts';
+import { textOf } from '../server/testing.ts';
 import {
   connectFactory,
   type Era,
   eraClient,
   executeCode,
+  factoryConfig,
   mirroredServers,
   toolLogEntries,
   waitFor,
@@ -25,22 +26,10 @@ import {
 
 for (const era of ['legacy', '2026-07-28'] as Era[]) {
   test(`code mode over stdio (${era} client): search, call local and mirrored tools, bad input, policy`, async (t) => {
-    const { dir, remove } = await tempWorkspace('code-mode-');
-    t.after(remove);
+    const { dir, config } = await factoryConfig(t, (dir) => ['echo: {}', ...mirroredServers(dir)], [
+      'approval_rules: {"memory.delete_entities": "deny"}',
+    ]);
     await writeFile(join(dir, 'notes.txt'), 'alpha\nbeta\ngamma\n');
-    const config = join(dir, 'factory.yaml');
-    await writeFile(
-      config,
-      [
-        'plugins:',
-        '  echo: {}',
-        mirroredServers(dir),
-        '  code_mode:',
-        `    workspace: ${JSON.stringify(join(dir, 'workspace'))}`,
-        '    approval_rules: {"memory.delete_entities": "deny"}',
-        '',
-      ].join('\n'),
-    );
     const client = eraClient(era);
     await connectFactory(client, config, dir);
     t.after(() => client.close());
@@ -210,20 +199,7 @@ function sandboxUnavailable(): string | undefined {
 test('code mode with the sandboxed kernel: catalog tools work from confined code', {
   skip: sandboxUnavailable(),
 }, async (t) => {
-  const { dir, remove } = await tempWorkspace('code-mode-sandbox-');
-  t.after(remove);
-  const config = join(dir, 'factory.yaml');
-  await writeFile(
-    config,
-    [
-      'plugins:',
-      '  echo: {}',
-      '  code_mode:',
-      `    workspace: ${JSON.stringify(join(dir, 'workspace'))}`,
-      '    sandbox: true',
-      '',
-    ].join('\n'),
-  );
+  const { dir, config } = await factoryConfig(t, ['echo: {}'], ['sandbox: true']);
   const client = eraClient('2026-07-28');
   await connectFactory(client, config, dir);
   t.after(() => client.close());
@@ -241,21 +217,10 @@ test('code mode with the sandboxed kernel: catalog tools work from confined code
 
 for (const era of ['legacy', '2026-07-28'] as Era[]) {
   test(`code mode approval_rules (${era} client): an elicit rule asks the cell's client, others run`, async (t) => {
-    const { dir, remove } = await tempWorkspace('code-mode-elicit-');
-    t.after(remove);
-    const config = join(dir, 'factory.yaml');
-    await writeFile(
-      config,
-      [
-        'plugins:',
-        '  echo: {}',
-        '  greet: {}',
-        '  code_mode:',
-        `    workspace: ${JSON.stringify(join(dir, 'workspace'))}`,
-        '    approval: auto',
-        '    approval_rules: {"greet": "elicit"}',
-        '',
-      ].join('\n'),
+    const { dir, config } = await factoryConfig(
+      t,
+      ['echo: {}', 'greet: {}'],
+      ['approval: auto', 'approval_rules: {"greet": "elicit"}'],
     );
     const client = eraClient(era, { elicitation: true });
     let decision: 'accept' | 'decline' = 'accept';

@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { FACTORY_BIN, textOf } from '../server/testing.ts';
+import { FACTORY_BIN, tempWorkspace, textOf } from '../server/testing.ts';
 
 // Waits for a condition with a generous deadline (a loaded machine), never for a fixed time.
 export { waitFor } from '../../../framework/src/cluster/testing.ts';
@@ -28,16 +28,40 @@ export function eraClient(era: Era, { elicitation = false } = {}): Client {
   );
 }
 
-/** `plugins:` entries mirroring server-memory (its file in `dir`) and server-filesystem (`dir`). */
-export function mirroredServers(dir: string): string {
+/** `plugins:` entries (unindented) mirroring server-memory (its file in `dir`) and server-filesystem (`dir`). */
+export function mirroredServers(dir: string): string[] {
   return [
-    '  memory:',
-    `    command: ${JSON.stringify(join(BIN_DIR, 'mcp-server-memory'))}`,
-    `    env: {MEMORY_FILE_PATH: ${JSON.stringify(join(dir, 'memory.json'))}}`,
-    '  filesystem:',
-    `    command: ${JSON.stringify(join(BIN_DIR, 'mcp-server-filesystem'))}`,
-    `    args: [${JSON.stringify(dir)}]`,
-  ].join('\n');
+    'memory:',
+    `  command: ${JSON.stringify(join(BIN_DIR, 'mcp-server-memory'))}`,
+    `  env: {MEMORY_FILE_PATH: ${JSON.stringify(join(dir, 'memory.json'))}}`,
+    'filesystem:',
+    `  command: ${JSON.stringify(join(BIN_DIR, 'mcp-server-filesystem'))}`,
+    `  args: [${JSON.stringify(dir)}]`,
+  ];
+}
+
+/**
+ * A temporary directory (removed after the test) holding `factory.yaml`: the `plugins:` entries
+ * given (or made for the directory), then code_mode with its workspace in the directory and the settings given.
+ */
+export async function factoryConfig(
+  t: { after: (fn: () => unknown) => void },
+  plugins: readonly string[] | ((dir: string) => readonly string[]),
+  codeMode: readonly string[] = [],
+): Promise<{ dir: string; config: string }> {
+  const { dir, remove } = await tempWorkspace('code-mode-');
+  t.after(remove);
+  const config = join(dir, 'factory.yaml');
+  const lines = [
+    'plugins:',
+    ...(typeof plugins === 'function' ? plugins(dir) : plugins).map((line) => `  ${line}`),
+    '  code_mode:',
+    `    workspace: ${JSON.stringify(join(dir, 'workspace'))}`,
+    ...codeMode.map((line) => `    ${line}`),
+    '',
+  ];
+  await writeFile(config, lines.join('\n'));
+  return { dir, config };
 }
 
 /** Spawns `mcp-factory -c <config>` over stdio with HOME in `dir` and connects `client`. */
