@@ -48,10 +48,17 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
   }
 }
 
-/** Clicks a form's button and waits for the page the form leads to. */
+/**
+ * Clicks a form's button and waits for the page the form leads to. The button is found and
+ * clicked in one step inside the page: live pages swap their content every 1.5 s, and a button
+ * found first and clicked later may be gone.
+ */
 async function submit(page: Page, selector: string): Promise<void> {
   await page.waitForSelector(selector, WAIT);
-  await Promise.all([page.waitForNavigation(WAIT), page.click(selector)]);
+  await Promise.all([
+    page.waitForNavigation(WAIT),
+    page.$eval(selector, (button) => (button as unknown as { click(): void }).click()),
+  ]);
 }
 
 async function shot(page: Page, name: string): Promise<void> {
