@@ -62,6 +62,28 @@ type CacheEntry =
   | { kind: 'active'; info: AuthInfo; until: number }
   | { kind: 'inactive'; until: number };
 
+/** A cache entry as replicas share it: without the token (the key is the token's hash). */
+export type SharedIntrospectionEntry =
+  | { kind: 'active'; info: Omit<AuthInfo, 'token'>; until: number }
+  | { kind: 'inactive'; until: number };
+
+/**
+ * Verified answers shared by the replicas of a cluster (`cluster/introspectionCache.ts`), so a
+ * token checked through one replica is not introspected again by each of the others. Consulted
+ * after this process's own cache; its failures only cost an introspection.
+ */
+export interface SharedIntrospectionCache {
+  get(tokenHash: string): Promise<SharedIntrospectionEntry | undefined>;
+  set(tokenHash: string, entry: SharedIntrospectionEntry, ttlMs: number): Promise<void>;
+}
+
+let sharedCache: SharedIntrospectionCache | undefined;
+
+/** Cluster mode: every verifier of this process also reads and writes `cache`. */
+export function shareIntrospectionCache(cache: SharedIntrospectionCache | undefined): void {
+  sharedCache = cache;
+}
+
 /** What an RFC 7662 answer may hold (all optional but `active`). */
 interface IntrospectionResponse {
   active?: unknown;
@@ -106,6 +128,12 @@ export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
         return cached.info;
       }
       this.#cache.delete(key);
+    }
+    const fromReplicas = await this.#sharedEntry(key, token, now);
+    if (fromReplicas !== undefined) {
+      this.#remember(key, fromReplicas, { share: false });
+      if (fromReplicas.kind === 'inactive') throw this.#reject('inactive', 'Token is not active');
+      return fromReplicas.info;
     }
 
     const answer = await this.#introspect(token);
@@ -207,7 +235,37 @@ export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
     return new (legacyAuth().InvalidTokenError)(message);
   }
 
-  #remember(key: string, entry: CacheEntry): void {
+  /** A live entry another replica cached, with the token put back; undefined otherwise. */
+  async #sharedEntry(key: string, token: string, now: number): Promise<CacheEntry | undefined> {
+    if (sharedCache === undefined || this.#ttlMs <= 0) return undefined;
+    let entry: SharedIntrospectionEntry | undefined;
+    try {
+      entry = await sharedCache.get(key);
+    } catch {
+      return undefined; // the shared cache is away: ask the authorization server
+    }
+    if (entry === undefined || entry.until <= now) return undefined;
+    // Never past the token's own expiry, whoever cached it.
+    if (
+      entry.kind === 'active' &&
+      entry.info.expiresAt !== undefined &&
+      entry.info.expiresAt * 1000 <= now
+    )
+      return undefined;
+    return entry.kind === 'active'
+      ? { kind: 'active', info: { ...entry.info, token }, until: entry.until }
+      : entry;
+  }
+
+  #remember(key: string, entry: CacheEntry, { share = true } = {}): void {
+    if (share && sharedCache !== undefined) {
+      const shared: SharedIntrospectionEntry =
+        entry.kind === 'active'
+          ? { kind: 'active', info: withoutToken(entry.info), until: entry.until }
+          : entry;
+      const ttl = entry.until - this.#clock();
+      if (ttl > 0) void sharedCache.set(key, shared, ttl).catch(() => undefined);
+    }
     if (this.#cache.size >= this.#maxEntries) {
       const now = this.#clock();
       for (const [k, e] of this.#cache) if (e.until <= now) this.#cache.delete(k);
@@ -218,6 +276,11 @@ export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
     }
     this.#cache.set(key, entry);
   }
+}
+
+function withoutToken(info: AuthInfo): Omit<AuthInfo, 'token'> {
+  const { token: _token, ...rest } = info;
+  return rest;
 }
 
 function firstString(...values: unknown[]): string | undefined {
