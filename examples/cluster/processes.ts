@@ -175,12 +175,16 @@ export interface Haproxy extends Proc {
 }
 
 /**
- * Starts HAProxy with `examples/cluster/haproxy.cfg` in front of three replicas; resolves once
+ * Starts HAProxy with `examples/cluster/haproxy.cfg` (or a copy) in front of three replicas; resolves once
  * it accepts connections and its health checks see every replica up.
  */
 export async function startHaproxy(
   replicas: { port: number; healthPort: number }[],
-  { port, statsPort }: { port?: number; statsPort?: number } = {},
+  {
+    port,
+    statsPort,
+    config = HAPROXY_CONFIG,
+  }: { port?: number; statsPort?: number; config?: string } = {},
 ): Promise<Haproxy> {
   if (replicas.length !== 3) throw new Error('haproxy.cfg names three replicas');
   const front = port ?? (await freePort());
@@ -194,7 +198,7 @@ export async function startHaproxy(
     env[`MCPBOX_REPLICA_${i + 1}_HEALTH`] = String(replica.healthPort);
   });
   // -db: stay in the foreground (our child, stopped with us), log to stderr.
-  const proc = spawnGroup('haproxy', 'haproxy', ['-db', '-f', HAPROXY_CONFIG], { env });
+  const proc = spawnGroup('haproxy', 'haproxy', ['-db', '-f', config], { env });
   const statsUrl = `http://127.0.0.1:${stats}/`;
   const servers = async () => {
     const csv = await (
