@@ -8,11 +8,22 @@ import { z } from 'zod';
 import { firstText, inMemoryClient, kitchenServer } from '../__fixtures__/testServer.ts';
 import { codeAt, newSecret } from '../gate/testing.ts';
 import type { PluginServer } from '../plugins/types.ts';
-import { createSecurity } from '../security.ts';
+import { createSecurity, type SecurityConfig } from '../security.ts';
 import { JsonlToolLogger } from '../toollog/jsonl.ts';
 import type { CatalogView } from './catalogView.ts';
 
 type After = { after: (fn: () => unknown) => void };
+
+/** Security over stdio without OAuth or metrics: the interceptors the view's calls pass. */
+const NO_OAUTH: SecurityConfig = {
+  transport: 'stdio',
+  oauth_enabled: false,
+  oauth_server_url: undefined,
+  oauth_public_url: undefined,
+  oauth_cache_ttl: 0,
+  oauth_required_scopes: [],
+  metrics: false,
+};
 
 /** A plugin whose `run_by_code` calls any catalog tool through `server.catalog`, as code mode does. */
 function codeRunner(seen: { view?: CatalogView }) {
@@ -45,18 +56,7 @@ async function setup(t: After) {
   const dir = await mkdtemp(join(tmpdir(), 'catalog-view-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const toolLogger = new JsonlToolLogger({ dir });
-  const security = createSecurity(
-    {
-      transport: 'stdio',
-      oauth_enabled: false,
-      oauth_server_url: undefined,
-      oauth_public_url: undefined,
-      oauth_cache_ttl: 0,
-      oauth_required_scopes: [],
-      metrics: false,
-    },
-    { toolLogger },
-  );
+  const security = createSecurity(NO_OAUTH, { toolLogger });
   t.after(() => security.close());
   const server = await kitchenServer();
   t.after(() => server.close());
@@ -207,13 +207,7 @@ test("the gate applies to calls through the view with the caller's own unlocks, 
     delete process.env.MCPBOX_TEST_VIEW_GATE;
   });
   const security = createSecurity({
-    transport: 'stdio',
-    oauth_enabled: false,
-    oauth_server_url: undefined,
-    oauth_public_url: undefined,
-    oauth_cache_ttl: 0,
-    oauth_required_scopes: [],
-    metrics: false,
+    ...NO_OAUTH,
     gate: { groups: { ops: { secret_ref: 'MCPBOX_TEST_VIEW_GATE', tools: ['echo'] } } },
   });
   t.after(() => security.close());
