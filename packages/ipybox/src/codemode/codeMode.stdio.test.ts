@@ -12,7 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { checkSandboxHost } from '../sandbox/preflight.ts';
-import { textOf } from '../server/testing.ts';
+import { EVERYTHING_BIN, textOf } from '../server/testing.ts';
 import {
   connectFactory,
   type Era,
@@ -258,3 +258,29 @@ for (const era of ['legacy', '2026-07-28'] as Era[]) {
     assert.equal(asked.length, 2);
   });
 }
+
+test('code mode beside the ipybox plugin: a server registered with register_mcp_server is callable from code', async (t) => {
+  const { dir, config } = await factoryConfig(t, (root) => [
+    'ipybox:',
+    `  workspace: ${JSON.stringify(join(root, 'workspace'))}`,
+  ]);
+  const client = eraClient('legacy');
+  await connectFactory(client, config, dir);
+  t.after(() => client.close());
+  // The kernel exists before the registration: it must take the server on, not only new ones.
+  assert.equal((await executeCode(client, 'print(1)')).text.trim(), '1');
+  const registered = await client.callTool({
+    name: 'register_mcp_server',
+    arguments: {
+      server_name: 'everything',
+      server_params: { command: EVERYTHING_BIN, args: ['stdio'] },
+    },
+  });
+  assert.notEqual(registered.isError, true, textOf(registered));
+  const called = await executeCode(
+    client,
+    "from mcptools.everything import echo\nprint(echo.run({'message': 'registered'}))",
+  );
+  assert.equal(called.isError, false, called.text);
+  assert.equal(called.text.trim(), 'Echo: registered');
+});

@@ -66,7 +66,10 @@ export async function register(server: PluginServer, config: PluginConfig = {}):
     // The ipybox plugin may be loaded beside us and owns the ipybox:// output resources.
     outputResources: false,
     elicits: anyElicits(settings),
-    beforeCell: (lease) => modules.forgetStale(lease.session),
+    beforeCell: async (lease) => {
+      await ipybox?.adoptRegistrations();
+      await modules.forgetStale(lease.session);
+    },
   });
   server.logger.info(
     `code mode: workspace ${settings.ipybox.workspace}, ${modules.layout.toolCount} tools callable from code`,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import {
   createLogger,
   type GateCallContext,
@@ -44,6 +44,9 @@ export class Ipybox {
   /** Registrations remembered across restarts (`mcptools/registry.ts`). */
   readonly #registry: ServerRegistry;
   readonly #logger: Logger;
+  readonly #registryEnv: IpyboxOptions['env'];
+  /** The registry file's mtime when last read (0: not read since start). */
+  #registryStamp = 0;
   #stopFollowingSessions: () => void = () => undefined;
 
   private constructor(
@@ -51,9 +54,10 @@ export class Ipybox {
     env: { host: Record<string, string>; kernel: Record<string, string> },
     logger: Logger,
     registry: ServerRegistry,
-    calls: Pick<IpyboxOptions, 'toolConnections' | 'approvalPolicy'>,
+    calls: IpyboxOptions,
   ) {
     this.settings = settings;
+    this.#registryEnv = calls.env;
     this.#registry = registry;
     for (const [name, params] of registry.servers) this.#servers.set(name, params);
     this.#hostEnv = env.host;
@@ -114,16 +118,40 @@ export class Ipybox {
     );
   }
 
-  /**
-   * Generates `<workspace>/mcptools/<name>/` from the server's tools and lets every session's
-   * kernel call it, and remembers it for later runs. Returns the generated module names, and a
-   * note when the registration cannot be remembered.
-   */
   /** Names of the servers registered with `register_mcp_server` (theirs is `mcptools.<name>`). */
   get registeredServers(): string[] {
     return [...this.#servers.keys()];
   }
 
+  /**
+   * Takes on the servers another ipybox of this workspace registered since (the ipybox plugin
+   * beside code mode: one workspace, two plugins), read again from the registry file when it
+   * changed. Running kernels can call them at once.
+   */
+  async adoptRegistrations(): Promise<void> {
+    const stamp = await stat(this.#registry.file).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
+    if (stamp === this.#registryStamp) return;
+    this.#registryStamp = stamp;
+    const current = await ServerRegistry.open(this.settings.workspace, {
+      env: this.#registryEnv,
+      logger: this.#logger,
+    });
+    for (const [name, params] of current.servers) {
+      if (JSON.stringify(this.#servers.get(name)) === JSON.stringify(params)) continue;
+      this.#servers.set(name, params);
+      for (const session of await this.kernels.open()) await session.defineServer(name, params);
+      this.#logger.info(`ipybox: took on MCP server ${name}, registered by another ipybox`);
+    }
+  }
+
+  /**
+   * Generates `<workspace>/mcptools/<name>/` from the server's tools and lets every session's
+   * kernel call it, and remembers it for later runs. Returns the generated module names, and a
+   * note when the registration cannot be remembered.
+   */
   async registerServer(
     name: unknown,
     rawParams: unknown,
