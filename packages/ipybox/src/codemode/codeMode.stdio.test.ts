@@ -283,4 +283,11 @@ test('code mode beside the ipybox plugin: a server registered with register_mcp_
   );
   assert.equal(called.isError, false, called.text);
   assert.equal(called.text.trim(), 'Echo: registered');
+  // The ipybox plugin's tools are in the catalog, but not the one that runs code (no recursion).
+  const ipyboxTools = await executeCode(
+    client,
+    'import mcptools.ipybox as p\nprint(sorted(p.TOOLS))',
+  );
+  assert.match(ipyboxTools.text, /'register_mcp_server'/);
+  assert.doesNotMatch(ipyboxTools.text, /execute/);
 });
