@@ -91,6 +91,10 @@ test('code mode in mcp-proxy: a gated tool from code needs the cell caller’s o
   const other = await executeCode(b, action('steal'));
   assert.equal(other.isError, true);
   assert.match(other.text, /Group 'secrets' is locked/);
+  // Nor can B run its code in A's (unlocked caller's) kernel by naming it.
+  const borrowed = await executeCode(b, action('borrowed'), { kernel: after.kernel });
+  assert.equal(borrowed.isError, true);
+  assert.match(borrowed.text, /belongs to another caller/);
 });
 
 test('code mode in mcp-proxy: load and unload regenerate mcptools/ for running kernels', async (t) => {
