@@ -17,7 +17,7 @@
 import { errorMessage, type PluginServer, type ToolContext } from '@mcpbox/framework';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { CodeExecutionError } from '../kernel/errors.ts';
+import { CodeExecutionError, KernelError } from '../kernel/errors.ts';
 import type { ExecutionOutput } from '../kernel/output.ts';
 import type { KernelSession } from '../server/kernelSession.ts';
 import { callerOf } from '../server/outputResources.ts';
@@ -67,6 +67,20 @@ export class CellViewer {
   ): CallToolResult {
     const outputs = output ? this.#outputs(result, output, callerOf(ctx), session) : [];
     return { ...result, _meta: { ...result._meta, [VIEWER_META_KEY]: { outputs } } };
+  }
+
+  /** A failed cell's result with the viewer data of what it showed before it failed. */
+  attachFailed(
+    result: CallToolResult,
+    error: unknown,
+    ctx: ToolContext,
+    session: KernelSession,
+  ): CallToolResult {
+    const output =
+      error instanceof CodeExecutionError || error instanceof KernelError
+        ? error.output
+        : undefined;
+    return this.attach(result, output, ctx, session);
   }
 
   #outputs(

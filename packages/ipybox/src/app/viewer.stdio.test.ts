@@ -154,6 +154,20 @@ for (const era of ['2025-11-25', '2026-07-28'] as const) {
       assert.equal(textOf(await runCell(box.client, '6 * 7')), '42');
     });
 
+    test('a cell that fails after displaying a DataFrame still shows it in the viewer', async () => {
+      const failed = await runCell(
+        box.client,
+        "import pandas as pd\nfrom IPython.display import display\ndisplay(pd.DataFrame({'partial': [1, 2]}))\n1 / 0",
+      );
+      assert.equal(failed.isError, true);
+      assert.match(textOf(failed), /ZeroDivisionError/);
+      const [frame] = viewerOutputs(failed);
+      assert.ok(frame?.kind === 'frame');
+      assert.deepEqual(frame.columns, ['partial']);
+      const rows = await page(box.client, { frame: frame.id });
+      assert.deepEqual((rows.structuredContent as unknown as Page).data, [[1], [2]]);
+    });
+
     test('a forged frame description from user code is not trusted', async () => {
       const forged = await runCell(
         box.client,

@@ -123,7 +123,11 @@ export function registerExecuteTool(
           lease,
         );
       } catch (error) {
-        return withKernel(await cellError(error, shown), lease);
+        const failed = await cellError(error, shown);
+        return withKernel(
+          viewer ? viewer.attachFailed(failed, error, ctx, session) : failed,
+          lease,
+        );
       }
     },
   );
