@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import {
+  descendants,
+  killAll,
+  repoRoot,
+  waitUntilGone,
+} from '../__fixtures__/upstream-processes.ts';
 import { PluginRegistry } from '../plugins/registry.ts';
+import { upstreamPlugin } from '../plugins/upstream.ts';
 import { Catalog } from './catalog.ts';
 import { splitWords, stem, ToolSearchIndex } from './search.ts';
 
@@ -103,6 +113,59 @@ describe('tool search over the fixture catalog', () => {
     const { index } = await fixtureCatalog();
     const top = index.search('transalte documnet', { limit: 3 }).map((hit) => hit.tool.name);
     assert.ok(top.includes('translate_document'), top.join(', '));
+  });
+});
+
+describe('tool search over mirrored reference servers (real stdio processes)', () => {
+  /** Three real upstream servers mirrored beside the synthetic catalog, as in the code-mode bench. */
+  const MIRRORED_QUERIES: ReadonlyArray<readonly [query: string, owner: string, tool: string]> = [
+    ['read the contents of a text file', 'filesystem', 'filesystem_read_text_file'],
+    ['what is inside this directory', 'filesystem', 'filesystem_list_directory'],
+    ['remember a new person in the knowledge graph', 'memory', 'memory_create_entities'],
+    ['connect two entities with a relation', 'memory', 'memory_create_relations'],
+    ['find nodes in memory', 'memory', 'memory_search_nodes'],
+    ['add two numbers', 'everything', 'everything_get-sum'],
+  ];
+
+  test('each request finds the mirrored tool it means in the top 3', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'search-mirrored-'));
+    const { registry, index } = await fixtureCatalog();
+    const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+    const bin = (name: string) => join(repoRoot, 'node_modules/.bin', `mcp-server-${name}`);
+    const upstreams = [
+      upstreamPlugin(
+        'everything',
+        { command: bin('everything'), args: ['stdio'] },
+        { logger: quiet },
+      ),
+      upstreamPlugin(
+        'memory',
+        { command: bin('memory'), env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } },
+        { logger: quiet },
+      ),
+      upstreamPlugin('filesystem', { command: bin('filesystem'), args: [dir] }, { logger: quiet }),
+    ];
+    t.after(async () => {
+      const pids = upstreams.flatMap((plugin) => {
+        const pid = plugin.connection?.pid;
+        return pid ? [pid, ...descendants(pid)] : [];
+      });
+      await Promise.all(upstreams.map((plugin) => plugin.dispose()));
+      killAll(await waitUntilGone(pids, 10_000));
+      await rm(dir, { recursive: true, force: true });
+    });
+    for (const [i, name] of ['everything', 'memory', 'filesystem'].entries()) {
+      // Prefixed as mcp-proxy's auto_prefix does (`everything_echo` beside the echo plugin's `echo`).
+      const loaded = await registry.loadPlugin(name, { module: upstreams[i], prefix: name });
+      assert.equal(loaded.error, undefined, name);
+    }
+    for (const [query, owner, tool] of MIRRORED_QUERIES) {
+      const top = index.search(query, { limit: 3 });
+      assert.ok(
+        top.some((hit) => hit.plugin === owner && hit.tool.name === tool),
+        `top 3 for "${query}": ${top.map((hit) => `${hit.plugin}:${hit.tool.name}`).join(', ')}`,
+      );
+    }
   });
 });
 

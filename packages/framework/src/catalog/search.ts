@@ -140,6 +140,11 @@ const SYNONYMS: Readonly<Record<string, string>> = {
   down: 'incident outage',
   crash: 'error logs',
   duplicate: 'merge',
+  folder: 'directory',
+  directory: 'folder',
+  add: 'sum plus create',
+  total: 'sum',
+  plus: 'sum add',
 };
 
 /**
