@@ -93,7 +93,8 @@ function processTerm(term: string): string | null {
 /**
  * What users say → what tool descriptions tend to say. Added to a query beside its own words,
  * at half weight, so "make the picture smaller" also asks for "image resize scale" and
- * "book a meeting" for "schedule event". A key is one lower-case word; its value, the words it adds.
+ * "book a meeting" for "schedule event". A key is one lower-case word; its value, the words it
+ * adds.
  */
 const SYNONYMS: Readonly<Record<string, string>> = {
   appointment: 'event meeting',

@@ -33,7 +33,7 @@ export type ToolListing = (entry: ToolEntry) => Tool | undefined;
 export interface ToolListingOptions {
   /** `on`: list only code mode's tools (and `listedInCodeMode`); `both`, `off`: list all. */
   codeMode?: CodeMode;
-  /** Plugins whose tools stay listed with `codeMode: 'on'` besides code mode's (mcp-proxy's `proxy`). */
+  /** Plugins whose tools stay listed with `codeMode: 'on'` besides code mode's (`proxy`). */
   listedInCodeMode?: readonly string[];
   /**
    * Which tools carry the deferred-loading hint: plugin names, tool names, `plugin.tool`, or

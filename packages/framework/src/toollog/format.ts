@@ -57,7 +57,10 @@ export function resultText(redactor: Redactor, result: unknown, max: number): st
   return truncate(safeJson(redactor.value(result, max)), max);
 }
 
-/** ` session=… principal=… via=code`: who made the call and how, the parts that are known (metadata, not redacted). */
+/**
+ * ` session=… principal=… via=code`: who made the call and how, the parts that are known
+ * (metadata, not redacted).
+ */
 export function callerText(details: CallDetails | undefined): string {
   return (
     (details?.sessionId === undefined ? '' : ` session=${details.sessionId}`) +
