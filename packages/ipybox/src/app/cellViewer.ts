@@ -124,7 +124,7 @@ export class CellViewer {
         description:
           'One page of a DataFrame shown by the ipybox viewer, optionally sorted by a column (sorted in the kernel). Called by the viewer app, not by the model.',
         inputSchema: {
-          frame: z.string().describe('The frame id from the viewer data of a cell result'),
+          frame: z.string().max(64).describe('The frame id from the viewer data of a cell result'),
           offset: z.number().int().min(0).default(0).describe('First row of the page'),
           limit: z
             .number()

@@ -111,8 +111,9 @@ def _positions(key, frame, column, descending):
     series = frame.iloc[:, column].reset_index(drop=True)
     try:
         order = series.sort_values(ascending=not descending, kind="stable", na_position="last")
-    except TypeError:  # mixed types that do not compare: sort by their text
-        order = series.astype(str).sort_values(ascending=not descending, kind="stable")
+    except TypeError:  # mixed types that do not compare: by their text, missing values last
+        text = series.astype(str).where(series.notna())
+        order = text.sort_values(ascending=not descending, kind="stable", na_position="last")
     positions = order.index.to_numpy()
     _orders[key] = (column, descending, positions)
     return positions

@@ -143,6 +143,15 @@ for (const era of ['2025-11-25', '2026-07-28'] as const) {
       const result = await runCell(box.client, "pd.DataFrame({'x': [3, 1, 2]})");
       const [frame] = viewerOutputs(result);
       assert.ok(frame?.kind === 'frame');
+      // Values that do not compare (numbers, text, None in one column) sort by their text,
+      // missing values last.
+      const mixed = viewerOutputs(
+        await runCell(box.client, "pd.DataFrame({'m': [10, 'b', None, 2, 'a']})"),
+      )[0];
+      assert.ok(mixed?.kind === 'frame');
+      const byText = await page(box.client, { frame: mixed.id, sort_column: 0 });
+      assert.equal(byText.isError, undefined, textOf(byText));
+      assert.deepEqual((byText.structuredContent as unknown as Page).index, [0, 3, 4, 1, 2]);
       const column = await page(box.client, { frame: frame.id, sort_column: 5 });
       assert.equal(column.isError, true);
       assert.match(textOf(column), /sort_column 5 is out of range: the frame has 1 columns/);
