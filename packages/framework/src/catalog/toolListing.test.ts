@@ -136,3 +136,24 @@ describe('deferred-loading hints', () => {
     assert.equal(deferLoadingMatcher([]), undefined);
   });
 });
+
+test('the listing runs once per catalog change, not per tools/list', async (t) => {
+  const server = createServer({ name: 'listing-cost', pluginDirs: [FIXTURE_PLUGINS] });
+  t.after(() => server.close());
+  await server.registry.loadPlugin('kitchen');
+  let runs = 0;
+  server.catalog.setToolListing((entry) => {
+    runs++;
+    return entry.definition;
+  });
+  const client = await inMemoryClient(server);
+  t.after(() => client.close());
+  const count = server.catalog.size.tools;
+  await client.listTools();
+  await client.listTools();
+  assert.equal(runs, count, 'one pass for two listings');
+  await server.registry.loadPlugin('alpha');
+  await client.listTools();
+  await client.listTools();
+  assert.equal(runs, count + count + 1, 'one more pass after the change');
+});
