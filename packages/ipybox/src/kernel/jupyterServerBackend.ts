@@ -37,6 +37,8 @@ export interface JupyterServerBackendOptions {
  */
 export interface SharedRemoteKernel {
   id: string | undefined;
+  /** A kernel found gone when attaching (its loss was told): the next start creates a fresh one. */
+  lost?: string;
   onCreated?(id: string): void;
 }
 
@@ -128,13 +130,17 @@ export function jupyterServerBackend(options: JupyterServerBackendOptions): Jupy
   const lostMessage = (id: string) =>
     `the Jupyter Server at ${base} no longer has kernel ${id}: it was restarted, or the kernel was shut down there`;
 
+  /** Kernels whose loss this backend reported as their exit (the client told the caller). */
+  const reportedLost = new Set<string>();
+
   /** The kernel to drive: the shared one when there is one, else a new one. */
   async function kernelId(): Promise<{ id: string; created: boolean }> {
     const { shared } = options;
-    if (shared?.id !== undefined) {
+    if (shared?.id !== undefined && !reportedLost.has(shared.id)) {
       const id = shared.id;
       if (await kernelStillThere(id)) return { id, created: false };
       shared.id = undefined; // the next start creates a fresh one, once this loss was told
+      shared.lost = id;
       throw new KernelError(
         'KERNEL_DIED',
         `The kernel was lost (${lostMessage(id)}): its variables and imports are gone. Nothing ran. Call again to start a fresh kernel, and re-run the cells it needs.`,
@@ -180,13 +186,14 @@ export function jupyterServerBackend(options: JupyterServerBackendOptions): Jupy
     const exited = new Promise<KernelExit>((resolve) => {
       socket.once('close', (code) => {
         if (stopping) return resolve({ reason: 'stopped' });
-        void kernelStillThere(id).then((there) =>
+        void kernelStillThere(id).then((there) => {
+          if (!there) reportedLost.add(id);
           resolve({
             reason: there
               ? `the Jupyter Server at ${base} closed the kernel connection (WebSocket code ${code})`
               : lostMessage(id),
-          }),
-        );
+          });
+        });
       });
     });
     const stop = () => {

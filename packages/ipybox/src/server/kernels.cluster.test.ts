@@ -39,7 +39,8 @@ describe('ipybox replicas on one Redis and one Jupyter server', () => {
     jupyter = await startJupyterServer({ PATH: process.env.PATH ?? '/usr/bin:/bin' });
     const replica = () =>
       startHttpIpybox(ws.dir, {
-        args: ['--kernel-gateway', jupyter.url],
+        // Every test opens a kernel of its own (an unauthenticated 2026 caller has no default).
+        args: ['--kernel-gateway', jupyter.url, '--max-kernels', '10'],
         env: { IPYBOX_KERNEL_GATEWAY_TOKEN: jupyter.token, MCP_REDIS_URL: redis.url },
       });
     [a, b] = await Promise.all([replica(), replica()]);
@@ -97,5 +98,24 @@ describe('ipybox replicas on one Redis and one Jupyter server', () => {
     })) as CallToolResult;
     assert.equal(reset.isError, undefined, textOf(reset));
     assert.equal(textOf(await cell(clientA, '"w" in globals()', handle)), 'False');
+  });
+
+  test('the Jupyter server restarted: the replica that reaches the kernel first says it was lost; then a fresh one for both', async () => {
+    const handle = (await cell(clientA, 'v = 7'))._meta?.[KERNEL_META_KEY] as string;
+    assert.match(handle, /^ipk_/);
+    const { port } = new URL(jupyter.url);
+    await jupyter.stop();
+    jupyter = await startJupyterServer(
+      { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      { port: Number(port), token: jupyter.token },
+    );
+    const lost = await cell(clientB, 'v', handle);
+    assert.equal(lost.isError, true);
+    assert.match(
+      textOf(lost),
+      /The kernel was lost \(the Jupyter Server at http:\/\/127\.0\.0\.1:\d+ no longer has kernel [0-9a-f-]+: it was restarted, or the kernel was shut down there\): its variables and imports are gone\. Nothing ran\./,
+    );
+    assert.equal(textOf(await cell(clientB, 'v = 8\n"fresh"', handle)), "'fresh'");
+    assert.equal(textOf(await cell(clientA, 'v', handle)), '8');
   });
 });

@@ -416,7 +416,9 @@ export class Kernels {
     if (record.owner !== undefined && record.owner !== caller.owner) return;
     const home = parsed ? undefined : caller.home;
     const local = this.#entries.get(id);
-    if (local && record.gone === undefined && local.shared?.id === record.remoteId) return;
+    const current =
+      local?.shared?.id === record.remoteId || local?.shared?.lost === record.remoteId;
+    if (local && record.gone === undefined && current) return;
     if (local) {
       // Only let go: the kernel is gone already, or another one replaced it on the server.
       this.#forget(local);
