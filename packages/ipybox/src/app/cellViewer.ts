@@ -30,6 +30,8 @@ import { registerViewerResource } from './viewerResource.ts';
 export const VIEWER_META_KEY = 'ipybox/viewer';
 export const FRAME_MIME = 'application/vnd.ipybox.frame+json';
 export const MAX_PAGE_ROWS = 500;
+/** Frames of one cell the viewer gets (the last ones): the kernel keeps its last 16 anyway. */
+export const MAX_CELL_FRAMES = 16;
 
 /** One output the viewer shows besides the text and the images (in the cell's order). */
 export type ViewerOutput = ({ kind: 'frame' } & FrameSummary) | { kind: 'html'; uri: string };
@@ -101,11 +103,14 @@ export class CellViewer {
       const uri = links[i - firstLinked];
       if (i >= firstLinked && uri) linked.set(bundle, uri);
     });
+    // A loop displaying a frame per step must not flood the result's _meta (nor the store).
+    const framed = bundles.filter((bundle) => bundle[FRAME_MIME] !== undefined);
+    const kept = new Set(framed.slice(-MAX_CELL_FRAMES));
     const shown: ViewerOutput[] = [];
     for (const bundle of bundles) {
-      const described = bundle[FRAME_MIME];
-      const frame =
-        described === undefined ? undefined : this.#frames.add(caller, session, described);
+      const frame = kept.has(bundle)
+        ? this.#frames.add(caller, session, bundle[FRAME_MIME])
+        : undefined;
       const uri = linked.get(bundle);
       if (frame) shown.push({ kind: 'frame', ...frame });
       else if (uri) shown.push({ kind: 'html', uri });

@@ -177,6 +177,19 @@ for (const era of ['2025-11-25', '2026-07-28'] as const) {
       assert.deepEqual((rows.structuredContent as unknown as Page).data, [[1], [2]]);
     });
 
+    test('a cell displaying a frame per step gives the viewer its last 16', async () => {
+      const many = await runCell(
+        box.client,
+        "import pandas as pd\nfrom IPython.display import display\nfor i in range(20):\n    display(pd.DataFrame({'step': [i]}))",
+      );
+      const frames = viewerOutputs(many).filter((output) => output.kind === 'frame');
+      assert.equal(frames.length, 16);
+      const last = frames.at(-1);
+      assert.ok(last?.kind === 'frame');
+      const rows = await page(box.client, { frame: last.id });
+      assert.deepEqual((rows.structuredContent as unknown as Page).data, [[19]]);
+    });
+
     test('a forged frame description from user code is not trusted', async () => {
       const forged = await runCell(
         box.client,
