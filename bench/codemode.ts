@@ -1,12 +1,12 @@
 /**
  * Code mode against classic tool use, on one catalog: the demo plugins (echo, greet, demo_full),
  * three mirrored reference servers (server-everything, server-memory, server-filesystem) and
- * synthetic200 (200 tools), served by one mcp-factory over stdio with code_mode loaded too
+ * synthetic200 (200 tools), served by mcp-factory over stdio
  * (server-everything's tools prefixed `everything_`: its echo would collide with the plugin's).
  *
- * 1. Tool definitions a client receives: classic (every tool but code mode's two) against code
- *    mode (`--code-mode on`: search_tools and execute_code only), in bytes of the `tools/list`
- *    JSON and ≈ tokens (chars / 4).
+ * 1. Tool definitions a client receives: classic (`tools/list` of the catalog served without code
+ *    mode) against code mode (the same catalog with `--code-mode on`: search_tools and
+ *    execute_code only), in bytes of the `tools/list` JSON and ≈ tokens (chars / 4).
  * 2. A scripted three-step task — read a log file (filesystem), store a derived entity (memory),
  *    echo a summary (echo) — the bytes that pass through the model's context: classic, every
  *    call's arguments and result; code mode, the code and its printed output (and, on its own
@@ -42,37 +42,40 @@ writeFileSync(
       `2026-12-03T10:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}Z ${levels[i % 5]} checkout-service request ${1000 + i} handled in ${(i * 37) % 900} ms`,
   ).join('\n'),
 );
+const catalog = [
+  'plugins:',
+  '  echo: {}',
+  '  greet: {}',
+  '  demo_full: {}',
+  '  synthetic200: {}',
+  '  everything:',
+  `    command: ${JSON.stringify(join(BIN, 'mcp-server-everything'))}`,
+  '    args: [stdio]',
+  // Its echo would collide with the echo plugin's.
+  '    prefix: everything',
+  ...mirroredServers(dir).map((line) => `  ${line}`),
+];
+// Classic: the catalog alone. Code mode: the same with `--code-mode on` and code_mode's workspace.
+const classicConfig = join(dir, 'classic.yaml');
+writeFileSync(classicConfig, `${catalog.join('\n')}\n`);
 const config = join(dir, 'factory.yaml');
 writeFileSync(
   config,
-  [
-    'plugins:',
-    '  echo: {}',
-    '  greet: {}',
-    '  demo_full: {}',
-    '  synthetic200: {}',
-    '  everything:',
-    `    command: ${JSON.stringify(join(BIN, 'mcp-server-everything'))}`,
-    '    args: [stdio]',
-    // Its echo would collide with the echo plugin's.
-    '    prefix: everything',
-    ...mirroredServers(dir).map((line) => `  ${line}`),
-    '  code_mode:',
-    `    workspace: ${JSON.stringify(join(dir, 'workspace'))}`,
-    '',
-  ].join('\n'),
+  [...catalog, '  code_mode:', `    workspace: ${JSON.stringify(join(dir, 'workspace'))}`, ''].join(
+    '\n',
+  ),
 );
 
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 const tokens = (n: number) => `≈${Math.round(n / 4).toLocaleString('en')}`;
 const kb = (n: number) => n.toLocaleString('en');
 
-async function connect(era: Era): Promise<Client> {
+async function connect(era: Era, args: string[]): Promise<Client> {
   const client = benchClient(era);
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [join(ROOT, 'packages/proxy/bin/mcp-factory.js'), '-c', config, '--log-level', 'error'],
+      args: [join(ROOT, 'packages/proxy/bin/mcp-factory.js'), ...args, '--log-level', 'error'],
       env: { ...(process.env as Record<string, string>), HOME: dir },
       stderr: 'inherit',
     }),
@@ -147,11 +150,17 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 
 try {
   for (const era of eras) {
-    const client = await connect(era);
+    // What each kind of client is sent: the classic server's list, the code-mode server's.
+    const plain = await connect(era, ['-c', classicConfig]);
+    const classicDefs = (await plain.listTools()).tools;
+    await plain.close();
+    // Every tool stays callable by name under --code-mode on: both tasks run on this server.
+    const client = await connect(era, ['-c', config, '--code-mode', 'on']);
     try {
-      const tools = (await client.listTools()).tools;
-      const classicDefs = tools.filter((t) => !CODE_MODE_TOOLS.has(t.name));
-      const codeDefs = tools.filter((t) => CODE_MODE_TOOLS.has(t.name));
+      const codeDefs = (await client.listTools()).tools;
+      if (codeDefs.some((t) => !CODE_MODE_TOOLS.has(t.name))) {
+        throw new Error(`--code-mode on listed ${codeDefs.map((t) => t.name).join(', ')}`);
+      }
       const classicBytes = bytes({ tools: classicDefs });
       const codeBytes = bytes({ tools: codeDefs });
 
