@@ -18,8 +18,10 @@ import {
   createServer,
   type HealthServer,
   JsonlToolLogger,
+  joinCluster,
   type LogLevel,
   loadConfig,
+  type Readiness,
   reserveStdoutForProtocol,
   startHealthServer,
 } from '@mcpbox/framework';
@@ -121,11 +123,25 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
   // OAuth in front of HTTP, the TOTP gate, metrics and the JSONL tool-call log
   // (`{tool_log_dir}/tool_calls.jsonl`, redacted by the config's `redact_*` rules too), all from
   // the config — as in mcp-proxy.
+  // Cluster mode (replicas behind a load balancer): the gate's state, the requestState key, the
+  // introspection cache and resource updates shared through Redis; the plugins are each
+  // replica's own, fixed at start.
+  const cluster = await joinCluster(config.cluster, { logger: log });
   const security = createSecurity(config, {
     toolLogger: new JsonlToolLogger({ dir: config.tool_log_dir, redaction: config }),
   });
-  const server = createServer(config, { pluginDirs, ...security.httpOptions });
+  const server = createServer(config, {
+    pluginDirs,
+    requestStateKey: cluster?.requestStateKey,
+    ...security.httpOptions,
+  });
   security.install(server);
+  await cluster?.relay(server.catalog);
+  // Ready also means Redis is reachable: a replica that lost it serves, but not as the cluster.
+  const notReadyInCluster = (): Readiness => {
+    const away = cluster?.notReady();
+    return away === undefined ? { ready: true } : { ready: false, error: away };
+  };
 
   const http = config.transport !== 'stdio';
   // Under stdio, stdout carries only protocol messages — also while plugins load and print.
@@ -148,7 +164,7 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
             ? { ready: false, error: 'opening the MCP endpoint' }
             : missing.length > 0
               ? { ready: false, error: `plugins not loaded: ${missing.join(', ')}` }
-              : { ready: true },
+              : notReadyInCluster(),
       plugins: () => server.registry.getSummary(),
       routes: security.metrics ? { '/metrics': security.metrics.handler } : {},
     });
@@ -161,6 +177,7 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
     await server.registry.closeAll();
     await health?.close();
     await security.close();
+    await cluster?.close();
   }, log);
 
   try {

@@ -18,12 +18,10 @@ import {
   createServer,
   type HealthServer,
   JsonlToolLogger,
+  joinCluster,
   type LogLevel,
   loadConfig,
-  openCluster,
   reserveStdoutForProtocol,
-  sharedSealingKey,
-  shareSecurityState,
   startHealthServer,
   ToolCallTap,
 } from '@mcpbox/framework';
@@ -127,10 +125,9 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
   const tap = config.management_console ? new ToolCallTap({ redaction: config }) : undefined;
   const jsonl = new JsonlToolLogger({ dir: config.tool_log_dir, redaction: config });
   // Cluster mode: Redis down at start stops here with the URL and what to do (or, with
-  // cluster.fallback: local, this replica serves alone, as the log says).
-  const cluster = await openCluster(config.cluster, { logger: log });
-  // The gate's state and handle key in Redis, before anything makes a gate.
-  if (cluster) await shareSecurityState(cluster);
+  // cluster.fallback: local, this replica serves alone, as the log says). Joined before
+  // anything makes a gate: the gate's state lives in Redis then.
+  const cluster = await joinCluster(config.cluster, { logger: log });
   const security = createSecurity(config, {
     toolLogger: tap ? new CompositeToolLogger([jsonl, tap]) : jsonl,
   });
@@ -140,10 +137,11 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
     listedInCodeMode: [MANAGEMENT_PLUGIN],
     name: config.server_name,
     // One requestState key for every replica: an input round may land on any of them.
-    requestStateKey: cluster ? await sharedSealingKey(cluster) : undefined,
+    requestStateKey: cluster?.requestStateKey,
     ...security.httpOptions,
   });
   security.install(server);
+  await cluster?.relay(server.catalog);
   // The user's plugin folder (default ~/mcp_plugins, where per-plugin config files live too) is
   // searched after the explicit directories and before the repository's own plugins.
   server.registry.pluginDirs.push(
@@ -225,9 +223,8 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
           if (loading)
             return { ready: false, error: `loading plugins: ${config.autoload.join(', ')}` };
           if (!serving) return { ready: false, error: 'opening the MCP endpoint' };
-          const shared = cluster?.status();
-          if (shared && !shared.connected)
-            return { ready: false, error: shared.error ?? 'Redis unreachable' };
+          const away = cluster?.notReady();
+          if (away !== undefined) return { ready: false, error: away };
           const missing = failedAtStartup.filter((name) => !manager.registry.isLoaded(name));
           return missing.length > 0
             ? { ready: false, error: `autoloaded plugins not loaded: ${missing.join(', ')}` }
@@ -248,7 +245,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
     }
     if (cluster) {
       // Seeds the cluster's plugin set, or adopts it (a replica that starts later).
-      clusterSync = new ClusterPluginSync(manager, cluster);
+      clusterSync = new ClusterPluginSync(manager, cluster.link);
       await clusterSync.start();
       manager.clusterView = () => clusterSync!.view();
     }
