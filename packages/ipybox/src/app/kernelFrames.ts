@@ -84,12 +84,29 @@ export async function readFramePage(
     }
     throw error;
   }
-  const answer = JSON.parse(text.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+  const answer = parseAnswer(text);
   if (answer.error === 'gone') throw new FramePageError(GONE);
   if (answer.error === 'column') {
     throw new FramePageError(
       `sort_column ${request.sortColumn} is out of range: the frame has ${answer.columns} columns (0 to ${Number(answer.columns) - 1})`,
     );
   }
+  if (typeof answer.rows !== 'number' || !Array.isArray(answer.data)) {
+    throw new FramePageError(`the kernel's answer is not a page: ${text.slice(0, 200)}`);
+  }
   return answer as unknown as FramePage;
+}
+
+/** The page's JSON line: the last one printed (user code may have redirected stdout). */
+function parseAnswer(text: string): Record<string, unknown> {
+  const line = text.trim().split('\n').at(-1) ?? '';
+  try {
+    const parsed: unknown = JSON.parse(line);
+    if (parsed && typeof parsed === 'object') return parsed as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  throw new FramePageError(
+    `the kernel's answer could not be read (its stdout may be redirected): ${JSON.stringify(text.slice(0, 200))}`,
+  );
 }

@@ -155,6 +155,18 @@ for (const era of ['2025-11-25', '2026-07-28'] as const) {
       const column = await page(box.client, { frame: frame.id, sort_column: 5 });
       assert.equal(column.isError, true);
       assert.match(textOf(column), /sort_column 5 is out of range: the frame has 1 columns/);
+      // User code that swallowed stdout: the page cannot be read, and the error says why.
+      await runCell(
+        box.client,
+        'import io, sys\n_kept_stdout = sys.stdout\nsys.stdout = io.StringIO()',
+      );
+      const swallowed = await page(box.client, { frame: frame.id });
+      assert.equal(swallowed.isError, true);
+      assert.match(
+        textOf(swallowed),
+        /the kernel's answer could not be read \(its stdout may be redirected\)/,
+      );
+      await runCell(box.client, 'sys.stdout = _kept_stdout');
       // Reset drops the kernel's frames: the id is known, the frame is gone, and it says so.
       await box.client.callTool({ name: 'reset', arguments: {} }, { timeout: 300_000 });
       const gone = await page(box.client, { frame: frame.id });
