@@ -220,6 +220,12 @@ test('Redis lost mid-run: not ready, calls still served, converged when it is ba
   assert.match(String(notReady.body.error), /Redis at redis:\/\/127\.0\.0\.1:\d+\/? unreachable/);
   assert.match(await callEcho(client.client), /hi/);
   await waitFor(() => /lost Redis at/.test(a.stderr()), 'the loss in the log');
+  // A change made while Redis is away holds here and waits to be shared.
+  assert.equal((await rest(a, 'POST', '/proxy/load', { plugin: 'greet' })).status, 200);
+  await waitFor(
+    () => /load(ed)? of 'greet' applied on this replica only/.test(a.stderr()),
+    'the unshared change in the log',
+  );
 
   await redis.start();
   await waitFor(
@@ -229,11 +235,16 @@ test('Redis lost mid-run: not ready, calls still served, converged when it is ba
   );
   assert.equal(a.stderr().match(/lost Redis at/g)?.length, 1, 'the loss is logged once');
   assert.match(a.stderr(), /is back; re-reading shared state/);
-  // Redis came back empty: the set was seeded again from the replicas, and changes flow again.
-  assert.equal((await rest(a, 'POST', '/proxy/load', { plugin: 'greet' })).status, 200);
+  // Redis came back empty: the set was seeded again from the replicas, the change A made
+  // meanwhile reached C, and changes flow again.
   await waitFor(
     () => client.latest((tools) => tools.includes('greet')),
-    'the load on A to reach C after the return',
+    'the load A made while Redis was away to reach C',
+  );
+  assert.equal((await rest(a, 'POST', '/proxy/unload', { plugin: 'greet' })).status, 200);
+  await waitFor(
+    () => client.latest((tools) => !tools.includes('greet')),
+    'the unload on A to reach C after the return',
   );
   assert.match(await callEcho(client.client), /hi/);
 });
