@@ -20,6 +20,7 @@ import { Catalog } from './catalog/catalog.ts';
 import { type CatalogView, createCatalogView } from './catalog/catalogView.ts';
 import { ToolCallDispatcher, type ToolCallInterceptor } from './catalog/toolCalls.ts';
 import { toolListing } from './catalog/toolListing.ts';
+import type { ClusterLink } from './cluster/link.ts';
 import type { CodeMode, Config, TransportKind } from './config/types.ts';
 import { McpboxError } from './errors.ts';
 import { processGateStore } from './gate/store.ts';
@@ -106,6 +107,8 @@ export interface ServerOptions {
    * one load balancer share one (cluster mode), so a round trip may land on any of them.
    */
   requestStateKey?: string;
+  /** Cluster mode: the link to the cluster's Redis, handed to plugins as `server.cluster`. */
+  cluster?: ClusterLink;
   /**
    * OpenTelemetry traces over OTLP/HTTP; without an endpoint here or in `OTEL_EXPORTER_OTLP_*`,
    * off (and the SDK never loaded).
@@ -214,6 +217,7 @@ export function createServer(
     view: catalogView,
     pluginDirs: options.pluginDirs ? [...options.pluginDirs] : [],
     proxy: options.proxy,
+    cluster: options.cluster,
     onSessionClosed,
   });
   const sessions: SessionHub = new SessionHub({

@@ -14,6 +14,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import { type CatalogView, createCatalogView } from '../catalog/catalogView.ts';
 import { ToolCallDispatcher } from '../catalog/toolCalls.ts';
 import type { Collision } from '../catalog/types.ts';
+import type { ClusterLink } from '../cluster/link.ts';
 import { errorMessage, McpboxError } from '../errors.ts';
 import { createLogger } from '../logging/index.ts';
 import type { AdminSurface, PublishedAdmin } from './admin.ts';
@@ -94,6 +95,8 @@ export interface PluginRegistryOptions {
   logger?: Logger;
   /** Handed to plugins as `server.proxy`; only `mcp-proxy` sets it. */
   proxy?: ProxyCommands;
+  /** Handed to plugins as `server.cluster` in cluster mode. */
+  cluster?: ClusterLink;
   /** What plugins' `server.onSessionClosed` subscribes to (the server's session hub). */
   onSessionClosed?: SessionClosedSource;
 }
@@ -128,6 +131,7 @@ export class PluginRegistry {
   readonly #plugins = new Map<string, LoadedPlugin>();
   readonly #logger: Logger;
   readonly #proxy: ProxyCommands | undefined;
+  readonly #cluster: ClusterLink | undefined;
   readonly #onSessionClosed: SessionClosedSource | undefined;
   /** Each loaded plugin's `server.onUnload` cleanups, run when that registration ends. */
   readonly #cleanups = new Map<string, Array<() => unknown>>();
@@ -144,6 +148,7 @@ export class PluginRegistry {
     this.pluginDirs = options.pluginDirs ?? [];
     this.#logger = options.logger ?? createLogger('plugins');
     this.#proxy = options.proxy;
+    this.#cluster = options.cluster;
     this.#onSessionClosed = options.onSessionClosed;
   }
 
@@ -272,6 +277,7 @@ export class PluginRegistry {
       logger: createLogger(`plugin.${name}`),
       prefix,
       proxy: this.#proxy,
+      cluster: this.#cluster,
       onSessionClosed: this.#onSessionClosed,
     });
     let error: string | undefined;

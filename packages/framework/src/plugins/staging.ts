@@ -11,7 +11,6 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import type { Catalog } from '../catalog/catalog.ts';
-import type { AdminSurface } from './admin.ts';
 import type { CatalogView } from '../catalog/catalogView.ts';
 import {
   createPromptEntry,
@@ -31,6 +30,8 @@ import type {
   ResourceTemplateEntry,
   ToolEntry,
 } from '../catalog/types.ts';
+import type { ClusterLink } from '../cluster/link.ts';
+import type { AdminSurface } from './admin.ts';
 import type {
   ClosedSession,
   Logger,
@@ -60,6 +61,7 @@ export interface StagingServerOptions {
   /** Tool and prompt names get `${prefix}_` unless they already start with it. */
   prefix?: string;
   proxy?: ProxyCommands;
+  cluster?: ClusterLink;
   /** The server's session-close events; without it (a registry on its own) none ever fire. */
   onSessionClosed?: SessionClosedSource;
 }
@@ -80,6 +82,7 @@ export class StagingServer implements PluginServer {
   readonly logger: Logger;
   readonly config: PluginConfig;
   readonly proxy: ProxyCommands | undefined;
+  readonly cluster: ClusterLink | undefined;
   readonly catalog: CatalogView;
   readonly batch: CatalogBatch = { tools: [], resources: [], templates: [], prompts: [] };
   /** What `onUnload` was given, for the registry to run when this registration ends. */
@@ -96,6 +99,7 @@ export class StagingServer implements PluginServer {
     this.logger = options.logger;
     this.config = options.config ?? {};
     this.proxy = options.proxy;
+    this.cluster = options.cluster;
     this.catalog = options.view;
     this.#catalog = options.catalog;
     this.#prefix = options.prefix || undefined;

@@ -31,9 +31,10 @@ import type {
 import type { z } from 'zod';
 import type { CatalogView } from '../catalog/catalogView.ts';
 import type { AnySchema, ZodRawShapeCompat } from '../catalog/zodCompat.ts';
+import type { ClusterLink } from '../cluster/link.ts';
 import type { Logger } from '../logging/index.ts';
-import type { AdminSurface } from './admin.ts';
 import type { ClosedSession } from '../session/hub.ts';
+import type { AdminSurface } from './admin.ts';
 
 export type { AnySchema, ClosedSession, ZodRawShapeCompat };
 
@@ -285,6 +286,11 @@ export interface PluginServer {
   readonly config: PluginConfig;
   /** Set only when running inside `mcp-proxy`. */
   readonly proxy: ProxyCommands | undefined;
+  /**
+   * The host's link to its cluster's Redis in cluster mode (`cluster:` or `MCP_REDIS_URL`), for
+   * plugins that share their own state between replicas; `undefined` otherwise.
+   */
+  readonly cluster?: ClusterLink | undefined;
   /**
    * The whole catalog as it is at any moment — every plugin's and mirrored server's tools, a
    * ranked search, calls as a caller through the normal path, change events — for plugins that

@@ -24,6 +24,10 @@ export function register(server) {
     server.notifyResourceUpdated('memo://note');
     return 'written';
   });
+  // Plugins that share state of their own get the host's link.
+  server.registerTool('memo_cluster', { description: 'the host link' }, async () =>
+    server.cluster ? server.cluster.key('memo') + ' ' + server.cluster.status().connected : 'none',
+  );
 }
 `;
 
@@ -69,6 +73,8 @@ test('mcp-factory replicas: a resource update on A reaches 2025 and 2026 subscri
   assert.deepEqual(subscription.honoredFilter.resourceSubscriptions, ['memo://note']);
 
   const writer = await client(t, a.url, 'modern');
+  const link = await writer.client.callTool({ name: 'memo_cluster', arguments: {} });
+  assert.match(JSON.stringify(link.content), /mcpbox:memo true/);
   const written = await writer.client.callTool({ name: 'memo_write', arguments: {} });
   assert.match(JSON.stringify(written.content), /written/);
   await waitFor(() => legacy.updates.includes('memo://note'), 'the 2025 session on B');

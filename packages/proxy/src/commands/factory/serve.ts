@@ -133,6 +133,7 @@ export async function serveFactory(options: FactoryOptions): Promise<void> {
   const server = createServer(config, {
     pluginDirs,
     requestStateKey: cluster?.requestStateKey,
+    cluster: cluster?.link,
     ...security.httpOptions,
   });
   security.install(server);

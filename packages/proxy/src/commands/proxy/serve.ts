@@ -138,6 +138,7 @@ export async function serveProxy(options: ProxyServeOptions): Promise<void> {
     name: config.server_name,
     // One requestState key for every replica: an input round may land on any of them.
     requestStateKey: cluster?.requestStateKey,
+    cluster: cluster?.link,
     ...security.httpOptions,
   });
   security.install(server);
