@@ -69,7 +69,8 @@ function catalogConnection(
       }
       if (modules.layout.locate(name)?.plugin !== plugin) throw gone(name);
       try {
-        return await withTimeout(catalog.callTool(name, args, ctx, { via: 'code' }), options);
+        const caller = askingThroughCell(ctx, options);
+        return await withTimeout(catalog.callTool(name, args, caller, { via: 'code' }), options);
       } catch (error) {
         if (
           (error as { code?: unknown }).code === INVALID_PARAMS &&
@@ -87,6 +88,25 @@ function catalogConnection(
         .map((t) => t.tool);
     },
   };
+}
+
+/**
+ * The cell's caller, whose questions during this call (a mirrored server's elicitation or
+ * sampling, which reach `ctx.elicit`/`ctx.sample`) go through the tool server's askers, as a
+ * registered server's do: framed as asked by kernel code, and the cell's clock stopped while
+ * the user answers. Everything else is the caller's own context.
+ */
+function askingThroughCell(ctx: ToolContext, { elicit, sample }: CallOptions): ToolContext {
+  if (elicit === undefined && sample === undefined) return ctx;
+  return new Proxy(ctx, {
+    get(target, property) {
+      if (property === 'elicit' && elicit !== undefined) return elicit;
+      if (property === 'sample' && sample !== undefined) return sample;
+      const value: unknown = Reflect.get(target, property, target);
+      // Methods run on the real context (it keeps private state).
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /**

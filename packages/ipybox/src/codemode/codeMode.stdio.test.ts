@@ -291,3 +291,38 @@ test('code mode beside the ipybox plugin: a server registered with register_mcp_
   assert.match(ipyboxTools.text, /'register_mcp_server'/);
   assert.doesNotMatch(ipyboxTools.text, /execute/);
 });
+
+for (const era of ['legacy', '2026-07-28'] as Era[]) {
+  test(`code mode (${era} client): a mirrored server's question during a call from code reaches the cell's client, its clock stopped`, async (t) => {
+    const { dir, config } = await factoryConfig(t, [
+      'everything:',
+      `  command: ${JSON.stringify(EVERYTHING_BIN)}`,
+      '  args: [stdio]',
+    ]);
+    const client = eraClient(era, { elicitation: true });
+    const asked: string[] = [];
+    let answered = false;
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params.message);
+      // Longer than the cell's timeout: only a stopped clock lets the cell finish.
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      answered = true;
+      return { action: 'decline' };
+    });
+    await connectFactory(client, config, dir);
+    t.after(() => client.close());
+    const result = await executeCode(
+      client,
+      "from mcptools._runtime import call_tool\nprint(call_tool('everything', 'trigger-elicitation-request', {}))",
+      { timeout: 2 },
+    );
+    assert.equal(result.isError, false, result.text);
+    assert.ok(answered);
+    assert.match(result.text, /User declined to provide the requested information/);
+    assert.equal(asked.length, 1);
+    assert.match(
+      asked[0] ?? '',
+      /^The MCP server 'everything' \(tool 'trigger-elicitation-request', called by code in the ipybox kernel\) asks:/,
+    );
+  });
+}
