@@ -9,6 +9,7 @@ import {
   configureLogging,
   createLogger,
   createServer,
+  joinCluster,
   type LogLevel,
   type Security,
 } from '@mcpbox/framework';
@@ -43,13 +44,23 @@ export interface ServeIpyboxOptions {
 export async function serveIpybox(options: ServeIpyboxOptions): Promise<void> {
   configureLogging({ level: options.logLevel ?? 'info' });
   const log = createLogger('ipybox');
+  // Cluster mode (`MCP_REDIS_URL`): replicas share the gate's state, the requestState key,
+  // resource updates and (with kernel_gateway) the kernel directory. Redis down: a clear error.
+  const redisUrl = process.env.MCP_REDIS_URL;
+  const cluster = await joinCluster(
+    redisUrl ? { redisUrl, name: 'mcpbox', fallback: 'none' } : undefined,
+    { logger: log },
+  );
   const server = createServer({
     name: 'ipybox',
     transport: options.httpPort === undefined ? 'stdio' : 'http',
     port: options.httpPort,
     host: options.host,
+    requestStateKey: cluster?.requestStateKey,
+    cluster: cluster?.link,
     ...options.httpOptions,
   });
+  await cluster?.relay(server.catalog);
   const config: WrittenSettings = {
     workspace: options.workspace,
     python: options.python,
@@ -81,6 +92,7 @@ export async function serveIpybox(options: ServeIpyboxOptions): Promise<void> {
     closing = (async () => {
       await server.close();
       await plugin.closeAll();
+      await cluster?.close();
     })();
     // Something stuck (a kernel ignoring signals) must not keep us alive for ever.
     setTimeout(() => process.exit(process.exitCode ?? 0), 5000).unref();
