@@ -24,6 +24,12 @@ import { IPYBOX_BIN, tempWorkspace, textOf, waitForExit } from './testing.ts';
 
 type Era = 'legacy' | '2026-07-28';
 
+/**
+ * kernel_idle_timeout of the max_kernels test: long enough that neither kernel is reaped while
+ * the test still fills the room on a loaded machine (2 s was not), short enough to wait for.
+ */
+const IDLE_S = 8;
+
 interface Served {
   url: URL;
 }
@@ -190,7 +196,7 @@ for (const [kind, start] of SERVERS) {
 
     test('max_kernels counts every kind; a reaped handle says its state is gone, and why', async (t) => {
       const dir = await workspace(t);
-      const { url } = await start(t, dir, { max_kernels: 2, kernel_idle_timeout: 2 });
+      const { url } = await start(t, dir, { max_kernels: 2, kernel_idle_timeout: IDLE_S });
       const legacy = await connect(t, url, 'legacy');
       const modern = await connect(t, url, '2026-07-28');
       const pid = Number(await value(legacy, 'import os; os.getpid()'));
@@ -207,21 +213,26 @@ for (const [kind, start] of SERVERS) {
       assert.equal(noRoom.isError, true);
       assert.match(textOf(noRoom), /max_kernels/);
 
-      // Idle past kernel_idle_timeout (2 s): both are closed, whatever their kind.
+      // Idle past kernel_idle_timeout: both are closed, whatever their kind.
       assert.ok(await waitForExit(pid, 30_000), "the 2025 session's idle kernel reaped");
       assert.ok(await waitForExit(handlePid, 30_000), "the handle's idle kernel reaped");
       const gone = await cell(modern, 'w', handle);
       assert.equal(gone.isError, true);
       assert.match(
         textOf(gone),
-        /kernel [0-9a-f]{12} is gone: it was closed after 2 s idle \(kernel_idle_timeout\); its variables and imports are lost\. Nothing ran\./,
+        new RegExp(
+          `kernel [0-9a-f]{12} is gone: it was closed after ${IDLE_S} s idle \\(kernel_idle_timeout\\); its variables and imports are lost\\. Nothing ran\\.`,
+        ),
       );
       // Said again on every use of the handle, never a NameError in a fresh kernel.
       assert.match(textOf(await cell(modern, 'w', handle)), /is gone/);
       // The session hears once that its kernel went; its next call starts afresh.
       const told = await cell(legacy, 'os');
       assert.equal(told.isError, true);
-      assert.match(textOf(told), /your kernel was closed after 2 s idle .*Nothing ran/);
+      assert.match(
+        textOf(told),
+        new RegExp(`your kernel was closed after ${IDLE_S} s idle .*Nothing ran`),
+      );
       assert.equal(await value(legacy, "'os' in globals()"), 'False');
     });
 
