@@ -108,6 +108,15 @@ for (const [name, factory] of Object.entries(factories)) {
         'Invalid code. 1 attempt(s) left.',
       ]);
       assert.match(messages[4]!, /locked out/);
+      // Restarting one replica does not reset a shared lockout: the message says what does.
+      assert.match(
+        messages[4]!,
+        name === 'redis' ? /on every replica.*gate keys in Redis/ : /Restart the server to reset/,
+      );
+      assert.match(
+        a.status(),
+        name === 'redis' ? /LOCKED OUT \(reset by deleting/ : /restart to reset/,
+      );
       assert.match((await check(a, PRINCIPAL)) ?? '', /locked out/, 'earlier unlocks revoked');
       assert.match((await check(b, PRINCIPAL)) ?? '', /locked out/);
       assert.match((await b.unlock('shell', code(1), PRINCIPAL)).message, /locked out/);

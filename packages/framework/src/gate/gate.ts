@@ -183,7 +183,7 @@ export class Gate {
         return { ok: false, message: unreachableMessage(group, error) };
       }
     }
-    if (state.lockedOut) return { ok: false, message: lockedOutMessage(group) };
+    if (state.lockedOut) return { ok: false, message: this.#lockedOutMessage(group) };
 
     let secret: string;
     try {
@@ -197,7 +197,7 @@ export class Gate {
 
     // From here to the end nothing awaits, so two concurrent unlocks cannot both use one code.
     const now = this.#clock();
-    if (state.lockedOut) return { ok: false, message: lockedOutMessage(group) };
+    if (state.lockedOut) return { ok: false, message: this.#lockedOutMessage(group) };
     const check = checkTotp(secret, code, now);
     switch (check.kind) {
       case 'malformed':
@@ -232,7 +232,7 @@ export class Gate {
         return { ok: false, message: unreachableMessage(group, error) };
       }
     }
-    if (claim === 'locked-out') return { ok: false, message: lockedOutMessage(group) };
+    if (claim === 'locked-out') return { ok: false, message: this.#lockedOutMessage(group) };
     if (claim === 'reused') {
       const wait = (stepAt(now) + 1) * TOTP_PERIOD_SECONDS - Math.floor(now / 1000);
       this.#logger.warn(`gate: refused a reused code for group '${group}'`);
@@ -297,7 +297,7 @@ export class Gate {
       .map((name) => {
         const settings = this.settings.groups.get(name)!;
         const state = this.#record(settings);
-        if (state.lockedOut) return `⛔ ${name}: LOCKED OUT (restart to reset)`;
+        if (state.lockedOut) return `⛔ ${name}: LOCKED OUT (${this.#resetHint})`;
         const left = this.#remaining(settings, state, caller, ctx, now);
         return left === undefined
           ? `✗ ${name}: LOCKED`
@@ -343,7 +343,7 @@ export class Gate {
     const unreachable = this.#unreachable.get(group);
     if (unreachable !== undefined) return this.#blocked(group, unreachable);
     const state = this.#record(settings);
-    if (state.lockedOut) return this.#blocked(group, lockedOutMessage(group));
+    if (state.lockedOut) return this.#blocked(group, this.#lockedOutMessage(group));
     const now = this.#clock();
     const caller = callerKeyOf(ctx);
     if (this.#remaining(settings, state, caller, ctx, now) === undefined) {
@@ -413,9 +413,9 @@ export class Gate {
     if (lockedOut) {
       this.#publish('lockout', group);
       this.#logger.warn(
-        `gate: group '${group}' locked out after ${MAX_FAILURES} failed attempts; restart to reset`,
+        `gate: group '${group}' locked out after ${MAX_FAILURES} failed attempts; ${this.#resetHint}`,
       );
-      return { ok: false, message: lockedOutMessage(group) };
+      return { ok: false, message: this.#lockedOutMessage(group) };
     }
     const left = MAX_FAILURES - failures;
     this.#logger.warn(`gate: wrong code for group '${group}' (${left} attempt(s) left)`);
@@ -453,6 +453,19 @@ export class Gate {
     }
     state.lastSeen.set(caller, now);
     return state;
+  }
+
+  /** Shared state outlives a restart of this process: the hint says what resets a lockout. */
+  get #resetHint(): string {
+    return this.#store.shared
+      ? "reset by deleting the cluster's gate keys in Redis"
+      : 'restart to reset';
+  }
+
+  #lockedOutMessage(group: string): string {
+    return this.#store.shared
+      ? `Group '${group}' is locked out after ${MAX_FAILURES} failed attempts, on every replica. An operator resets it by deleting the cluster's gate keys in Redis.`
+      : lockedOutMessage(group);
   }
 
   #blocked(group: string, message: string): string {
