@@ -1,7 +1,8 @@
 /**
  * The web console of a real `mcp-proxy` over plain HTTP: log-in (no token, wrong token, right
  * token), the session cookie's flags, a forged cookie, cross-site and CSRF-less changes refused,
- * the token in no page, `--no-console`, and a console without a management token.
+ * the token in no page, a failed REST load in the plugins page, `--no-console`, and a console
+ * without a management token.
  */
 import assert from 'node:assert/strict';
 import { get } from 'node:http';
@@ -17,8 +18,12 @@ const MARKUP_PLUGIN =
   'export const description = \'<img src=x onerror="alert(1)"><script>alert(2)</script>\';\n' +
   'export function register() {}\n';
 
-async function proxyWith(t: { after(fn: () => unknown): void }, extra: string[]) {
-  const home = testdir({ 'plugins/markup.ts': MARKUP_PLUGIN }, t);
+async function proxyWith(
+  t: { after(fn: () => unknown): void },
+  extra: string[],
+  files: Record<string, string> = {},
+) {
+  const home = testdir({ 'plugins/markup.ts': MARKUP_PLUGIN, ...files }, t);
   const args = ['--http', '0', '--mgmt-port', '0', '-d', `${home}/plugins`, '-a', 'echo'];
   const proxy = await startProxy([...args, ...extra], {
     env: { HOME: home, MCP_MGMT_TOKEN: '' },
@@ -184,6 +189,49 @@ test('console log-in: the cookie, wrong and missing tokens, forged cookies, CSRF
     redirect: 'manual',
   });
   assert.equal(after.status, 303);
+});
+
+test("a REST load that fails shows as the plugin's last error; its next success clears it", async (t) => {
+  const base = await proxyWith(t, ['--mgmt-token', TOKEN], {
+    'plugins/broken.ts': "export function register() { throw new Error('needs FLAKY_KEY'); }\n",
+  });
+  const session = ((await login(base, TOKEN)).headers.get('set-cookie') ?? '').split(
+    ';',
+  )[0] as string;
+  const restPost = (path: string, plugin: string) =>
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ plugin }),
+    });
+  const brokenRow = async () => {
+    const page = await (
+      await fetch(`${base}/console/plugins`, { headers: { cookie: session } })
+    ).text();
+    return /<tr data-plugin="broken">.*?<\/tr>/s.exec(page)?.[0] ?? '';
+  };
+  assert.doesNotMatch(await brokenRow(), /class="error"/, 'no error before any attempt');
+
+  const failed = await restPost('/proxy/load', 'broken');
+  assert.equal(((await failed.json()) as { ok: boolean }).ok, false);
+  assert.match(await brokenRow(), /<span class="error">[^<]*needs FLAKY_KEY/);
+
+  // Loading a plugin that is already loaded fails, and shows in its row.
+  const twice = await restPost('/proxy/load', 'echo');
+  assert.equal(((await twice.json()) as { ok: boolean }).ok, false);
+  const page = await (
+    await fetch(`${base}/console/plugins`, { headers: { cookie: session } })
+  ).text();
+  assert.match(page, /<tr data-plugin="echo">(?:(?!<\/tr>).)*already loaded/s);
+  // Its next success (a reload) clears it.
+  const reloaded = await restPost('/proxy/reload', 'echo');
+  assert.equal(((await reloaded.json()) as { ok: boolean }).ok, true);
+  const after = await (
+    await fetch(`${base}/console/plugins`, { headers: { cookie: session } })
+  ).text();
+  const echoRow = /<tr data-plugin="echo">.*?<\/tr>/s.exec(after)?.[0] ?? '';
+  assert.match(echoRow, /echo_upper/);
+  assert.doesNotMatch(echoRow, /already loaded/);
 });
 
 test('--no-console: / and /console/* are not served', async (t) => {

@@ -88,8 +88,6 @@ export class WebConsole {
   readonly #rates = new CallRates();
   readonly #clock: () => number;
   readonly #startedAt: number;
-  /** Each plugin's last failed operation from the console, cleared by its next success. */
-  readonly #errors = new Map<string, string>();
   /** Surfaces this console opened (as an approval client, say), and how to close them. */
   readonly #opened = new Map<AdminSurface, () => void>();
   /** Open live feeds, by the session that opened them (logging out ends its feeds). */
@@ -192,7 +190,7 @@ export class WebConsole {
           html: pluginsPage(
             this.#loadedViews(),
             await manager.available(),
-            this.#errors,
+            manager.lastErrors,
             session.csrf,
           ),
         };
@@ -273,12 +271,8 @@ export class WebConsole {
         : action === 'unload'
           ? await manager.unload(name)
           : await manager.reload(name, { howToLoad: `the Load button of ${name}` });
-    if (!result.ok) {
-      const error = result.error ?? `${action} failed`;
-      this.#errors.set(name, error);
-      return { ok: false, text: error };
-    }
-    this.#errors.delete(name);
+    // The manager remembers the error for the plugins page, as for every other path.
+    if (!result.ok) return { ok: false, text: result.error ?? `${action} failed` };
     const tools = action === 'unload' ? '' : `: ${result.tools.join(', ') || 'no tools'}`;
     return { ok: true, text: `${action}ed ${name}${tools}` };
   }

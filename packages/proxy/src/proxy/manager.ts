@@ -78,6 +78,9 @@ interface Prepared {
   source?: PluginSource;
 }
 
+/** How many plugin names' last errors are kept. */
+const LAST_ERRORS_KEPT = 200;
+
 function failed(plugin: string, error: string): LoadResult {
   return { ok: false, plugin, error, tools: [], resources: [], prompts: [] };
 }
@@ -93,6 +96,7 @@ export class PluginManager {
   #startupDone = false;
   readonly #listeners = new Set<(event: ManagerEvent) => void>();
   #queue: Promise<unknown> = Promise.resolve();
+  readonly #lastErrors = new Map<string, string>();
 
   constructor(options: PluginManagerOptions) {
     this.registry = options.registry;
@@ -133,6 +137,32 @@ export class PluginManager {
     }
   }
 
+  /**
+   * Each plugin's last failed load, unload or reload, whichever path asked (REST, CLI, MCP tool,
+   * console, cluster), cleared by its next success: what the console's plugins page shows.
+   */
+  get lastErrors(): ReadonlyMap<string, string> {
+    return this.#lastErrors;
+  }
+
+  /** Runs one operation on a plugin in turn, and remembers how it ended. */
+  async #serialFor<T extends { ok: boolean; error?: string }>(
+    name: string,
+    task: () => Promise<T>,
+  ): Promise<T> {
+    const result = await this.#serial(task);
+    this.#lastErrors.delete(name);
+    if (!result.ok) {
+      this.#lastErrors.set(name, result.error ?? 'failed');
+      // Names come from callers: keep the most recent ones only.
+      const oldest = this.#lastErrors.keys().next().value;
+      if (this.#lastErrors.size > LAST_ERRORS_KEPT && oldest !== undefined) {
+        this.#lastErrors.delete(oldest);
+      }
+    }
+    return result;
+  }
+
   #serial<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(task, task);
     this.#queue = run.catch(() => undefined);
@@ -146,7 +176,7 @@ export class PluginManager {
   load(name: string, { fromCluster }: OperationOrigin = {}): Promise<LoadResult> {
     const invalid = pluginNameError(name);
     if (invalid) return Promise.resolve(failed(name, invalid));
-    return this.#serial(async () => {
+    return this.#serialFor(name, async () => {
       if (this.registry.isLoaded(name)) return failed(name, `Plugin '${name}' already loaded`);
       const result = await this.#loadNew(name);
       if (result.ok) {
@@ -169,7 +199,7 @@ export class PluginManager {
   unload(name: string, { fromCluster }: OperationOrigin = {}): Promise<UnloadResult> {
     const invalid = pluginNameError(name);
     if (invalid) return Promise.resolve({ ...failed(name, invalid), removed: [] });
-    return this.#serial(async () => {
+    return this.#serialFor(name, async () => {
       const plugin = this.registry.getPlugin(name);
       if (plugin?.internal) {
         return {
@@ -204,7 +234,7 @@ export class PluginManager {
   ): Promise<LoadResult> {
     const invalid = pluginNameError(name);
     if (invalid) return Promise.resolve(failed(name, invalid));
-    return this.#serial(async () => {
+    return this.#serialFor(name, async () => {
       const old = this.registry.getPlugin(name);
       if (!old) {
         const hint = howToLoad ? `load it with ${howToLoad}` : 'load it first';
