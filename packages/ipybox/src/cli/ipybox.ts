@@ -74,8 +74,11 @@ const program = new Command('ipybox')
   )
   .option('--python <path>', 'Python interpreter with ipykernel (default /usr/bin/python3)')
   .addOption(
-    new Option('--approval <mode>', 'tool calls from code: auto, elicit (ask the user) or deny')
-      .choices(['auto', 'elicit', 'deny'])
+    new Option(
+      '--approval <mode>',
+      'tool calls from code: auto, elicit (ask the user), deny or channel (approval clients decide)',
+    )
+      .choices(['auto', 'elicit', 'deny', 'channel'])
       .default('auto'),
   )
   .option('--approval-timeout <seconds>', 'seconds to wait for an approval decision', Number)

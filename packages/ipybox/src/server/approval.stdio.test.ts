@@ -1,8 +1,8 @@
 /**
- * Approval of tool calls from kernel code, end to end over stdio: `--approval deny`, and
- * `--approval elicit` with a real SDK client that answers elicitation requests (accept, decline,
- * a slow decision that must not count against the cell's timeout), and with a client that has
- * no elicitation capability.
+ * Approval of tool calls from kernel code, end to end over stdio: `--approval deny`,
+ * `--approval channel` with no approval client connected, and `--approval elicit` with a real
+ * SDK client that answers elicitation requests (accept, decline, a slow decision that must not
+ * count against the cell's timeout), and with a client that has no elicitation capability.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -101,5 +101,22 @@ describe('ipybox approvals over stdio', () => {
       textOf(result),
       /^ApprovalUnavailable \| .*does not support elicitation.*--approval auto/,
     );
+  });
+
+  test('--approval channel: approval clients decide, not the MCP client; none connected refuses at once', async (t) => {
+    const box = await startStdioIpybox(ws.dir, {
+      args: ['--approval', 'channel'],
+      clientOptions: { capabilities: { elicitation: {} } },
+    });
+    t.after(() => box.close());
+    let asked = 0;
+    box.client.setRequestHandler('elicitation/create', async () => {
+      asked++;
+      return { action: 'accept', content: { approve: true } };
+    });
+    await registerEverything(box.client);
+    const result = await runCell(box.client, callEcho('channel?'));
+    assert.match(textOf(result), /^ApprovalUnavailable \| .*no approval client connected/);
+    assert.equal(asked, 0, 'under channel the MCP client is never asked');
   });
 });
