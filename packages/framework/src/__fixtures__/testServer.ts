@@ -69,3 +69,29 @@ export async function toolListener(
   await client.listTools();
   return { client, heard: names };
 }
+
+/** Request headers of a raw Streamable HTTP POST (JSON body; JSON or SSE answer). */
+export const RAW_POST_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+
+/** Opens a 2025 session with a raw `initialize` POST; its `Mcp-Session-Id`. */
+export async function rawInitialize(url: string | URL): Promise<string> {
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: RAW_POST_HEADERS,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
+    }),
+  });
+  await init.text();
+  return init.headers.get('mcp-session-id') as string;
+}

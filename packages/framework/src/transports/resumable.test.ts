@@ -2,12 +2,8 @@
 // (Last-Event-ID resumption); off, plain SSE without ids. Real server, raw HTTP.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { RAW_POST_HEADERS, rawInitialize } from '../__fixtures__/testServer.ts';
 import { createServer } from '../server.ts';
-
-const HEADERS = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-};
 
 async function streamedListing(
   resumable: boolean | undefined,
@@ -16,25 +12,14 @@ async function streamedListing(
   const server = createServer({ transport: 'http', port: 0, resumableStreams: resumable });
   const url = (await server.start()) as string;
   t.after(() => server.close());
-  const init = await fetch(url, {
-    method: 'POST',
-    headers: HEADERS,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 't', version: '1' },
-      },
-    }),
-  });
-  const session = init.headers.get('mcp-session-id') as string;
-  await init.text();
+  const session = await rawInitialize(url);
   const listed = await fetch(url, {
     method: 'POST',
-    headers: { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+    headers: {
+      ...RAW_POST_HEADERS,
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-11-25',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
   });
   return listed.text();

@@ -18,11 +18,12 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
   classifyInboundRequest,
   createMcpHandler,
   isInitializeRequest,
+  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { Express, Request, Response } from 'express';
 import type { SessionHub } from '../session/hub.ts';
@@ -31,6 +32,7 @@ import { BoundedEventStore } from './eventStore.ts';
 import { sendJsonRpcError } from './httpApp.ts';
 import { paramHeaderMismatch, paramHeadersOf } from './paramHeaders.ts';
 import { type SessionLimits, SessionTable } from './sessionTable.ts';
+import { serveWebTransport } from './webResponse.ts';
 
 /** What a client refused for too many sessions is told to wait (seconds). */
 const RETRY_AFTER_SECONDS = 30;
@@ -142,7 +144,7 @@ function paramHeadersCheck(hub: SessionHub, req: Request) {
 }
 
 function statefulHandler({ hub, counters, limits, resumable = true }: StreamableHttpOptions) {
-  const sessions = new SessionTable<NodeStreamableHTTPServerTransport>(counters, limits);
+  const sessions = new SessionTable<WebStandardStreamableHTTPServerTransport>(counters, limits);
 
   async function handle(req: Request, res: Response): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
@@ -152,7 +154,7 @@ function statefulHandler({ hub, counters, limits, resumable = true }: Streamable
         counters.errors += 1;
         return sendJsonRpcError(res, 404, -32001, 'Session not found');
       }
-      return transport.handleRequest(req, res, req.body);
+      return serveWebTransport(transport, req, res, req.body);
     }
     if (req.method !== 'POST') {
       // No session to stream or end: 2026 clients never GET or DELETE (spec: 405).
@@ -175,7 +177,7 @@ function statefulHandler({ hub, counters, limits, resumable = true }: Streamable
       );
     }
     const session = hub.open();
-    const transport = new NodeStreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       ...(resumable && { eventStore: new BoundedEventStore(), retryInterval: SSE_RETRY_MS }),
       onsessioninitialized: (id) => {
@@ -187,14 +189,14 @@ function statefulHandler({ hub, counters, limits, resumable = true }: Streamable
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     await session.server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    await serveWebTransport(transport, req, res, req.body);
   }
 
   return { handle, close: () => sessions.close() };
 }
 
 function statelessHandler({ hub, counters }: StreamableHttpOptions) {
-  const open = new Set<NodeStreamableHTTPServerTransport>();
+  const open = new Set<WebStandardStreamableHTTPServerTransport>();
 
   async function handle(req: Request, res: Response): Promise<void> {
     if (req.method !== 'POST') {
@@ -204,14 +206,16 @@ function statelessHandler({ hub, counters }: StreamableHttpOptions) {
       return sendJsonRpcError(res, 405, -32000, 'Method not allowed: this server is stateless');
     }
     const session = hub.open({ track: false });
-    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+    });
     open.add(transport);
     res.on('close', () => {
       open.delete(transport);
       void session.close();
     });
     await session.server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    await serveWebTransport(transport, req, res, req.body);
   }
 
   return {
