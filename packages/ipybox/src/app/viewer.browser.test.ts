@@ -3,17 +3,20 @@
  * minimal MCP Apps host page (`__fixtures__/viewerHost.browser.mjs`: the ext-apps AppBridge, a
  * sandboxed iframe, a deny-by-default CSP) that renders `ui://ipybox/viewer` for a real cell of a
  * real ipybox (2026-07-28 client over stdio). Paging and sorting in the viewer call the app-only
- * tool through the host to the real server. Writes docs/screenshots/viewer-*.png (the README's).
+ * tool through the host to the real server. Takes viewer-*.png (the README's screenshots, written
+ * to docs/screenshots/ under `npm run screenshots`).
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { build } from 'esbuild';
-import puppeteer, { type Browser, type Frame, type Page } from 'puppeteer-core';
+import type { Frame, Page } from 'puppeteer-core';
+import {
+  launchTestBrowser,
+  type TestBrowser,
+} from '../../../framework/src/__fixtures__/browser.ts';
 import {
   runCell,
   type StdioIpybox,
@@ -27,8 +30,6 @@ import {
   viewerOutputs,
 } from './__fixtures__/viewerCells.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = fileURLToPath(new URL('../../../../docs/screenshots/', import.meta.url));
 const HOST_SCRIPT = fileURLToPath(
   new URL('./__fixtures__/viewerHost.browser.mjs', import.meta.url),
 );
@@ -88,8 +89,7 @@ function columnOf(frame: Frame, column: number): Promise<string[]> {
 describe('the viewer in headless Chromium, through an AppBridge host', () => {
   let ws: Awaited<ReturnType<typeof tempWorkspace>>;
   let box: StdioIpybox;
-  let profile: string;
-  let browser: Browser;
+  let chromium: TestBrowser;
   let page: Page;
   const calls: { name: string; arguments?: Record<string, unknown> }[] = [];
   const consoleLines: string[] = [];
@@ -102,14 +102,8 @@ describe('the viewer in headless Chromium, through an AppBridge host', () => {
         versionNegotiation: { mode: { pin: '2026-07-28' } },
       },
     });
-    profile = await mkdtemp(join(tmpdir(), 'ipybox-chromium-'));
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      userDataDir: profile,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
-    page = await browser.newPage();
+    chromium = await launchTestBrowser('ipybox');
+    page = await chromium.browser.newPage();
     // What the page and the viewer say, for the assertion messages.
     page.on('console', (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
     page.on('pageerror', (error) => consoleLines.push(`pageerror: ${error}`));
@@ -127,11 +121,9 @@ describe('the viewer in headless Chromium, through an AppBridge host', () => {
     );
   });
   after(async () => {
-    await browser?.close();
+    await chromium?.close();
     await box?.close();
     await ws?.remove();
-    if (profile)
-      await rm(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   });
 
   test('renders the image, the HTML sandboxed and the 100k-row DataFrame; paging and sorting go through the app-only tool', async () => {
@@ -167,8 +159,10 @@ describe('the viewer in headless Chromium, through an AppBridge host', () => {
     assert.ok(inner, 'the HTML output frame');
     await inner.waitForSelector('#summary', { timeout: 60_000 });
     assert.equal(await inner.evaluate("document.querySelector('#ran') === null"), true);
-    await mkdir(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, 'viewer-dataframe.png'), fullPage: true });
+    await page.screenshot({
+      path: join(chromium.screenshots, 'viewer-dataframe.png'),
+      fullPage: true,
+    });
 
     // Next page.
     await app.click('section.frame button[title="Next page"]');
@@ -194,7 +188,10 @@ describe('the viewer in headless Chromium, through an AppBridge host', () => {
     );
     const a = await columnOf(app, 0);
     assert.ok(a.every((value, i) => (Number(value) * 7919) % 100_000 === Number(b[i])));
-    await page.screenshot({ path: join(SCREENSHOTS, 'viewer-sorted.png'), fullPage: true });
+    await page.screenshot({
+      path: join(chromium.screenshots, 'viewer-sorted.png'),
+      fullPage: true,
+    });
 
     // Every page came from the app-only tool, as the host forwarded it.
     assert.ok(calls.every((call) => call.name === 'view_frame_page'));

@@ -4,11 +4,10 @@
  * SDK v2 clients of both eras. Logs in (a wrong token first), loads and unloads a plugin (and a
  * broken one) while an SDK client watches its tool list, sees calls arrive in the live feed,
  * approves and denies a kernel's tool call while a real cell waits on it, closes that kernel,
- * and pulls the gate's kill switch. Writes the README's screenshots to docs/screenshots/.
+ * and pulls the gate's kill switch. Takes the README's screenshots (written to docs/screenshots/
+ * under `npm run screenshots`).
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
@@ -16,15 +15,14 @@ import {
   type ClientOptions,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import puppeteer, { type Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
+import { launchTestBrowser } from '../../../framework/src/__fixtures__/browser.ts';
 import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
 import { registerEverything, textOf } from '../../../ipybox/src/server/testing.ts';
-import { REPO_ROOT, startProxy } from '../proxy/__fixtures__/proxyProcess.ts';
+import { startProxy } from '../proxy/__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin } from '../proxy/__fixtures__/testdir.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'browser-console-token-0123456789';
-const SHOTS = join(REPO_ROOT, 'docs', 'screenshots');
 const WAIT = { timeout: 120_000 };
 
 type After = { after(fn: () => unknown): void };
@@ -59,11 +57,6 @@ async function submit(page: Page, selector: string): Promise<void> {
     page.waitForNavigation(WAIT),
     page.$eval(selector, (button) => (button as unknown as { click(): void }).click()),
   ]);
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await mkdir(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `console-${name}.png`), fullPage: true });
 }
 
 /** A cell that calls the everything server's echo from kernel code and prints the outcome. */
@@ -130,16 +123,11 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
   const legacy = await connect(t, proxy.mcpUrl as string, 'legacy');
   const modern = await connect(t, proxy.mcpUrl as string, '2026-07-28');
 
-  const profile = await mkdtemp(join(tmpdir(), 'console-chromium-'));
-  t.after(() => rm(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    userDataDir: profile,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
-  t.after(() => browser.close());
-  const page = await browser.newPage();
+  const chromium = await launchTestBrowser('console');
+  t.after(() => chromium.close());
+  const page = await chromium.browser.newPage();
+  const shot = (name: string) =>
+    page.screenshot({ path: join(chromium.screenshots, `console-${name}.png`), fullPage: true });
   await page.setViewport({ width: 1280, height: 860 });
   const text = () => page.$eval('body', (b) => b.textContent ?? '');
 
@@ -154,7 +142,7 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
   await submit(page, 'button[type=submit]');
   assert.equal(new URL(page.url()).pathname, '/console/plugins');
   assert.match(await text(), /echo_upper/);
-  const cookies = await browser.cookies();
+  const cookies = await chromium.browser.cookies();
   const session = cookies.find((c) => c.name === 'mcp_console');
   assert.ok(session?.httpOnly && session.sameSite === 'Strict');
   assert.ok(!JSON.stringify(cookies).includes(TOKEN), 'the token is in no cookie');
@@ -183,7 +171,7 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
     /broken on purpose/,
   );
   assert.deepEqual((await toolsOf(legacy)).sort(), before);
-  await shot(page, 'plugins');
+  await shot('plugins');
 
   // Unload: gone from the page and from the client's list.
   await submit(page, 'tr[data-plugin="counter"] button[data-action="unload"]');
@@ -208,7 +196,7 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
   const feed = await page.$eval('#feed tbody', (b) => b.textContent ?? '');
   assert.ok(!feed.includes('hush-key-1'), 'the secret argument is redacted');
   assert.match(feed, /rejected/, 'the gated call shows as rejected');
-  await shot(page, 'calls');
+  await shot('calls');
   await page.type('#filter', 'hello-feed');
   const visible = await page.$$eval('#feed tbody tr', (rows) =>
     rows.filter((r) => !r.hasAttribute('hidden')).map((r) => r.textContent ?? ''),
@@ -238,7 +226,7 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
     const shown = await page.$eval(row, (r) => r.textContent ?? '');
     assert.match(shown, /everything/);
     assert.match(shown, new RegExp(label));
-    if (decision === 'approve') await shot(page, 'approvals');
+    if (decision === 'approve') await shot('approvals');
     await submit(page, `${row} button[data-action="${decision}"]`);
     assert.match(await text(), decision === 'approve' ? /approved everything\.echo/ : /denied/);
     assert.match(textOf(await cell), expected);
@@ -258,7 +246,7 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
     WAIT,
   );
   assert.match(await page.$eval(kernelRow, (r) => r.textContent ?? ''), /session:/);
-  await shot(page, 'kernels');
+  await shot('kernels');
   await submit(page, `${kernelRow} button[data-action="interrupt"]`);
   assert.match(await text(), /interrupted kernel/);
   assert.match(textOf(await sleeping), /execution was cancelled/);
@@ -282,7 +270,7 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
   );
   await page.goto(`${base}/console/gate`, WAIT);
   assert.match(await text(), /unlocked for 1/);
-  await shot(page, 'gate');
+  await shot('gate');
   await submit(page, 'button[data-action="lock everything (kill switch)"]');
   assert.match(await text(), /All groups locked/);
   assert.match(await page.$eval('tr[data-group="secrets"]', (r) => r.textContent ?? ''), /locked/);
@@ -293,7 +281,7 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
   await page.goto(`${base}/console/health`, WAIT);
   assert.match(await page.$eval('#sessions-2025', (c) => c.textContent ?? ''), /[1-9]/);
   assert.equal((await page.$$('.chart svg')).length, 2);
-  await shot(page, 'health');
+  await shot('health');
 
   // Log out: the session ends.
   await submit(page, '.logout button');

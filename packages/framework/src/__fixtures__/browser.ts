@@ -1,0 +1,50 @@
+/**
+ * A headless Debian Chromium for browser tests, with its profile in a temp dir of its own, and
+ * where the test's screenshots go: `docs/screenshots/` (the READMEs') only when
+ * `MCPBOX_SCREENSHOTS=1` (`npm run screenshots`), else that temp dir, so an ordinary test run
+ * still takes them but leaves the checkout clean.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer, { type Browser } from 'puppeteer-core';
+
+const CHROMIUM = '/usr/bin/chromium';
+const README_SCREENSHOTS = fileURLToPath(new URL('../../../../docs/screenshots/', import.meta.url));
+
+export interface TestBrowser {
+  browser: Browser;
+  /** Where to write screenshots (exists). */
+  screenshots: string;
+  /** Closes the browser and removes its temp dir. */
+  close(): Promise<void>;
+}
+
+export async function launchTestBrowser(name: string): Promise<TestBrowser> {
+  const dir = await mkdtemp(join(tmpdir(), `${name}-chromium-`));
+  const remove = () => rm(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+  const screenshots =
+    process.env.MCPBOX_SCREENSHOTS === '1' ? README_SCREENSHOTS : join(dir, 'screenshots');
+  let browser: Browser;
+  try {
+    await mkdir(screenshots, { recursive: true });
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      userDataDir: join(dir, 'profile'),
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return {
+    browser,
+    screenshots,
+    close: async () => {
+      await browser.close();
+      await remove();
+    },
+  };
+}
