@@ -12,9 +12,8 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
-import { startProxy } from '../../../proxy/src/proxy/__fixtures__/proxyProcess.ts';
+import { connectHttp, startHttpProxy } from '../../../proxy/src/proxy/__fixtures__/proxyProcess.ts';
 import { tempWorkspace, textOf } from '../server/testing.ts';
 import { executeCode, waitFor } from './testing.ts';
 
@@ -29,32 +28,12 @@ async function proxyWithCodeMode(t: { after: (fn: () => unknown) => void }) {
     `plugins:\n  code_mode:\n    workspace: ${JSON.stringify(workspace)}\n`,
   );
   const secret = newSecret();
-  const proxy = await startProxy(
-    [
-      '--http',
-      '0',
-      '--health-port',
-      '0',
-      '--mgmt-port',
-      '0',
-      '--mgmt-token',
-      TOKEN,
-      '-c',
-      join(dir, 'proxy.yaml'),
-      '-a',
-      'echo',
-      'gated',
-      'code_mode',
-    ],
+  const proxy = await startHttpProxy(
+    t,
+    ['--mgmt-token', TOKEN, '-c', join(dir, 'proxy.yaml'), '-a', 'echo', 'gated', 'code_mode'],
     { env: { HOME: dir, TMPDIR: dir, MCP_GATE_SECRET_SECRETS: secret }, timeoutMs: 90_000 },
   );
-  t.after(() => proxy.stop());
-  const connect = async (name: string) => {
-    const client = new Client({ name, version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(proxy.mcpUrl as string)));
-    t.after(() => client.close());
-    return client;
-  };
+  const connect = (name: string) => connectHttp(t, proxy.mcpUrl, { name });
   const manage = async (action: 'load' | 'unload', plugin: string) => {
     const response = await fetch(`http://127.0.0.1:${proxy.mgmtPort}/proxy/${action}`, {
       method: 'POST',

@@ -10,16 +10,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import {
-  Client,
-  type ClientOptions,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Page } from 'puppeteer-core';
 import { launchTestBrowser } from '../../../framework/src/__fixtures__/browser.ts';
 import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
 import { registerEverything, textOf } from '../../../ipybox/src/server/testing.ts';
-import { startProxy } from '../proxy/__fixtures__/proxyProcess.ts';
+import { connectHttp, startHttpProxy } from '../proxy/__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin } from '../proxy/__fixtures__/testdir.ts';
 
 const TOKEN = 'browser-console-token-0123456789';
@@ -27,15 +23,11 @@ const WAIT = { timeout: 120_000 };
 
 type After = { after(fn: () => unknown): void };
 
-async function connect(t: After, url: string, era: 'legacy' | '2026-07-28') {
-  const options: ClientOptions = {
-    versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } },
-  };
-  const client = new Client({ name: `console-${era}`, version: '1.0.0' }, options);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  t.after(() => client.close());
-  return client;
-}
+const connect = (t: After, url: string, era: 'legacy' | '2026-07-28') =>
+  connectHttp(t, url, {
+    name: `console-${era}`,
+    options: { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } } },
+  });
 
 /** Polls until `check` holds (the machine may be loaded: no fixed sleeps). */
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
@@ -98,30 +90,14 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
       '',
     ].join('\n'),
   );
-  const proxy = await startProxy(
-    [
-      '--http',
-      '0',
-      '--mgmt-port',
-      '0',
-      '--health-port',
-      '0',
-      '--mgmt-token',
-      TOKEN,
-      '-c',
-      config,
-      '-d',
-      join(dir, 'plugins'),
-      '-a',
-      'echo',
-      'ipybox',
-    ],
+  const proxy = await startHttpProxy(
+    t,
+    ['--mgmt-token', TOKEN, '-c', config, '-d', join(dir, 'plugins'), '-a', 'echo', 'ipybox'],
     { env: { HOME: dir, CONSOLE_TEST_GATE_SECRET: secret }, timeoutMs: 120_000 },
   );
-  t.after(() => proxy.stop());
   const base = `http://127.0.0.1:${proxy.mgmtPort}`;
-  const legacy = await connect(t, proxy.mcpUrl as string, 'legacy');
-  const modern = await connect(t, proxy.mcpUrl as string, '2026-07-28');
+  const legacy = await connect(t, proxy.mcpUrl, 'legacy');
+  const modern = await connect(t, proxy.mcpUrl, '2026-07-28');
 
   const chromium = await launchTestBrowser('console');
   t.after(() => chromium.close());

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { toolListener } from '../../../framework/src/__fixtures__/testServer.ts';
 import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
-import { startProxy } from './__fixtures__/proxyProcess.ts';
+import { connectHttp, startHttpProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir } from './__fixtures__/testdir.ts';
 
 type After = { after: (fn: () => Promise<void> | void) => void };
@@ -21,29 +21,12 @@ const text = (result: Awaited<ReturnType<Client['callTool']>>) =>
 async function proxyWithGated(t: After) {
   const secret = newSecret();
   const dir = testdir({ 'proxy.yaml': 'dynamic_dispatch: true\n' }, t);
-  const proxy = await startProxy(
-    [
-      '--http',
-      '0',
-      '--mgmt-port',
-      '0',
-      '--health-port',
-      '0',
-      '-c',
-      join(dir, 'proxy.yaml'),
-      '-a',
-      'echo',
-    ],
-    { env: { HOME: dir, MCP_GATE_SECRET_SECRETS: secret }, timeoutMs: 60_000 },
-  );
-  t.after(() => proxy.stop());
-  const connect = async (name: string) => {
-    const client = new Client({ name, version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(proxy.mcpUrl as string)));
-    t.after(() => client.close());
-    return client;
-  };
-  return { secret, connect, url: proxy.mcpUrl as string };
+  const proxy = await startHttpProxy(t, ['-c', join(dir, 'proxy.yaml'), '-a', 'echo'], {
+    env: { HOME: dir, MCP_GATE_SECRET_SECRETS: secret },
+    timeoutMs: 60_000,
+  });
+  const connect = (name: string) => connectHttp(t, proxy.mcpUrl, { name });
+  return { secret, connect, url: proxy.mcpUrl };
 }
 
 const run = (client: Client, tool: string, args: Record<string, unknown>) =>

@@ -5,13 +5,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { inProcessProxy } from './__fixtures__/inProcess.ts';
+import { dynamicDispatchProxy, inProcessProxy, REPO_PLUGINS } from './__fixtures__/inProcess.ts';
 import { testdir, versionPlugin, writeFile } from './__fixtures__/testdir.ts';
 
 /** A `${NAME}` placeholder as written in YAML. */
 const ph = (name: string) => `$${'{'}${name}}`;
-
-const REPO_PLUGINS = new URL('../../../../plugins', import.meta.url).pathname;
 
 test('prefixes: auto_prefix, per-plugin string and false, never twice, explicit names too', async (t) => {
   const dir = testdir(
@@ -169,13 +167,7 @@ test('per-plugin config files override the plugins: entry, with placeholders exp
 });
 
 test('dynamic dispatch: proxy__run calls only tools loaded after start-up', async (t) => {
-  const dir = testdir({ 'counter.ts': versionPlugin('v1') }, t);
-  const proxy = await inProcessProxy({
-    plugin_dirs: [dir, REPO_PLUGINS],
-    autoload: ['echo'],
-    dynamic_dispatch: true,
-  });
-  t.after(() => proxy.close());
+  const proxy = await dynamicDispatchProxy(t, ['echo']);
 
   const none = await proxy.call('proxy__run', { tool: 'version' });
   assert.deepEqual(none, {

@@ -4,19 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { inProcessProxy } from './__fixtures__/inProcess.ts';
-import { testdir, versionPlugin } from './__fixtures__/testdir.ts';
-
-const REPO_PLUGINS = new URL('../../../../plugins', import.meta.url).pathname;
+import { dynamicDispatchProxy, inProcessProxy, REPO_PLUGINS } from './__fixtures__/inProcess.ts';
 
 test('proxy__search ranks loaded tools by what they do, and says so when nothing matches', async (t) => {
-  const dir = testdir({ 'counter.ts': versionPlugin('v1') }, t);
-  const proxy = await inProcessProxy({
-    plugin_dirs: [dir, REPO_PLUGINS],
-    autoload: ['echo', 'greet'],
-    dynamic_dispatch: true,
-  });
-  t.after(() => proxy.close());
+  const proxy = await dynamicDispatchProxy(t, ['echo', 'greet']);
   await proxy.call('proxy__load', { plugin: 'counter' });
 
   const found = await proxy.call('proxy__search', { query: 'say hello to a person', limit: 2 });
@@ -33,13 +24,7 @@ test('proxy__search ranks loaded tools by what they do, and says so when nothing
 });
 
 test('proxy__run answers an unknown name with the closest matches', async (t) => {
-  const dir = testdir({ 'counter.ts': versionPlugin('v1') }, t);
-  const proxy = await inProcessProxy({
-    plugin_dirs: [dir, REPO_PLUGINS],
-    autoload: ['echo'],
-    dynamic_dispatch: true,
-  });
-  t.after(() => proxy.close());
+  const proxy = await dynamicDispatchProxy(t, ['echo']);
   await proxy.call('proxy__load', { plugin: 'counter' });
   const typo = await proxy.call('proxy__run', { tool: 'versions' });
   assert.deepEqual(typo, {

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 
 // Test helpers of the framework (not part of its public API): a real RFC 7662 endpoint, TOTP codes.
 import { startIntrospectionServer } from '../../../framework/src/auth/testing.ts';
 import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
-import { startProxy } from './__fixtures__/proxyProcess.ts';
+import { connectHttp, startHttpProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir } from './__fixtures__/testdir.ts';
 
 const text = (result: Awaited<ReturnType<Client['callTool']>>) =>
@@ -44,33 +44,12 @@ test('mcp-proxy enforces OAuth, gates tools, serves /metrics and logs blocked ca
     },
     t,
   );
-  const proxy = await startProxy(
-    [
-      '--http',
-      '0',
-      '--mgmt-port',
-      '0',
-      '--health-port',
-      '0',
-      '-c',
-      join(dir, 'proxy.yaml'),
-      '-a',
-      'echo',
-    ],
-    { env: { HOME: dir, MCP_PROXY_TEST_GATE_OPS: secret }, timeoutMs: 60_000 },
-  );
-  t.after(() => proxy.stop());
-  const url = new URL(proxy.mcpUrl!);
-
-  const connect = async (token?: string) => {
-    const client = new Client({ name: 'security-test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(url, {
-      requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : undefined,
-    });
-    await client.connect(transport);
-    t.after(() => client.close());
-    return client;
-  };
+  const proxy = await startHttpProxy(t, ['-c', join(dir, 'proxy.yaml'), '-a', 'echo'], {
+    env: { HOME: dir, MCP_PROXY_TEST_GATE_OPS: secret },
+    timeoutMs: 60_000,
+  });
+  const connect = (token?: string) =>
+    connectHttp(t, proxy.mcpUrl, { name: 'security-test', token });
 
   await assert.rejects(connect(), { status: 401, message: /Missing Authorization header/ });
   await assert.rejects(connect('stolen-token'), { status: 401, message: /Token is not active/ });

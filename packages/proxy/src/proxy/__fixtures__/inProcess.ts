@@ -9,6 +9,10 @@ import { CommandRegistry } from '../commands.ts';
 import { InnerClient } from '../innerClient.ts';
 import { MANAGEMENT_PLUGIN, managementTools } from '../managementTools.ts';
 import { PluginManager } from '../manager.ts';
+import { testdir, versionPlugin } from './testdir.ts';
+
+/** The repository's own plugins (echo, greet, ...). */
+export const REPO_PLUGINS = new URL('../../../../../plugins', import.meta.url).pathname;
 
 export interface InProcessProxy {
   server: McpboxServer;
@@ -63,4 +67,23 @@ export async function inProcessProxy(
       await manager.closeAll();
     },
   };
+}
+
+/**
+ * A proxy with `dynamic_dispatch: true`, `autoload` from the repository's plugins, and a
+ * `counter` plugin (tool `version`) ready to load: loaded after start-up, its tool is dynamic.
+ * Closed after the test.
+ */
+export async function dynamicDispatchProxy(
+  t: { after(fn: () => unknown): void },
+  autoload: string[],
+): Promise<InProcessProxy> {
+  const dir = testdir({ 'counter.ts': versionPlugin('v1') }, t);
+  const proxy = await inProcessProxy({
+    plugin_dirs: [dir, REPO_PLUGINS],
+    autoload,
+    dynamic_dispatch: true,
+  });
+  t.after(() => proxy.close());
+  return proxy;
 }

@@ -6,7 +6,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/client';
+import {
+  Client,
+  type ClientOptions,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { endProcessGroup } from '../../../../framework/src/__fixtures__/serverProcess.ts';
 
@@ -64,6 +68,45 @@ export async function startProxy(
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+type After = { after(fn: () => unknown): void };
+
+/**
+ * Runs `mcp-proxy` over HTTP, its MCP endpoint, management API and health server on ports of
+ * their own, stopped after the test.
+ */
+export async function startHttpProxy(
+  t: After,
+  args: string[],
+  options: Parameters<typeof startProxy>[1] = {},
+): Promise<ProxyProcess & { mcpUrl: string }> {
+  const proxy = await startProxy(
+    ['--http', '0', '--mgmt-port', '0', '--health-port', '0', ...args],
+    options,
+  );
+  t.after(() => proxy.stop());
+  if (proxy.mcpUrl === undefined) throw new Error(`no MCP URL in:\n${proxy.stderr()}`);
+  return { ...proxy, mcpUrl: proxy.mcpUrl };
+}
+
+/** An SDK client of an HTTP MCP endpoint (with a bearer token, if given), closed after the test. */
+export async function connectHttp(
+  t: After,
+  url: string,
+  {
+    name = 'http-test',
+    token,
+    options,
+  }: { name?: string; token?: string; options?: ClientOptions } = {},
+): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' }, options);
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : undefined,
+  });
+  await client.connect(transport);
+  t.after(() => client.close());
+  return client;
 }
 
 /** Runs the bin to completion (client commands), returning exit code and output. */
