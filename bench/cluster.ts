@@ -23,10 +23,9 @@ import {
   type Haproxy,
   type Proc,
   type Replica,
-  spawnGroup,
   startHaproxy,
+  startRedis,
   startReplica,
-  waitFor,
 } from '../examples/cluster/processes.ts';
 import { benchClient, checkEra, median, percentile, ratio, table } from './lib/measure.ts';
 
@@ -59,26 +58,6 @@ async function echo(client: Client, message: string): Promise<void> {
   if (result.content[0]?.text !== message) {
     throw new Error(`echo answered ${JSON.stringify(result.content)}`);
   }
-}
-
-async function startRedis(): Promise<string> {
-  const port = await freePort();
-  const redis = spawnGroup('redis-server', 'redis-server', [
-    ...['--port', String(port), '--bind', '127.0.0.1'],
-    ...['--save', '', '--appendonly', 'no'],
-  ]);
-  started.push(redis);
-  const url = `redis://127.0.0.1:${port}`;
-  await waitFor('Redis answers', async () => {
-    const { connect: tcp } = await import('node:net');
-    return new Promise<boolean>((resolve) => {
-      const socket = tcp(port, '127.0.0.1', () => {
-        socket.destroy();
-        resolve(true);
-      }).once('error', () => resolve(false));
-    });
-  });
-  return url;
 }
 
 async function replica(name: string, env: Record<string, string> = {}): Promise<Replica> {
@@ -143,8 +122,9 @@ const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 try {
   console.log('starting: Redis, 1 + 3 mcp-proxy replicas (cluster mode), 1 alone, 2 HAProxies …');
-  const redisUrl = await startRedis();
-  const cluster = { MCP_REDIS_URL: redisUrl };
+  const redis = await startRedis(await freePort());
+  started.push(redis);
+  const cluster = { MCP_REDIS_URL: redis.url };
   const [alone, r1, r2, r3] = await Promise.all([
     replica('alone'),
     replica('replica1', cluster),

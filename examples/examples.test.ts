@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -19,6 +18,7 @@ import { parse as parseYaml } from 'yaml';
 // Not public API: the list of keys the schema knows, so a new option cannot go undocumented.
 import { ENVIRONMENT_KEYS } from '../packages/framework/src/config/environment.ts';
 import { KNOWN_KEYS } from '../packages/framework/src/config/schema.ts';
+import { freePort } from './cluster/processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EXAMPLES = join(ROOT, 'examples');
@@ -30,15 +30,6 @@ const START_TIMEOUT_MS = 60_000;
 type TestContext = { after(fn: () => unknown): void };
 
 const textOf = (r: unknown) => (r as { content: { text: string }[] }).content[0].text;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 const scratchHomes: string[] = [];
 // Removed once every test is over: a test's own after-hooks run in the order they were added, so

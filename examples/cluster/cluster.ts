@@ -18,6 +18,7 @@ import {
   type Replica,
   spawnGroup,
   startHaproxy,
+  startRedis,
   startReplica,
   waitFor,
 } from './processes.ts';
@@ -82,38 +83,6 @@ async function isFree(port: number): Promise<boolean> {
       .once('error', () => resolve(false))
       .listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
-}
-
-async function answersPing(port: number): Promise<boolean> {
-  const { connect } = await import('node:net');
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.setTimeout(2000, () => socket.destroy());
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => {
-      socket.destroy();
-      resolve(data.toString().startsWith('+PONG'));
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('close', () => resolve(false));
-  });
-}
-
-function startRedis(dir: string, port: number): Proc {
-  mkdirSync(join(dir, 'redis'));
-  return spawnGroup('redis-server', 'redis-server', [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    join(dir, 'redis'),
-    // The example's shared state is rebuilt by the replicas: nothing to persist.
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-  ]);
 }
 
 function startJupyter(dir: string, port: number, token: string): Proc {
@@ -183,10 +152,10 @@ export async function startCluster(
     rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   };
   try {
-    const redis = startRedis(dir, ports.redis);
+    mkdirSync(join(dir, 'redis'));
+    const redis = await startRedis(ports.redis, join(dir, 'redis'));
     started.push(redis);
-    await waitFor('Redis answers', () => answersPing(ports.redis), { proc: redis });
-    const redisUrl = `redis://127.0.0.1:${ports.redis}`;
+    const redisUrl = redis.url;
     log(`Redis:          ${redisUrl}`);
 
     const token = randomBytes(24).toString('hex');

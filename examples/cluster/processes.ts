@@ -126,6 +126,45 @@ export async function waitFor(
   );
 }
 
+async function answersPing(port: number): Promise<boolean> {
+  const { connect } = await import('node:net');
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.setTimeout(2000, () => socket.destroy());
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('close', () => resolve(false));
+  });
+}
+
+export interface Redis extends Proc {
+  /** `redis://127.0.0.1:<port>` */
+  readonly url: string;
+}
+
+/**
+ * Starts a Redis on loopback that persists nothing (the replicas rebuild the shared state), its
+ * files in `dir` (default: where it was started); resolves once it answers PING.
+ */
+export async function startRedis(port: number, dir?: string): Promise<Redis> {
+  const proc = spawnGroup('redis-server', 'redis-server', [
+    ...['--port', String(port), '--bind', '127.0.0.1'],
+    ...(dir === undefined ? [] : ['--dir', dir]),
+    ...['--save', '', '--appendonly', 'no'],
+  ]);
+  try {
+    await waitFor('Redis answers', () => answersPing(port), { proc });
+  } catch (error) {
+    await proc.stop();
+    throw error;
+  }
+  return { ...proc, url: `redis://127.0.0.1:${port}` };
+}
+
 const answers = async (url: string, init?: RequestInit) =>
   (await fetch(url, { ...init, signal: AbortSignal.timeout(5000) })).ok;
 

@@ -8,16 +8,13 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
+import { Client, SSEClientTransport } from '@modelcontextprotocol/client';
 import {
-  Client,
-  SSEClientTransport,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
-import {
+  connectHttp,
   connectStdio,
   FACTORY_BIN,
   runProxyCli,
-  startProxy,
+  startHttpProxy,
 } from '../proxy/__fixtures__/proxyProcess.ts';
 import { testdir } from '../proxy/__fixtures__/testdir.ts';
 
@@ -61,12 +58,11 @@ function newClient(era: Era): Client {
   );
 }
 
-async function httpClient(t: TestContext, url: string, era: Era): Promise<Client> {
-  const client = newClient(era);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  t.after(() => client.close());
-  return client;
-}
+const httpClient = (t: TestContext, url: string, era: Era) =>
+  connectHttp(t, url, {
+    name: `code-mode-${era}`,
+    options: { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } } },
+  });
 
 const names = async (client: Client) =>
   (await client.listTools()).tools.map((tool) => tool.name).sort();
@@ -104,13 +100,13 @@ for (const era of ERAS) {
 
   test(`mcp-proxy --code-mode over HTTP (${era}): code mode and proxy__* listed, later loads too stay unlisted`, async (t) => {
     const { dir, removeLater } = fixture(t);
-    const proxy = await startProxy(
-      ['--http', '0', '--mgmt-port', '0', '-d', join(dir, 'plugins'), '-a', 'echo', '--code-mode'],
+    const proxy = await startHttpProxy(
+      t,
+      ['-d', join(dir, 'plugins'), '-a', 'echo', '--code-mode'],
       { env: { HOME: dir } },
     );
-    t.after(() => proxy.stop());
     removeLater();
-    const client = await httpClient(t, proxy.mcpUrl!, era);
+    const client = await httpClient(t, proxy.mcpUrl, era);
     const listed = await names(client);
     assert.ok(listed.includes('search_tools'), listed.join(', '));
     assert.ok(listed.includes('proxy__load'), listed.join(', '));
@@ -131,7 +127,7 @@ for (const era of ERAS) {
     if (era === 'legacy') {
       // The legacy SSE transport reads the same listing.
       const sse = newClient(era);
-      await sse.connect(new SSEClientTransport(new URL(proxy.mcpUrl!.replace(/\/mcp$/, '/sse'))));
+      await sse.connect(new SSEClientTransport(new URL(proxy.mcpUrl.replace(/\/mcp$/, '/sse'))));
       try {
         assert.deepEqual(await names(sse), listed);
         assert.equal(text(await sse.callTool({ name: 'echo', arguments: { message: 'y' } })), 'y');
@@ -146,26 +142,14 @@ test('code_mode: both from MCP_CODE_MODE lists everything; defer_loading marks t
   const { dir, removeLater } = fixture(t, {
     'factory.yaml': 'defer_loading: [echo_upper]\nplugins:\n  greet:\n    defer_loading: true\n',
   });
-  const proxy = await startProxy(
-    [
-      '--http',
-      '0',
-      '--mgmt-port',
-      '0',
-      '-c',
-      join(dir, 'factory.yaml'),
-      '-d',
-      join(dir, 'plugins'),
-      '-a',
-      'echo',
-      'greet',
-    ],
+  const proxy = await startHttpProxy(
+    t,
+    ['-c', join(dir, 'factory.yaml'), '-d', join(dir, 'plugins'), '-a', 'echo', 'greet'],
     { env: { HOME: dir, MCP_CODE_MODE: 'both' } },
   );
-  t.after(() => proxy.stop());
   removeLater();
   for (const era of ERAS) {
-    const client = await httpClient(t, proxy.mcpUrl!, era);
+    const client = await httpClient(t, proxy.mcpUrl, era);
     const tools = (await client.listTools()).tools;
     const listed = tools.map((tool) => tool.name);
     for (const name of ['search_tools', 'echo', 'echo_upper', 'greet', 'proxy__load']) {
