@@ -5,6 +5,9 @@
  * direct call takes, with every interceptor (validator, TOTP gate, tool-call log, metrics, OAuth
  * scopes) — as the caller of the cell running in that kernel.
  *
+ * A call the kernel code gives up (its timeout, the code gone) is cancelled: the tool's request
+ * signal aborts.
+ *
  * Refused: a call when no cell of the kernel runs (code left running in a thread, say, has no
  * caller to act as), and a tool that left the catalog (its plugin unloaded mid-cell): both say so
  * in Python (`ToolRejected`, `ToolNotFound`).
@@ -68,9 +71,16 @@ function catalogConnection(
         );
       }
       if (modules.layout.locate(name)?.plugin !== plugin) throw gone(name);
+      // Ended when the kernel code stops waiting (its timeout, the code gone) or the cell's
+      // request ends: the tool sees it as its request's abort signal and can stop its work.
+      const stop = new AbortController();
       try {
-        const caller = askingThroughCell(ctx, options);
-        return await withTimeout(catalog.callTool(name, args, caller, { via: 'code' }), options);
+        const caller = callingAs(ctx, options, stop.signal);
+        return await withTimeout(
+          catalog.callTool(name, args, caller, { via: 'code' }),
+          options,
+          stop,
+        );
       } catch (error) {
         if (
           (error as { code?: unknown }).code === INVALID_PARAMS &&
@@ -94,41 +104,63 @@ function catalogConnection(
  * The cell's caller, whose questions during this call (a mirrored server's elicitation or
  * sampling, which reach `ctx.elicit`/`ctx.sample`) go through the tool server's askers, as a
  * registered server's do: framed as asked by kernel code, and the cell's clock stopped while
- * the user answers. Everything else is the caller's own context.
+ * the user answers; and whose abort signal (`ctx.mcpReq.signal`, `ctx.signal`) also fires when
+ * this call is given up (`stop`). Everything else is the caller's own context.
  */
-function askingThroughCell(ctx: ToolContext, { elicit, sample }: CallOptions): ToolContext {
-  if (elicit === undefined && sample === undefined) return ctx;
-  return new Proxy(ctx, {
-    get(target, property) {
-      if (property === 'elicit' && elicit !== undefined) return elicit;
-      if (property === 'sample' && sample !== undefined) return sample;
-      const value: unknown = Reflect.get(target, property, target);
-      // Methods run on the real context (it keeps private state).
-      return typeof value === 'function' ? value.bind(target) : value;
+function callingAs(
+  ctx: ToolContext,
+  { elicit, sample }: CallOptions,
+  stop: AbortSignal,
+): ToolContext {
+  const signal = AbortSignal.any([ctx.mcpReq.signal, stop]);
+  const mcpReq = overriding(ctx.mcpReq, { signal });
+  return overriding(ctx, {
+    mcpReq,
+    signal,
+    ...(elicit !== undefined && { elicit }),
+    ...(sample !== undefined && { sample }),
+  });
+}
+
+/** `target` with some properties replaced; its methods still run on it (private state). */
+function overriding<T extends object>(target: T, replaced: Record<string, unknown>): T {
+  return new Proxy(target, {
+    get(object, property) {
+      if (typeof property === 'string' && Object.hasOwn(replaced, property)) {
+        return replaced[property];
+      }
+      const value: unknown = Reflect.get(object, property, object);
+      return typeof value === 'function' ? value.bind(object) : value;
     },
   });
 }
 
 /**
  * The call's answer, or a `REQUEST_TIMEOUT` error once `timeout` ms pass (the tool server's
- * per-call timeout) or the kernel code goes away (`signal`). The tool itself runs on: the
- * catalog has no way to cancel one call of a request that continues.
+ * per-call timeout) or the kernel code goes away (`signal`). Either way `stop` is aborted, so
+ * the tool is cancelled rather than left running for nobody.
  */
 function withTimeout(
   call: Promise<CallToolResult>,
   { timeout, signal }: CallOptions,
+  stop: AbortController,
 ): Promise<CallToolResult> {
   if (timeout === undefined && signal === undefined) return call;
   return new Promise((resolve, reject) => {
+    const giveUp = (error: Error) => {
+      reject(error);
+      stop.abort(error);
+    };
     const timer =
       timeout === undefined
         ? undefined
         : setTimeout(
-            () => reject(Object.assign(new Error('timed out'), { code: 'REQUEST_TIMEOUT' })),
+            () => giveUp(Object.assign(new Error('timed out'), { code: 'REQUEST_TIMEOUT' })),
             timeout,
           );
-    const onAbort = () => reject(new Error('the kernel code stopped waiting for the call'));
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const onAbort = () => giveUp(new Error('the kernel code stopped waiting for the call'));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     call.then(resolve, reject).finally(() => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);

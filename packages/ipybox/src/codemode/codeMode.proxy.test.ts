@@ -1,5 +1,6 @@
 /**
  * Code mode inside a real mcp-proxy over HTTP, two 2025 sessions:
+ * - one session's long output (a `codemode://` resource) is not readable by the other;
  * - a TOTP-gated tool called from code is refused until the caller unlocks, and another
  *   session's unlock does not count for it (the cell's caller is who the gate sees);
  * - `mcp-proxy load`/`unload` (the management API) regenerate mcptools/: a plugin loaded while
@@ -12,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/server';
 import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
 import { connectHttp, startHttpProxy } from '../../../proxy/src/proxy/__fixtures__/proxyProcess.ts';
 import { tempWorkspace, textOf } from '../server/testing.ts';
@@ -74,6 +76,20 @@ test('code mode in mcp-proxy: a gated tool from code needs the cell caller’s o
   const borrowed = await executeCode(b, action('borrowed'), { kernel: after.kernel });
   assert.equal(borrowed.isError, true);
   assert.match(borrowed.text, /belongs to another caller/);
+
+  // A's long output is kept as a codemode:// resource that only A's session reads.
+  const long = (await a.callTool(
+    { name: 'execute_code', arguments: { code: "print('x' * 5000)", max_output_chars: 100 } },
+    { timeout: 300_000 },
+  )) as CallToolResult;
+  const link = long.content.find((c): c is ResourceLink => c.type === 'resource_link');
+  assert.ok(link, textOf(long));
+  assert.match(link.uri, /^codemode:\/\/outputs\//);
+  assert.equal(
+    ((await a.readResource({ uri: link.uri })).contents[0] as { text: string }).text,
+    'x'.repeat(5000),
+  );
+  await assert.rejects(b.readResource({ uri: link.uri }), /has no output/);
 });
 
 test('code mode in mcp-proxy: load and unload regenerate mcptools/ for running kernels', async (t) => {

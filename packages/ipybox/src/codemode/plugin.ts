@@ -11,10 +11,19 @@ import type { PluginConfig, PluginServer } from '@mcpbox/framework';
 import { openIpybox } from '../plugin.ts';
 import { registerExecuteTool } from '../server/executeTool.ts';
 import type { Ipybox } from '../server/ipybox.ts';
+import type { OutputScheme } from '../server/outputResources.ts';
 import { catalogConnections } from './catalogConnections.ts';
 import { CatalogModules } from './catalogModules.ts';
 import { registerSearchTool } from './searchTool.ts';
 import { anyElicits, approvalPolicyOf, parseCodeModeSettings } from './settings.ts';
+import { CodeModeSearch } from './toolSearch.ts';
+
+/** Long outputs and full-size images of `execute_code`: `codemode://outputs|images/<id>`. */
+export const CODE_MODE_OUTPUTS: OutputScheme = {
+  scheme: 'codemode',
+  prefix: 'code',
+  tool: 'execute_code',
+};
 
 export const description =
   'Code mode: search every tool of the catalog and call them from Python in an ipybox kernel (search_tools, execute_code).';
@@ -24,9 +33,10 @@ export const EXECUTE_CODE_DESCRIPTION = `Run Python in a stateful IPython kernel
   result = <tool>.run({...arguments...})        # or: await <tool>.arun({...})
 Call tools, filter and combine their results in code, and print only what you need: results
 that are not printed never enter the conversation. Variables and imports persist between calls;
-top-level await works. Returns stdout, stderr and the last expression's value; an exception
-returns the traceback (a failed tool call raises ToolError, ToolNotFound, ToolRejected, ... from
-mcptools._runtime). A cell running longer than \`timeout\` seconds is interrupted, the kernel kept.
+top-level await works. Returns stdout, stderr and the last expression's value (output longer than
+\`max_output_chars\` keeps its head and tail; the full output and full-size images are resources,
+codemode://..., named in the result); an exception returns the traceback (a failed tool call
+raises ToolError, ToolNotFound, ToolRejected, ... from mcptools._runtime). A cell running longer than \`timeout\` seconds is interrupted, the kernel kept.
 Tool calls from code pass the same checks as direct calls (including approval), as you.
 
 A result ending with [new kernel: pass kernel="ipk_..."] ran in a kernel opened for this call:
@@ -58,13 +68,16 @@ export async function register(server: PluginServer, config: PluginConfig = {}):
     modules.close();
   });
   ipybox.followSessions(server);
-  registerSearchTool(server, catalog, modules);
+  const search = new CodeModeSearch(() => ipybox, server.logger);
+  registerSearchTool(server, search, modules, async () => {
+    await ipybox?.adoptRegistrations();
+  });
   registerExecuteTool(server, ipybox, {
     name: 'execute_code',
     title: 'Execute code',
     description: EXECUTE_CODE_DESCRIPTION,
     // The ipybox plugin may be loaded beside us and owns the ipybox:// output resources.
-    outputResources: false,
+    outputResources: CODE_MODE_OUTPUTS,
     elicits: anyElicits(settings),
     beforeCell: async (lease) => {
       await ipybox?.adoptRegistrations();

@@ -1,19 +1,21 @@
 /**
- * `search_tools`: the catalog's shared ranked search (`server.catalog.search`, the index
- * `proxy__run` uses too), narrowed to the tools code may call, each with its Python import line.
+ * `search_tools`: ranked search over the tools code may call — the catalog's and those of the
+ * servers registered with `register_mcp_server`, ranked together (`toolSearch.ts`, the
+ * framework's index) — each with its Python import line.
  * `detail` chooses how much: `name` (import lines), `summary` (plus the description's first
  * line), `full` (plus `run`'s signature and docstring as the generated module declares them).
  *
  * @module
  */
-import type { CatalogView, PluginServer } from '@mcpbox/framework';
+import type { PluginServer } from '@mcpbox/framework';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { renderRunDeclaration } from '../mcptools/renderPackage.ts';
 import type { CatalogModules } from './catalogModules.ts';
 import type { CatalogLayout, ToolLocation } from './layout.ts';
+import type { CodeModeSearch } from './toolSearch.ts';
 
-export const SEARCH_DESCRIPTION = `Search the tools of every connected plugin and MCP server, to call them from Python with execute_code.
+export const SEARCH_DESCRIPTION = `Search the tools of every connected plugin and MCP server (also those registered with register_mcp_server), to call them from Python with execute_code.
 
 Returns the best matches, each with its import line:
   from mcptools.<plugin> import <tool>
@@ -26,8 +28,10 @@ export type SearchDetail = 'name' | 'summary' | 'full';
 
 export function registerSearchTool(
   server: PluginServer,
-  catalog: CatalogView,
+  search: CodeModeSearch,
   modules: CatalogModules,
+  /** Before each search: take on registrations made meanwhile (by the ipybox plugin beside). */
+  refresh: () => Promise<void>,
 ): void {
   server.registerTool(
     'search_tools',
@@ -45,27 +49,25 @@ export function registerSearchTool(
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ query, detail, limit }) => {
+      await refresh();
       await modules.settled();
-      return searchResult(catalog, modules.layout, query, detail, limit);
+      return searchResult(search, modules.layout, query, detail, limit);
     },
   );
 }
 
-/** The ranked hits as text (pure over the catalog and layout, for tests and the bench). */
-export function searchResult(
-  catalog: CatalogView,
+/** The ranked hits as text. */
+export async function searchResult(
+  search: CodeModeSearch,
   layout: CatalogLayout,
   query: string,
   detail: SearchDetail,
   limit: number,
-): CallToolResult {
-  const plugins = layout.plugins();
-  // A few extra: tools code may not call (execute tools) are dropped after ranking.
-  const hits = catalog
-    .search(query, { limit: limit + 5, plugins })
-    .flatMap((hit) => layout.locate(hit.tool.name) ?? [])
-    .slice(0, limit);
-  if (hits.length === 0) return { content: [{ type: 'text', text: noHits(query, layout) }] };
+): Promise<CallToolResult> {
+  const hits = await search.search(layout, query, limit);
+  if (hits.length === 0) {
+    return { content: [{ type: 'text', text: noHits(query, await search.counts(layout)) }] };
+  }
   const blocks = hits.map((hit) => describe(hit, detail));
   const text = [
     `${hits.length} tool${hits.length === 1 ? '' : 's'} for ${JSON.stringify(query)} (call them in execute_code):`,
@@ -95,9 +97,7 @@ function firstLine(text: string): string {
 }
 
 /** No hits: say so, and name the plugins, the ones nearest to the query's words first. */
-function noHits(query: string, layout: CatalogLayout): string {
-  const counts = new Map<string, number>();
-  for (const pkg of layout.packages.values()) counts.set(pkg.plugin, pkg.tools.length);
+function noHits(query: string, counts: ReadonlyMap<string, number>): string {
   if (counts.size === 0) {
     return 'No tools: no plugin or MCP server with tools callable from code is loaded.';
   }

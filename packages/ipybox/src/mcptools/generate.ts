@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseUpstreamParams, UpstreamConnection } from '@mcpbox/framework';
+import type { Tool } from '@modelcontextprotocol/server';
 import { type GeneratedTool, renderPackage, type ToolDefinition } from './renderPackage.ts';
 
 const RUNTIME_SOURCE = new URL('../python/_runtime.py', import.meta.url);
@@ -84,11 +85,11 @@ export async function generateMcpSources(
  * Connects once, lists the tools, disconnects. Invalid params fail with the framework's
  * `UpstreamError` (`INVALID_PARAMS`, naming the field); a server that cannot start, with its reason.
  */
-async function listToolsOnce(
+export async function listToolsOnce(
   serverName: string,
   serverParams: unknown,
   env: GenerateOptions['env'],
-): Promise<ToolDefinition[]> {
+): Promise<Tool[]> {
   const params = parseUpstreamParams(serverParams);
   const connection = new UpstreamConnection(serverName, params, { env });
   try {

@@ -14,7 +14,12 @@ import type { Elicit } from './elicitApprover.ts';
 import type { Ipybox } from './ipybox.ts';
 import type { KernelLease } from './kernels.ts';
 import { kernelArgument, withKernel } from './kernelTools.ts';
-import { callerOf, OutputResources, registerOutputResources } from './outputResources.ts';
+import {
+  callerOf,
+  OutputResources,
+  type OutputScheme,
+  registerOutputResources,
+} from './outputResources.ts';
 import { outputStreamer } from './outputStream.ts';
 
 const EXECUTE_DESCRIPTION = `Execute Python code in a stateful IPython kernel.
@@ -40,10 +45,11 @@ export interface ExecuteToolOptions {
   title?: string;
   description?: string;
   /**
-   * Keep long outputs and images as `ipybox://` resources (default true). Off for a second
-   * plugin in the same server: the resource templates may be registered once.
+   * Where long outputs and images are kept as resources: default `ipybox://` (`cell_output`,
+   * `cell_image`); a second plugin in the same server names its own (templates may be
+   * registered once); `false`: not kept (long outputs are cut in the middle).
    */
-  outputResources?: boolean;
+  outputResources?: OutputScheme | false;
   /** Whether approvals are asked by elicitation. Default: `approval: elicit`. */
   elicits?: boolean;
   /** Runs before each cell, with the kernel it will run in (code mode refreshes mcptools). */
@@ -58,7 +64,10 @@ export function registerExecuteTool(
   options: ExecuteToolOptions = {},
 ): void {
   const { maxOutputChars, maxOutputCharsLimit } = ipybox.settings;
-  const outputs = options.outputResources === false ? undefined : new OutputResources();
+  const outputs =
+    options.outputResources === false
+      ? undefined
+      : new OutputResources({ scheme: options.outputResources });
   if (outputs) registerOutputResources(server, outputs);
   const elicits = options.elicits ?? ipybox.settings.approval === 'elicit';
   server.registerTool(

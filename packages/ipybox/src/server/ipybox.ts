@@ -13,7 +13,8 @@ import {
   parseUpstreamParams,
   type UpstreamParams,
 } from '@mcpbox/framework';
-import { generateMcpSources } from '../mcptools/generate.ts';
+import type { Tool } from '@modelcontextprotocol/server';
+import { generateMcpSources, listToolsOnce } from '../mcptools/generate.ts';
 import { ServerRegistry } from '../mcptools/registry.ts';
 import { type EnvMap, loadEnvironment } from './environment.ts';
 import { kernelCallerOf } from './kernelCaller.ts';
@@ -121,6 +122,18 @@ export class Ipybox {
   /** Names of the servers registered with `register_mcp_server` (theirs is `mcptools.<name>`). */
   get registeredServers(): string[] {
     return [...this.#servers.keys()];
+  }
+
+  /** The params of each registered server, by name (what its tool list depends on). */
+  get registrations(): ReadonlyMap<string, UpstreamParams> {
+    return this.#servers;
+  }
+
+  /** The tools registered server `name` lists now, over a one-off connection (code mode's search). */
+  async registeredServerTools(name: string): Promise<Tool[]> {
+    const params = this.#servers.get(name);
+    if (params === undefined) throw new Error(`no MCP server ${name} is registered`);
+    return listToolsOnce(name, params, this.#hostEnv);
   }
 
   /**

@@ -23,6 +23,33 @@ describe('output resources', () => {
     assert.match(a, /^ipybox:\/\/outputs\/[A-Za-z0-9_-]{22}$/);
   });
 
+  test('a store of its own scheme (code mode): its URIs only, the other scheme not found', async () => {
+    const scheme = { scheme: 'codemode', prefix: 'code', tool: 'execute_code' };
+    const store = new OutputResources({ scheme });
+    const uri = store.addText(alice, 'text/plain', 'x').uri;
+    assert.match(uri, /^codemode:\/\/outputs\/[A-Za-z0-9_-]{22}$/);
+    assert.match(
+      store.addImage(alice, { path: '/nowhere.png', mimeType: 'image/png', data: Buffer.alloc(0) }),
+      /^codemode:\/\/images\//,
+    );
+    assert.ok(await store.read(uri, alice.caller));
+    await assert.rejects(
+      store.read(uri.replace('codemode:', 'ipybox:'), alice.caller),
+      ResourceNotFoundError,
+    );
+    const registered: string[] = [];
+    const server = {
+      registerResource: (name: string, template: { uriTemplate: { toString(): string } }) =>
+        registered.push(`${name} ${template.uriTemplate}`),
+      onSessionClosed: () => () => undefined,
+    } as unknown as PluginServer;
+    registerOutputResources(server, store);
+    assert.deepEqual(registered, [
+      'code_output codemode://outputs/{id}',
+      'code_image codemode://images/{id}',
+    ]);
+  });
+
   test("another caller's output reads as not found, like one that never existed", async () => {
     const store = new OutputResources();
     const uri = store.addText(alice, 'text/plain', 'secret output').uri;

@@ -4,6 +4,10 @@
  * `ipybox://outputs/<id>`, and full-size images as `ipybox://images/<id>` (read from the file
  * under `images/` in the workspace).
  *
+ * Another plugin in the same server (code mode's `execute_code`) keeps its own store under its
+ * own scheme ({@link OutputScheme}, e.g. `codemode://outputs/<id>`): templates may be registered
+ * once per server.
+ *
  * Ids are 128 random bits, so a URI cannot be guessed, and each entry remembers the caller that
  * produced it (the OAuth principal, else the 2025 session or the connection): another caller reading it is told it
  * does not exist. The store is bounded (entries and characters): the oldest go first, and a
@@ -27,8 +31,22 @@ import {
 } from '@modelcontextprotocol/server';
 import type { SavedImage } from '../kernel/images.ts';
 
-export const OUTPUTS_URI = 'ipybox://outputs/';
-export const IMAGES_URI = 'ipybox://images/';
+/** Where a store's resources live and what they are called (one per plugin of a server). */
+export interface OutputScheme {
+  /** URI scheme: `<scheme>://outputs/<id>`, `<scheme>://images/<id>`. */
+  scheme: string;
+  /** Resource template names: `<prefix>_output`, `<prefix>_image`. */
+  prefix: string;
+  /** The tool whose outputs these are, named in the templates' descriptions. */
+  tool: string;
+}
+
+/** `execute_ipython_cell`'s: `ipybox://`, `cell_output`/`cell_image`. */
+export const IPYBOX_OUTPUTS: OutputScheme = {
+  scheme: 'ipybox',
+  prefix: 'cell',
+  tool: 'execute_ipython_cell',
+};
 
 /** Who produced an entry: the caller (see {@link callerOf}) and the kernel session it ran in. */
 export interface ResourceOwner {
@@ -40,6 +58,8 @@ type Entry = ResourceOwner &
   ({ kind: 'text'; mimeType: string; text: string } | { kind: 'file'; image: SavedImage });
 
 export interface OutputResourceLimits {
+  /** URIs and names (default {@link IPYBOX_OUTPUTS}). */
+  scheme?: OutputScheme;
   /** Most entries kept (default 200). */
   maxEntries?: number;
   /** Most characters of text kept over all entries (default 32 M). */
@@ -73,6 +93,11 @@ export interface StoredText {
 }
 
 export class OutputResources {
+  readonly scheme: OutputScheme;
+  /** `<scheme>://outputs/` */
+  readonly outputsUri: string;
+  /** `<scheme>://images/` */
+  readonly imagesUri: string;
   readonly #maxEntries: number;
   readonly #maxChars: number;
   readonly #maxEntryChars: number;
@@ -81,10 +106,14 @@ export class OutputResources {
   #chars = 0;
 
   constructor({
+    scheme = IPYBOX_OUTPUTS,
     maxEntries = 200,
     maxChars = 32_000_000,
     maxEntryChars = 2_000_000,
   }: OutputResourceLimits = {}) {
+    this.scheme = scheme;
+    this.outputsUri = `${scheme.scheme}://outputs/`;
+    this.imagesUri = `${scheme.scheme}://images/`;
     this.#maxEntries = maxEntries;
     this.#maxChars = maxChars;
     this.#maxEntryChars = Math.min(maxEntryChars, maxChars);
@@ -96,7 +125,7 @@ export class OutputResources {
 
   /**
    * Keeps `text`, its start and end when too long; `omitted` counts characters already dropped
-   * from its middle (the kernel layer's bound), for the note. Returns its `ipybox://outputs/` URI.
+   * from its middle (the kernel layer's bound), for the note. Returns its `<scheme>://outputs/` URI.
    */
   addText(owner: ResourceOwner, mimeType: string, text: string, omitted = 0): StoredText {
     const max = this.#maxEntryChars;
@@ -106,18 +135,18 @@ export class OutputResources {
       const dropped = text.length - 2 * half + omitted;
       kept = `${text.slice(0, half)}\n[ipybox keeps at most ${max} characters of one output: ${dropped.toLocaleString('en-US')} characters from the middle are not here]\n${text.slice(-half)}`;
     }
-    const uri = OUTPUTS_URI + this.#add({ ...owner, kind: 'text', mimeType, text: kept });
+    const uri = this.outputsUri + this.#add({ ...owner, kind: 'text', mimeType, text: kept });
     return { uri, size: Buffer.byteLength(kept), whole: kept === text && omitted === 0 };
   }
 
-  /** Makes a saved image readable at full size; returns its `ipybox://images/` URI. */
+  /** Makes a saved image readable at full size; returns its `<scheme>://images/` URI. */
   addImage(owner: ResourceOwner, image: SavedImage): string {
-    return IMAGES_URI + this.#add({ ...owner, kind: 'file', image });
+    return this.imagesUri + this.#add({ ...owner, kind: 'file', image });
   }
 
   /** The entry behind `uri` for `caller`, as a `resources/read` result. */
   async read(uri: string, caller: string): Promise<ReadResourceResult> {
-    const id = idOf(uri);
+    const id = this.#idOf(uri);
     const entry = id === undefined ? undefined : this.#entries.get(id);
     if (!entry || entry.caller !== caller) {
       throw new ResourceNotFoundError(
@@ -161,6 +190,13 @@ export class OutputResources {
     }
   }
 
+  #idOf(uri: string): string | undefined {
+    for (const prefix of [this.outputsUri, this.imagesUri]) {
+      if (uri.startsWith(prefix)) return uri.slice(prefix.length) || undefined;
+    }
+    return undefined;
+  }
+
   #add(entry: Entry): string {
     const id = randomBytes(16).toString('base64url');
     this.#entries.set(id, entry);
@@ -179,13 +215,6 @@ function charsOf(entry: Entry): number {
   return entry.kind === 'text' ? entry.text.length : 0;
 }
 
-function idOf(uri: string): string | undefined {
-  for (const prefix of [OUTPUTS_URI, IMAGES_URI]) {
-    if (uri.startsWith(prefix)) return uri.slice(prefix.length) || undefined;
-  }
-  return undefined;
-}
-
 /**
  * Registers the two templates whose reads `store` answers, and frees a session's entries when it
  * ends. The session listener holds the store weakly: once the plugin is unloaded (its handlers,
@@ -201,21 +230,20 @@ export function registerOutputResources(server: PluginServer, store: OutputResou
   });
   const read = (uri: URL, _variables: unknown, ctx: RequestExtra) =>
     store.read(uri.toString(), callerOf(ctx));
+  const { prefix, tool } = store.scheme;
   server.registerResource(
-    'cell_output',
-    new ResourceTemplate(`${OUTPUTS_URI}{id}`, { list: undefined }),
+    `${prefix}_output`,
+    new ResourceTemplate(`${store.outputsUri}{id}`, { list: undefined }),
     {
-      description:
-        'Output of an execute_ipython_cell call kept for on-demand reading: the full text of a truncated output, or the text/html form of a rich result (e.g. a pandas DataFrame). Named in the tool result.',
+      description: `Output of an ${tool} call kept for on-demand reading: the full text of a truncated output, or the text/html form of a rich result (e.g. a pandas DataFrame). Named in the tool result.`,
     },
     read,
   );
   server.registerResource(
-    'cell_image',
-    new ResourceTemplate(`${IMAGES_URI}{id}`, { list: undefined }),
+    `${prefix}_image`,
+    new ResourceTemplate(`${store.imagesUri}{id}`, { list: undefined }),
     {
-      description:
-        'An image from an execute_ipython_cell call at full size (the result inlines a downscaled copy). Named in the tool result.',
+      description: `An image from an ${tool} call at full size (the result inlines a downscaled copy). Named in the tool result.`,
     },
     read,
   );
