@@ -81,8 +81,11 @@ export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: unk
 export interface DetachedCallOptions {
   /** Who started the call: only the same principal may watch or answer it. */
   principal: string;
-  /** The tool (or prompt) and a digest of its arguments; a retry must name the same. */
-  call: string;
+  /**
+   * The tool (or prompt) and a digest of its arguments; a retry must name the same. A function
+   * is called on first use: a call that never asks a question never needs it.
+   */
+  call: string | (() => string);
   inputTimeoutMs?: number;
   /** Where notifications go while no request waits on the call (default: dropped). */
   onIdleNotification?: (notification: Notification) => void;
@@ -92,10 +95,10 @@ export class DetachedCall {
   /** Unguessable: it is all a retry needs besides the principal. */
   readonly id = randomBytes(24).toString('base64url');
   readonly principal: string;
-  readonly call: string;
   readonly inputTimeoutMs: number;
   readonly createdAt = new Date();
   lastUpdatedAt = new Date();
+  #call: string | (() => string);
   readonly #controller = new AbortController();
   readonly #onIdleNotification: ((notification: Notification) => void) | undefined;
   readonly #questions = new Map<string, PendingQuestion>();
@@ -112,12 +115,18 @@ export class DetachedCall {
 
   constructor(options: DetachedCallOptions) {
     this.principal = options.principal;
-    this.call = options.call;
+    this.#call = options.call;
     this.inputTimeoutMs = options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS;
     this.#onIdleNotification = options.onIdleNotification;
     this.settled = new Promise((resolve) => {
       this.#resolveSettled = resolve;
     });
+  }
+
+  /** The tool (or prompt) and a digest of its arguments (see {@link DetachedCallOptions.call}). */
+  get call(): string {
+    if (typeof this.#call === 'function') this.#call = this.#call();
+    return this.#call;
   }
 
   /** The handler's signal: aborted by cancellation, never by a request ending normally. */

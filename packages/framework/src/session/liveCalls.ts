@@ -68,10 +68,11 @@ export async function serveLiveCall<R>(
 ): Promise<Served<R>> {
   const table = options.table ?? detachedCalls;
   const principal = principalOf(extra);
-  const digest = callDigest(call.method, call.name, call.args);
+  const digest = () => callDigest(call.method, call.name, call.args);
   const state = extra.mcpReq.requestState<SealedRounds>();
   let detached: DetachedCall;
   if (state === undefined) {
+    // The digest binds a requestState to this call: needed only once it asks a question.
     detached = new DetachedCall({
       principal,
       call: digest,
@@ -82,7 +83,7 @@ export async function serveLiveCall<R>(
     const ctx = detached.contextFrom(extra);
     detached.start(() => run(ctx, detached));
   } else {
-    detached = resume(table, state, principal, digest);
+    detached = resume(table, state, principal, digest());
     deliverAnswers(detached, state, extra.mcpReq.inputResponses);
   }
   return waitOn(table, detached, extra, options.codec) as Promise<Served<R>>;
