@@ -185,7 +185,13 @@ describe('packed packages installed into an empty project', () => {
       assert.ok(existsSync(join(ipybox, asset)), asset);
     }
     const proxy = join(app, 'node_modules', '@mcpbox', 'proxy', 'dist', 'plugins');
-    assert.deepEqual(readdirSync(proxy).sort(), ['demo_full', 'echo.js', 'greet.js', 'ipybox.js']);
+    assert.deepEqual(readdirSync(proxy).sort(), [
+      'code_mode.js',
+      'demo_full',
+      'echo.js',
+      'greet.js',
+      'ipybox.js',
+    ]);
   });
 
   test('every bin prints its package version', async () => {
