@@ -5,16 +5,10 @@
  * gets today's result, tool list and kernel.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import {
-  runCell,
-  type StdioIpybox,
-  startStdioIpybox,
-  tempWorkspace,
-  textOf,
-} from '../server/testing.ts';
+import { runCell, stdioIpyboxPerSuite, textOf } from '../server/testing.ts';
 import {
   FRAME_AND_IMAGE_CELL,
   UI_CAPABILITIES,
@@ -38,23 +32,13 @@ async function page(client: Client, args: Record<string, unknown>): Promise<Call
 
 for (const era of ['2025-11-25', '2026-07-28'] as const) {
   describe(`the viewer for a ${era} client that renders MCP Apps`, () => {
-    let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-    let box: StdioIpybox;
-
-    before(async () => {
-      ws = await tempWorkspace();
-      box = await startStdioIpybox(ws.dir, {
-        clientOptions: {
-          capabilities: UI_CAPABILITIES,
-          ...(era === '2026-07-28' && { versionNegotiation: { mode: { pin: era } } }),
-        },
-      });
-      assert.equal(box.client.getNegotiatedProtocolVersion(), era);
+    const box = stdioIpyboxPerSuite({
+      clientOptions: {
+        capabilities: UI_CAPABILITIES,
+        ...(era === '2026-07-28' && { versionNegotiation: { mode: { pin: era } } }),
+      },
     });
-    after(async () => {
-      await box?.close();
-      await ws?.remove();
-    });
+    before(() => assert.equal(box.client.getNegotiatedProtocolVersion(), era));
 
     test('execute_ipython_cell links ui://ipybox/viewer; the app-only tool is listed', async () => {
       const { tools } = await box.client.listTools();
@@ -214,17 +198,7 @@ for (const era of ['2025-11-25', '2026-07-28'] as const) {
 }
 
 describe('a client without the MCP Apps extension', () => {
-  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-  let box: StdioIpybox;
-
-  before(async () => {
-    ws = await tempWorkspace();
-    box = await startStdioIpybox(ws.dir);
-  });
-  after(async () => {
-    await box?.close();
-    await ws?.remove();
-  });
+  const box = stdioIpyboxPerSuite();
 
   test("gets today's tool list, result and kernel", async () => {
     const { tools } = await box.client.listTools();

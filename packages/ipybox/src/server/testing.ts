@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { CallToolResult, ClientOptions } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -66,6 +67,45 @@ export async function startStdioIpybox(
     transport,
     stderr: () => stderr,
     close: () => client.close(),
+  };
+}
+
+export type StdioIpyboxOptions = NonNullable<Parameters<typeof startStdioIpybox>[1]>;
+
+/**
+ * For a `describe()`: a temp workspace (`prepare` may write into it first) and an ipybox over
+ * stdio in it, started before the suite's tests, closed and removed after them. Its `client`
+ * and `dir` are read inside the tests.
+ */
+export function stdioIpyboxPerSuite(
+  options: StdioIpyboxOptions & {
+    prefix?: string;
+    prepare?: (dir: string) => Promise<void>;
+  } = {},
+): { readonly client: Client; readonly dir: string; stderr(): string } {
+  let ws: Awaited<ReturnType<typeof tempWorkspace>> | undefined;
+  let box: StdioIpybox | undefined;
+  before(async () => {
+    ws = await tempWorkspace(options.prefix);
+    await options.prepare?.(ws.dir);
+    box = await startStdioIpybox(ws.dir, options);
+  });
+  after(async () => {
+    await box?.close();
+    await ws?.remove();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the suite has not started its ipybox');
+    return value;
+  };
+  return {
+    get client() {
+      return started(box).client;
+    },
+    get dir() {
+      return started(ws).dir;
+    },
+    stderr: () => started(box).stderr(),
   };
 }
 

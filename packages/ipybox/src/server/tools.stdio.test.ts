@@ -7,24 +7,19 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import {
-  EVERYTHING_BIN,
-  runCell,
-  type StdioIpybox,
-  startStdioIpybox,
-  tempWorkspace,
-  textOf,
-} from './testing.ts';
+import { EVERYTHING_BIN, runCell, stdioIpyboxPerSuite, textOf } from './testing.ts';
 
 const FIXTURE = fileURLToPath(new URL('../__fixtures__/toolserver-upstream.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 
 describe('ipybox over stdio: MCP tools from kernel code', () => {
-  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-  let box: StdioIpybox;
+  const box = stdioIpyboxPerSuite({
+    // The secret is only in .env: it reaches the upstream through a ${VAR} placeholder.
+    prepare: (dir) => writeFile(join(dir, '.env'), 'FIXTURE_TOKEN=tok-from-dotenv\n'),
+  });
 
   const register = async (server_name: unknown, server_params: unknown) =>
     (await box.client.callTool({
@@ -32,23 +27,12 @@ describe('ipybox over stdio: MCP tools from kernel code', () => {
       arguments: { server_name, server_params },
     })) as CallToolResult;
 
-  before(async () => {
-    ws = await tempWorkspace();
-    // The secret is only in .env: it reaches the upstream through a ${VAR} placeholder.
-    await writeFile(join(ws.dir, '.env'), 'FIXTURE_TOKEN=tok-from-dotenv\n');
-    box = await startStdioIpybox(ws.dir);
-  });
-  after(async () => {
-    await box?.close();
-    await ws?.remove();
-  });
-
   test('register_mcp_server generates mcptools/ and returns the tool names', async () => {
     const result = await register('everything', { command: EVERYTHING_BIN, args: ['stdio'] });
     assert.equal(result.isError, undefined, textOf(result));
     const names = textOf(result).split('\n');
     assert.ok(names.includes('echo'), names.join(','));
-    assert.ok(existsSync(join(ws.dir, 'mcptools', 'everything', 'echo.py')));
+    assert.ok(existsSync(join(box.dir, 'mcptools', 'everything', 'echo.py')));
   });
 
   test('kernel code calls the upstream through the generated module', async () => {
@@ -73,7 +57,7 @@ describe('ipybox over stdio: MCP tools from kernel code', () => {
       "import os\nfrom mcptools.fixture import secret\nprint(secret.run({}))\nprint(os.environ.get('FIXTURE_TOKEN'), os.environ.get('FIXTURE_SECRET'))",
     );
     assert.equal(textOf(call), 'tok-from-dotenv\nNone None');
-    const init = await readFile(join(ws.dir, 'mcptools', 'fixture', '__init__.py'), 'utf8');
+    const init = await readFile(join(box.dir, 'mcptools', 'fixture', '__init__.py'), 'utf8');
     assert.doesNotMatch(init, /tok-from-dotenv/);
   });
 
@@ -84,7 +68,7 @@ describe('ipybox over stdio: MCP tools from kernel code', () => {
     );
     assert.equal(result.isError, undefined, textOf(result));
     assert.equal(textOf(result), 'harmless\nFalse\nTrue');
-    assert.equal(existsSync(join(ws.dir, 'PWNED')), false);
+    assert.equal(existsSync(join(box.dir, 'PWNED')), false);
   });
 
   test('a tool error, an unknown tool and an unknown server are typed exceptions in the cell', async () => {
@@ -142,7 +126,7 @@ describe('ipybox over stdio: MCP tools from kernel code', () => {
     const wontStart = await register('ghost', { command: '/nonexistent/server' });
     assert.equal(wontStart.isError, true);
     assert.match(textOf(wontStart), /register_mcp_server ghost: /);
-    assert.equal(existsSync(join(ws.dir, 'mcptools', 'ghost')), false);
+    assert.equal(existsSync(join(box.dir, 'mcptools', 'ghost')), false);
   });
 
   test('reset: fresh kernel state; workspace files and mcptools/ kept; servers still callable', async () => {
