@@ -17,13 +17,7 @@ import {
   launchTestBrowser,
   type TestBrowser,
 } from '../../../framework/src/__fixtures__/browser.ts';
-import {
-  runCell,
-  type StdioIpybox,
-  startStdioIpybox,
-  tempWorkspace,
-  textOf,
-} from '../server/testing.ts';
+import { runCell, stdioIpyboxPerSuite, textOf } from '../server/testing.ts';
 import {
   FRAME_AND_IMAGE_CELL,
   UI_CAPABILITIES,
@@ -87,21 +81,18 @@ function columnOf(frame: Frame, column: number): Promise<string[]> {
 }
 
 describe('the viewer in headless Chromium, through an AppBridge host', () => {
-  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-  let box: StdioIpybox;
+  const box = stdioIpyboxPerSuite({
+    clientOptions: {
+      capabilities: UI_CAPABILITIES,
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+    },
+  });
   let chromium: TestBrowser;
   let page: Page;
   const calls: { name: string; arguments?: Record<string, unknown> }[] = [];
   const consoleLines: string[] = [];
 
   before(async () => {
-    ws = await tempWorkspace();
-    box = await startStdioIpybox(ws.dir, {
-      clientOptions: {
-        capabilities: UI_CAPABILITIES,
-        versionNegotiation: { mode: { pin: '2026-07-28' } },
-      },
-    });
     chromium = await launchTestBrowser('ipybox');
     page = await chromium.browser.newPage();
     // What the page and the viewer say, for the assertion messages.
@@ -122,8 +113,6 @@ describe('the viewer in headless Chromium, through an AppBridge host', () => {
   });
   after(async () => {
     await chromium?.close();
-    await box?.close();
-    await ws?.remove();
   });
 
   test('renders the image, the HTML sandboxed and the 100k-row DataFrame; paging and sorting go through the app-only tool', async () => {

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import {
-  EVERYTHING_BIN,
   IPYBOX_BIN,
+  registerEverything,
   runCell,
   type StdioIpybox,
   startStdioIpybox,
@@ -38,14 +38,7 @@ describe('ipybox --sandbox over stdio', () => {
   });
 
   test('tools registered from the host work from sandboxed code', async () => {
-    const registered = await box.client.callTool({
-      name: 'register_mcp_server',
-      arguments: {
-        server_name: 'everything',
-        server_params: { command: EVERYTHING_BIN, args: ['stdio'] },
-      },
-    });
-    assert.notEqual(registered.isError, true, textOf(registered));
+    await registerEverything(box.client);
     const result = await runCell(
       box.client,
       "from mcptools.everything import echo\nprint(echo.run({'message': 'sandboxed'}))",
