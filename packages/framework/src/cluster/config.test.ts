@@ -36,3 +36,12 @@ test('cluster: mapping with name and fallback; bad values are named', () => {
   });
   assert.match(JSON.stringify(badFallback), /one of none, local/);
 });
+
+test('an empty cluster: (or MCP_REDIS_URL empty) is one process on its own', () => {
+  for (const cluster of ['', null]) {
+    const result = readConfig({ env: {}, overrides: { cluster: cluster as never } });
+    assert.ok(result.ok, JSON.stringify(result));
+    assert.equal(result.config.cluster, undefined);
+  }
+  assert.equal(loadConfig({ env: { MCP_REDIS_URL: '' } }).cluster, undefined);
+});

@@ -146,14 +146,17 @@ const transport = leaf<TransportKind>(
   }),
 );
 
-/** `cluster:` — a mapping, or just the Redis URL (what `MCP_REDIS_URL` gives). */
+/**
+ * `cluster:` — a mapping, or just the Redis URL (what `MCP_REDIS_URL` gives); empty (`cluster:`
+ * or `${MCP_REDIS_URL:-}` unset) means one process on its own, as if the key were absent.
+ */
 const redisUrl = leaf('a redis:// or rediss:// URL', (v) =>
   typeof v === 'string' && URL.canParse(v) && /^rediss?:$/.test(new URL(v).protocol)
     ? v
     : undefined,
 );
 const clusterConfig = z.preprocess(
-  (v) => (typeof v === 'string' ? { redis_url: v } : v),
+  (v) => (v === null || v === '' ? undefined : typeof v === 'string' ? { redis_url: v } : v),
   z
     .object(
       {
@@ -168,7 +171,8 @@ const clusterConfig = z.preprocess(
       },
       { error: 'expected a mapping with redis_url (or a Redis URL)' },
     )
-    .strict(),
+    .strict()
+    .optional(),
 );
 
 /** OpenTelemetry traces (telemetry/settings.ts reads them with the OTEL_* variables). */
