@@ -74,9 +74,9 @@ export { UpstreamPool } from './client/pool.ts';
 export { processGroupGuardAvailable } from './client/stdioLaunch.ts';
 export {
   ClusterLink,
+  type ClusterMembership,
   type ClusterSettings,
   type ClusterStatus,
-  type ClusterMembership,
   ClusterUnavailableError,
   joinCluster,
   openCluster,
