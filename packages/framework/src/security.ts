@@ -171,7 +171,8 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
     let result: CallToolResult | undefined;
     let thrown: unknown;
     try {
-      const reason = await validate(call);
+      // Without a validator there is nothing to wait for: no await (a microtask turn) per call.
+      const reason = validator === undefined ? undefined : await validate(call);
       const group = reason === undefined ? gate?.groupOfTool(call.tool) : undefined;
       // Shared (cluster) state is read fresh before deciding; in memory there is nothing to wait for.
       if (group !== undefined && gate!.shared) await gate!.sync(group);

@@ -29,6 +29,7 @@ import {
 } from './params.ts';
 import { clientSdk, isSdkError, isSdkHttpError, loadClientSdk } from './sdk.ts';
 import { stdioLaunchParameters } from './stdioLaunch.ts';
+import { useStdioMessageReader } from './stdioReader.ts';
 import { describeVerdict, type TransportKind, type Verdict } from './verdicts.ts';
 
 export type { TransportKind };
@@ -126,6 +127,8 @@ async function connectStdio(
   const transport = new (clientSdk().stdio.StdioClientTransport)(
     stdioLaunchParameters(name, params, { graceSteps: attempt.graceSteps }),
   );
+  // Its messages are checked once, by the client, not twice (see stdioReader.ts).
+  useStdioMessageReader(transport);
   // Recent stderr lines explain an upstream that exits during start-up.
   const tail = stderrToLogger(transport, name, logger);
   const client = attempt.makeClient();
