@@ -201,7 +201,7 @@ export class ToolServer {
   }
 
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const path = pathOf(request.url);
     if (path === '/status') {
       if (request.method !== 'GET') return reply(response, 405, { error: 'use GET' });
       return reply(response, 200, { status: 'ok' });
@@ -274,8 +274,57 @@ function reply(response: ServerResponse, status: number, body: unknown): void {
   response.end(text);
 }
 
+/** The request's path. The two that kernel code sends as they are, others parsed (every call). */
+function pathOf(url: string | undefined): string {
+  if (url === '/run' || url === '/status') return url;
+  return new URL(url ?? '/', 'http://localhost').pathname;
+}
+
 /** The body as text, or `undefined` when it exceeds `maxBytes` (reading stops there). */
-async function readBody(request: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+function readBody(request: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+  const length = Number(request.headers['content-length']);
+  return length <= maxBytes ? readWholeBody(request) : readBodyUpTo(request, maxBytes);
+}
+
+/**
+ * A body whose `Content-Length` is within the limit (the parser delivers no more than that): what
+ * every tool call from kernel code sends. By events rather than `for await`, whose async
+ * iterator and end-of-stream watcher cost more than the rest of reading a small body.
+ */
+function readWholeBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const stop = () => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+      request.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => void chunks.push(chunk);
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onClose = () => {
+      stop();
+      reject(new Error('the request was closed before its body ended'));
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+    request.on('close', onClose);
+  });
+}
+
+/** A body of unknown or too large a length, counted as it comes. */
+async function readBodyUpTo(
+  request: IncomingMessage,
+  maxBytes: number,
+): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
