@@ -31,10 +31,10 @@ import type {
   Resource,
   ResourceTemplateType,
   ServerCapabilities,
+  StandardSchemaV1,
   StreamableHTTPClientTransport,
   Tool,
 } from '@modelcontextprotocol/client';
-import { z } from 'zod';
 import { errorMessage } from '../errors.ts';
 import { createLogger, type Logger } from '../logging/index.ts';
 import { traceUpstreamRequest } from '../telemetry/spans.ts';
@@ -87,10 +87,38 @@ export interface CallOptions extends Askers {
 /** Stderr, in the process-wide format, for callers that pass no logger. */
 const defaultLogger = createLogger('upstream');
 
-// Results pass through as the upstream sent them: loose schemas keep every field, including
-// ones this SDK version does not know. Only what pagination needs is checked.
-const LooseResult = z.object({}).passthrough();
-const LoosePage = z.object({ nextCursor: z.string().optional() }).passthrough();
+/**
+ * A result schema that hands the upstream's result on as it is — every field, including ones
+ * this SDK version does not know — without copying it (a zod passthrough object rebuilt each
+ * result on every call). The SDK has checked the JSON-RPC envelope and that the result is an
+ * object; `problem` checks what the caller itself relies on.
+ */
+function asSent(
+  problem: (result: Record<string, unknown>) => string | undefined = () => undefined,
+): StandardSchemaV1<unknown, Record<string, unknown>> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'mcpbox',
+      validate(value) {
+        const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
+        const why = isObject ? problem(value as Record<string, unknown>) : 'expected an object';
+        return why === undefined
+          ? { value: value as Record<string, unknown> }
+          : { issues: [{ message: why }] };
+      },
+    },
+  };
+}
+
+const LooseResult = asSent();
+// Only what pagination needs is checked.
+const LoosePage = asSent((page) =>
+  page.nextCursor === undefined || typeof page.nextCursor === 'string'
+    ? undefined
+    : 'nextCursor: expected a string',
+);
+type ResultSchema = typeof LooseResult;
 
 const MAX_PAGES = 1000;
 /** The methods whose result may be `input_required` (2026-07-28, basic/patterns/mrtr). */
@@ -380,7 +408,7 @@ export class UpstreamConnection {
   #request(
     method: string,
     params: Record<string, unknown>,
-    schema: z.ZodTypeAny,
+    schema: ResultSchema,
     options: CallOptions,
   ): Promise<unknown> {
     return traceUpstreamRequest(this.name, method, params, (sent) =>
@@ -391,7 +419,7 @@ export class UpstreamConnection {
   async #send(
     method: string,
     params: Record<string, unknown>,
-    schema: z.ZodTypeAny,
+    schema: ResultSchema,
     options: CallOptions,
   ): Promise<unknown> {
     const live = await this.#ensure();
