@@ -1,6 +1,7 @@
 // Tools that keep running while they ask (`keepsRunning`): real SDK v2 clients of both eras over
 // real HTTP. The handler runs once in both eras; a 2026 client answers `input_required` and its
 // retry reaches the handler still waiting; abandoned, forged and cancelled retries fail clearly.
+// A call that never asks is never listed for retries to find.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
@@ -10,8 +11,11 @@ import {
 } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { firstText } from '../__fixtures__/testServer.ts';
+import type { RequestExtra } from '../plugins/types.ts';
 import { createServer } from '../server.ts';
 import { DetachedCall, DetachedCallTable, InputTimeoutError } from './detachedCall.ts';
+import { createRoundsCodec, principalOf } from './inputRounds.ts';
+import { serveLiveCall } from './liveCalls.ts';
 
 type Era = 'legacy' | 'modern';
 type After = { after: (fn: () => Promise<void>) => void };
@@ -229,4 +233,32 @@ test('a detached call belongs to its principal', () => {
   table.remove(call, 'finished');
   assert.equal(table.ended(call.id, 'alice'), 'finished');
   assert.equal(table.ended(call.id, 'mallory'), undefined);
+});
+
+test('a live call that asks nothing is never put in the table (only a requestState names one)', async () => {
+  const table = new DetachedCallTable();
+  const extra = {
+    mcpReq: {
+      id: 1,
+      method: 'tools/call',
+      _meta: {},
+      inputResponses: undefined,
+      requestState: () => undefined,
+      signal: new AbortController().signal,
+    },
+  } as unknown as RequestExtra;
+  const principal = principalOf(extra);
+  let id = '';
+  const served = await serveLiveCall(
+    extra,
+    { method: 'tools/call', name: 'quick', args: {} },
+    { codec: createRoundsCodec(), table },
+    async (_ctx, detached) => {
+      id = detached.id;
+      assert.equal(table.get(id, principal), undefined, 'not in the table while it runs');
+      return 'done';
+    },
+  );
+  assert.deepEqual(served, { result: 'done' });
+  assert.equal(table.ended(id, principal), undefined, 'no note of its end: nothing names it');
 });

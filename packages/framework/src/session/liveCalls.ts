@@ -72,13 +72,13 @@ export async function serveLiveCall<R>(
   const state = extra.mcpReq.requestState<SealedRounds>();
   let detached: DetachedCall;
   if (state === undefined) {
-    // The digest binds a requestState to this call: needed only once it asks a question.
+    // The digest binds a requestState to this call: needed only once it asks a question. So is
+    // its place in the table, where a retry finds it (added when a requestState names it).
     detached = new DetachedCall({
       principal,
       call: digest,
       inputTimeoutMs: options.inputTimeoutMs,
     });
-    table.add(detached);
     detached.onTimeout = () => table.remove(detached, 'timed out');
     const ctx = detached.contextFrom(extra);
     detached.start(() => run(ctx, detached));
@@ -170,6 +170,7 @@ async function waitOn(
     }
     if (detached.aborted) throw detached.signal.reason;
     const questions = detached.questions;
+    table.add(detached); // before the client can hold a requestState naming it
     const requestState = await codec.mint(
       {
         call: detached.call,
