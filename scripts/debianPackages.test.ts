@@ -2,7 +2,8 @@
  * `npm test`'s Debian step (scripts/ensure-deps.mjs --python, scripts/debianPackages.mjs) without
  * uninstalling anything from this shared machine: the real script runs with a PATH that holds a
  * fake `apt-get` recording its arguments (and, like the real one, making the commands appear),
- * and without the real bubblewrap, socat and ripgrep — so those three are what is missing.
+ * and without the real commands of the packages proved by a command (bubblewrap, socat, ripgrep,
+ * chromium, …) — so those are what is missing.
  * The script runs from a copy in a scratch "clone" whose npm install is up to date, so it never
  * touches the repository's node_modules.
  */
@@ -28,7 +29,14 @@ import { DEBIAN_PACKAGES, installLine, missingPackages } from './debianPackages.
 const here = fileURLToPath(new URL('.', import.meta.url));
 const isRoot = process.getuid?.() === 0;
 const NOBODY = 65534;
-const commandPackages = ['bubblewrap', 'socat', 'ripgrep'];
+const byCommand = DEBIAN_PACKAGES.filter((p) => 'command' in p) as {
+  name: string;
+  command: string;
+}[];
+const commandPackages = byCommand.map((p) => p.name);
+/** The package names as the script lists them in a sentence and on a command line. */
+const listed = commandPackages.join(', ');
+const spaced = commandPackages.join(' ');
 
 interface Clone {
   root: string;
@@ -41,7 +49,7 @@ interface Clone {
 }
 
 /**
- * @param installs whether the fake apt-get makes bwrap, socat and rg appear, as installing
+ * @param installs whether the fake apt-get makes those commands appear, as installing
  *   the packages would
  */
 function scratchClone(t: TestContext, installs = true): Clone {
@@ -62,7 +70,8 @@ function scratchClone(t: TestContext, installs = true): Clone {
   const bin = join(root, 'bin');
   mkdirSync(bin);
   const record = join(root, 'apt-get.log');
-  const make = ['bwrap', 'socat', 'rg']
+  const make = byCommand
+    .map(({ command: c }) => c)
     .map((c) => `printf '#!/bin/sh\\n' > ${bin}/${c}; /bin/chmod 755 ${bin}/${c}`)
     .join('; ');
   writeFileSync(
@@ -114,10 +123,10 @@ test('as root: apt-get installs exactly what is missing, once; a second run inst
   const clone = scratchClone(t);
   const first = clone.run();
   assert.equal(first.code, 0, first.stderr);
-  assert.match(first.stderr, /installing Debian packages bubblewrap socat ripgrep/);
+  assert.ok(first.stderr.includes(`installing Debian packages ${spaced}`), first.stderr);
   assert.deepEqual(clone.calls(), [
     'DEBIAN_FRONTEND=noninteractive update -qq',
-    'DEBIAN_FRONTEND=noninteractive install -y -qq --no-install-recommends bubblewrap socat ripgrep',
+    `DEBIAN_FRONTEND=noninteractive install -y -qq --no-install-recommends ${spaced}`,
   ]);
   const second = clone.run();
   assert.equal(second.code, 0, second.stderr);
@@ -130,9 +139,9 @@ test('as root: packages still missing after apt-get are named, and the step fail
   const clone = scratchClone(t, false);
   const run = clone.run();
   assert.equal(run.code, 1);
-  assert.match(
+  assert.ok(
+    run.stderr.includes(`apt-get installed ${spaced}, yet ${listed} still cannot be found`),
     run.stderr,
-    /apt-get installed bubblewrap socat ripgrep, yet bubblewrap, socat, ripgrep still cannot be found/,
   );
 });
 
@@ -153,8 +162,10 @@ test('no apt-get at all: the step fails naming the missing packages', (t) => {
   rmSync(join(clone.bin, 'apt-get'));
   const run = clone.run();
   assert.equal(run.code, 1);
-  assert.match(
+  assert.ok(
+    run.stderr.includes(
+      `not a Debian/Ubuntu system (no apt-get): install the equivalents of ${listed}`,
+    ),
     run.stderr,
-    /not a Debian\/Ubuntu system \(no apt-get\): install the equivalents of bubblewrap, socat, ripgrep/,
   );
 });
