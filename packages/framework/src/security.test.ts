@@ -35,10 +35,19 @@ const noAuth: SecurityConfig = {
   metrics: true,
 };
 
-async function tempDir(t: After) {
+/**
+ * A JSONL tool logger in a temp folder. The folder goes after the logger has closed: node:test
+ * runs after-hooks in the order they were registered, and a flush after the removal (the
+ * security's close()) would make the folder again.
+ */
+async function tempToolLogger(t: After) {
   const dir = await mkdtemp(join(tmpdir(), 'security-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  return dir;
+  const toolLogger = new JsonlToolLogger({ dir });
+  t.after(async () => {
+    await toolLogger.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return toolLogger;
 }
 
 async function serverWithEcho(t: After, options: Parameters<typeof createServer>[0] = {}) {
@@ -60,7 +69,7 @@ async function readLog(logger: JsonlToolLogger) {
 
 describe('one interceptor for every tool call', () => {
   test('validator rejections, errors and successes are answered, logged and counted', async (t) => {
-    const toolLogger = new JsonlToolLogger({ dir: await tempDir(t) });
+    const toolLogger = await tempToolLogger(t);
     const security = createSecurity(noAuth, { toolLogger });
     t.after(() => security.close());
     const server = await serverWithEcho(t);
@@ -156,7 +165,7 @@ describe('one interceptor for every tool call', () => {
     t.after(() => {
       delete process.env.MCPBOX_TEST_GATE_OPS;
     });
-    const toolLogger = new JsonlToolLogger({ dir: await tempDir(t) });
+    const toolLogger = await tempToolLogger(t);
     const security = createSecurity(
       {
         ...noAuth,
@@ -199,7 +208,7 @@ describe('one interceptor for every tool call', () => {
 });
 
 test('tools mirrored from a real upstream server (server-everything) pass the same checks', async (t) => {
-  const toolLogger = new JsonlToolLogger({ dir: await tempDir(t) });
+  const toolLogger = await tempToolLogger(t);
   const security = createSecurity(noAuth, { toolLogger });
   t.after(() => security.close());
   const server = createServer({ name: 'mirror' });
@@ -269,7 +278,7 @@ describe('OAuth and the gated plugin over real HTTP', () => {
     t.after(() => {
       delete process.env.MCPBOX_TEST_GATED_SECRET;
     });
-    const toolLogger = new JsonlToolLogger({ dir: await tempDir(t) });
+    const toolLogger = await tempToolLogger(t);
     const security = createSecurity(
       {
         ...noAuth,
@@ -429,7 +438,13 @@ test('a bad gate or OAuth setting fails at start naming the file and the key', (
 });
 
 test('the README flow: a YAML config drives OAuth, the gate, the JSONL log and /metrics', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await mkdtemp(join(tmpdir(), 'security-'));
+  // Its log lives in the folder: closed (flushed) first, or the flush would make it again.
+  let security: ReturnType<typeof createSecurity> | undefined;
+  t.after(async () => {
+    await security?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
   const as = await startIntrospectionServer();
   t.after(() => as.close());
   as.tokens.set('tok', {
@@ -458,8 +473,7 @@ test('the README flow: a YAML config drives OAuth, the gate, the JSONL log and /
   );
   const config = loadConfig({ file, env: {} });
   const toolLogger = new JsonlToolLogger({ dir: config.tool_log_dir });
-  const security = createSecurity(config, { toolLogger });
-  t.after(() => security.close());
+  security = createSecurity(config, { toolLogger });
   const server = createServer(config, { ...security.httpOptions, pluginDirs: [REPO_PLUGINS] });
   t.after(() => server.close());
   security.install(server);

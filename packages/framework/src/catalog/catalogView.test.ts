@@ -54,10 +54,13 @@ function codeRunner(seen: { view?: CatalogView }) {
 
 async function setup(t: After) {
   const dir = await mkdtemp(join(tmpdir(), 'catalog-view-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
   const toolLogger = new JsonlToolLogger({ dir });
   const security = createSecurity(NO_OAUTH, { toolLogger });
-  t.after(() => security.close());
+  // close() flushes the log into the folder: removed first, the folder would be made again.
+  t.after(async () => {
+    await security.close();
+    await rm(dir, { recursive: true, force: true });
+  });
   const server = await kitchenServer();
   t.after(() => server.close());
   security.install(server);
