@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { CallToolResult, ClientOptions } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { removeAtExit } from '../../../framework/src/__fixtures__/tempDirs.ts';
 
 export const IPYBOX_BIN = fileURLToPath(new URL('../../bin/ipybox.js', import.meta.url));
 export const FACTORY_BIN = fileURLToPath(
@@ -26,7 +27,7 @@ export async function tempWorkspace(prefix = 'ipybox-ws-'): Promise<{
   dir: string;
   remove(): Promise<void>;
 }> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const dir = removeAtExit(await mkdtemp(join(tmpdir(), prefix)));
   // A test's cleanup may remove the workspace before the server it holds (mcp-proxy's log
   // folder, a kernel's files) has exited: retry on ENOTEMPTY instead of failing the test.
   const remove = () => rm(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });

@@ -16,6 +16,7 @@ import {
   listeningAddress,
   runServerBin,
 } from '../../../framework/src/__fixtures__/serverProcess.ts';
+import { removeAtExit } from '../../../framework/src/__fixtures__/tempDirs.ts';
 import { freePort } from '../proxy/__fixtures__/proxyProcess.ts';
 
 const FACTORY_BIN = fileURLToPath(new URL('../../bin/mcp-factory.js', import.meta.url));
@@ -42,7 +43,7 @@ const REFUSAL =
 
 /** A scratch HOME (mcp-proxy writes its tool-call log under it) and config folder. */
 function scratch(t: TestContext, files: Record<string, string> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mcpbox-exposure-'));
+  const dir = removeAtExit(mkdtempSync(join(tmpdir(), 'mcpbox-exposure-')));
   // Registered before the server's own cleanup, so it may run while the server still writes its
   // tool-call log under HOME: retry on ENOTEMPTY instead of failing the test.
   t.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));

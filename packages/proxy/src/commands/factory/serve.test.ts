@@ -13,6 +13,7 @@ import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { removeAtExit } from '../../../../framework/src/__fixtures__/tempDirs.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/mcp-factory.js', import.meta.url));
 
@@ -30,7 +31,7 @@ function testdir(t: TestContext, files: Record<string, string>): string {
  * `~/.mcp_proxy/logs` by default, and a test must not write into the real one.
  */
 function scratchHome(t: TestContext): NodeJS.ProcessEnv {
-  const home = mkdtempSync(join(tmpdir(), 'mcp-factory-home-'));
+  const home = removeAtExit(mkdtempSync(join(tmpdir(), 'mcp-factory-home-')));
   t.after(() => rmSync(home, { recursive: true, force: true }));
   return { ...process.env, HOME: home };
 }

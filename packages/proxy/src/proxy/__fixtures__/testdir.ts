@@ -5,12 +5,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { removeAtExit } from '../../../../framework/src/__fixtures__/tempDirs.ts';
 
 export function testdir(
   files: Record<string, string>,
   t?: { after(fn: () => void): void },
 ): string {
-  const root = mkdtempSync(join(tmpdir(), 'mcp-proxy-test-'));
+  const root = removeAtExit(mkdtempSync(join(tmpdir(), 'mcp-proxy-test-')));
   for (const [path, text] of Object.entries(files)) writeFile(root, path, text);
   t?.after(() => rmSync(root, { recursive: true, force: true }));
   return root;
