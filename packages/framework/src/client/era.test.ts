@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ElicitRequestParams } from '@modelcontextprotocol/client';
+import { removeAtExit } from '../__fixtures__/tempDirs.ts';
 import { openConnection, type TestHooks } from '../__fixtures__/upstream-connections.ts';
 import {
   everythingBin,
@@ -26,7 +27,7 @@ const textOf = (result: { content?: unknown }) =>
 
 /** A file the fixture appends each start's pid to (probe siblings included). */
 function startLog(): { file: string; pids: () => number[] } {
-  const dir = mkdtempSync(join(tmpdir(), 'mcpbox-era-'));
+  const dir = removeAtExit(mkdtempSync(join(tmpdir(), 'mcpbox-era-')));
   const file = join(dir, 'starts');
   const pids = () => {
     try {
