@@ -211,6 +211,7 @@ export {
   type ServerOptions,
   serverOptionsFromConfig,
 } from './server.ts';
+export { isAppOnly } from './session/appOnlyTools.ts';
 export { InputTimeoutError } from './session/detachedCall.ts';
 export { SessionHub } from './session/hub.ts';
 export { McpSession } from './session/session.ts';

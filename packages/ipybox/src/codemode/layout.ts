@@ -3,7 +3,9 @@
  * `from mcptools.<package> import <module>`, one package per plugin or mirrored server.
  *
  * Left out: code mode's own tools and every `execute_ipython_cell`/`execute_code` (code calling
- * the kernel again would recurse), and `proxy__*` (loading and unloading stay with the client).
+ * the kernel again would recurse), `proxy__*` (loading and unloading stay with the client), and
+ * app-only tools (MCP Apps `visibility: ["app"]`, such as the viewer's `view_frame_page`): hidden
+ * from the model, so not offered to the model's code or its searches either.
  * A plugin whose package name is taken by a server registered with `register_mcp_server` keeps
  * out too: that registration already owns `mcptools.<name>`.
  *
@@ -12,7 +14,7 @@
  *
  * @module
  */
-import type { CatalogToolInfo } from '@mcpbox/framework';
+import { type CatalogToolInfo, isAppOnly } from '@mcpbox/framework';
 import type { Tool } from '@modelcontextprotocol/server';
 import { toIdentifier } from '../mcptools/pythonSource.ts';
 import { type RenderedPackage, renderPackage } from '../mcptools/renderPackage.ts';
@@ -84,7 +86,12 @@ export interface LayoutOptions {
 
 /** Whether code may call `tool` of `plugin`. */
 export function callableFromCode(plugin: string, tool: Tool, self: string): boolean {
-  return plugin !== self && !EXECUTE_TOOLS.test(tool.name) && !tool.name.startsWith('proxy__');
+  return (
+    plugin !== self &&
+    !EXECUTE_TOOLS.test(tool.name) &&
+    !tool.name.startsWith('proxy__') &&
+    !isAppOnly(tool)
+  );
 }
 
 /** Groups the catalog's callable tools by plugin and renders each plugin's package. */
