@@ -6,6 +6,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 
+// The bins started by a benchmark run what users run: the compiled bundles in dist/ (`npm run
+// bench` builds them first), not the TypeScript sources through tsx, which a checkout's bins
+// would otherwise fall back to. The servers inherit this environment.
+process.env.MCPBOX_BIN ??= 'dist';
+
 /** The 2026 era's revision, the one a 2026 client pins. */
 export const MODERN = '2026-07-28';
 

@@ -12,7 +12,11 @@
  *
  * @module
  */
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type Server as HttpServer,
+  type RequestListener,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
 import type { Express, RequestHandler } from 'express';
@@ -263,13 +267,18 @@ export function createServer(
     const host = options.host ?? '127.0.0.1';
     // The HTTP stack (express, the SDK's node transports, legacy SSE) loads only for HTTP: a
     // server over stdio starts without it (cold start, bench/startup.ts).
-    const [{ createHttpApp, jsonRpcErrorHandler }, { mountSse }, { mountStreamableHttp }] =
-      await Promise.all([
-        import('./transports/httpApp.ts'),
-        import('./transports/sse.ts'),
-        import('./transports/streamableHttp.ts'),
-      ]);
-    const app = createHttpApp({
+    const [
+      { createHttpApp, jsonRpcErrorHandler },
+      { mountSse },
+      { mountStreamableHttp },
+      { withFastLane },
+    ] = await Promise.all([
+      import('./transports/httpApp.ts'),
+      import('./transports/sse.ts'),
+      import('./transports/streamableHttp.ts'),
+      import('./transports/fastLane.ts'),
+    ]);
+    const { app, guard } = createHttpApp({
       host,
       allowedHosts: options.allowedHosts,
       middleware: options.httpMiddleware,
@@ -277,24 +286,35 @@ export function createServer(
       counters: stats,
       logger,
     });
+    let listener: RequestListener = app;
     if (kind === 'http') {
-      mounted.push(
-        mountStreamableHttp(app, {
-          hub: sessions,
+      const endpoint = mountStreamableHttp(app, {
+        hub: sessions,
+        counters: stats,
+        stateless: options.stateless,
+        resumable: options.resumableStreams ?? true,
+        limits: {
+          idleTimeoutSeconds: options.sessionIdleTimeout,
+          maxSessions: options.maxSessions,
+        },
+      });
+      mounted.push(endpoint);
+      // Only while the app holds nothing of the caller's: middleware (OAuth) and whatever
+      // `configureApp` adds must see every request, so then all of them go through the app.
+      if (!options.httpMiddleware?.length && !options.configureApp) {
+        listener = withFastLane(app, {
+          path: endpoint.path,
+          handle: endpoint.handle,
+          guard,
           counters: stats,
-          stateless: options.stateless,
-          resumable: options.resumableStreams ?? true,
-          limits: {
-            idleTimeoutSeconds: options.sessionIdleTimeout,
-            maxSessions: options.maxSessions,
-          },
-        }),
-      );
+          logger,
+        });
+      }
     }
     mounted.push(mountSse(app, { hub: sessions, counters: stats }));
     app.use(jsonRpcErrorHandler(stats, logger));
 
-    const server = createHttpServer(app);
+    const server = createHttpServer(listener);
     httpServer = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => {

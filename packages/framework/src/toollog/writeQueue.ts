@@ -20,6 +20,10 @@ import {
 /** How long entries gather before a write. */
 const BATCH_WINDOW_MS = 20;
 
+/** Resolves (to true) once one batch window has passed. */
+const windowPassed = () =>
+  new Promise<boolean>((resolve) => setTimeout(resolve, BATCH_WINDOW_MS, true));
+
 export class WriteQueue<T> {
   readonly #name: string;
   readonly #logger: WarningSink;
@@ -64,9 +68,11 @@ export class WriteQueue<T> {
 
   async #drain(): Promise<void> {
     // Let the current call finish first, and gather what arrives meanwhile: under load one
-    // append per window instead of an open/write/close per call or two.
-    await new Promise<void>((resolve) => setTimeout(resolve, BATCH_WINDOW_MS));
-    while (this.#pending.length > 0) {
+    // append per window instead of an open/write/close per call or two. The window is kept
+    // before every batch, not only the first: under steady load the next batch would otherwise
+    // be whatever arrived during one write, and the appends (each an open, write and close on
+    // the main thread) cost about a tenth of an HTTP call's CPU.
+    while ((await windowPassed()) && this.#pending.length > 0) {
       const batch = this.#pending;
       this.#pending = [];
       try {

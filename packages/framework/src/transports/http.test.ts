@@ -120,6 +120,47 @@ describe('Streamable HTTP', () => {
     await client.close();
   });
 
+  // Plain requests to /mcp skip Express (fastLane.ts) unless the app holds something of the
+  // caller's (configureApp, middleware); both lanes must answer bad bodies alike.
+  for (const lane of ['fast lane', 'Express'] as const) {
+    test(`bad bodies get the same answers through the ${lane}`, async (t) => {
+      const { server, url } = await httpServer(
+        t,
+        lane === 'Express' ? { configureApp: () => undefined } : {},
+      );
+      const post = (body: string | Uint8Array, headers: Record<string, string> = MCP_HEADERS) =>
+        fetch(url, { method: 'POST', headers, body }).then(async (r) => {
+          const text = await r.text();
+          const json = () => JSON.parse(text) as { error?: { code: number; message: string } };
+          return { status: r.status, body: r.status === 200 ? {} : json() };
+        });
+      const tooLarge = await post(`{"pad":"${'x'.repeat(4 * 1024 * 1024)}"}`);
+      assert.equal(tooLarge.status, 413);
+      assert.equal(tooLarge.body.error?.code, -32600);
+      assert.match(tooLarge.body.error?.message ?? '', /too large/);
+      const notAnObject = await post('"tools/list"');
+      assert.equal(notAnObject.status, 400);
+      assert.equal(notAnObject.body.error?.code, -32700);
+      const badHost = await rawPost(url, { ...MCP_HEADERS, host: 'evil.example' }, '{}');
+      assert.equal(badHost.status, 403);
+      // A body with a charset, and one in two chunks, still parse.
+      const { client } = await streamableClient(url);
+      t.after(() => client.close());
+      assert.equal(
+        firstText(
+          await client.callTool({ name: 'echo', arguments: { message: 'é'.repeat(5000) } }),
+        ),
+        'é'.repeat(5000),
+      );
+      const withCharset = await post(JSON.stringify(INIT), {
+        ...MCP_HEADERS,
+        'content-type': 'application/json; charset=utf-8',
+      });
+      assert.equal(withCharset.status, 200);
+      assert.ok(server.stats.errors >= 3);
+    });
+  }
+
   test('DNS-rebinding protection: a foreign Host or Origin is refused on a loopback bind', async (t) => {
     const { url } = await httpServer(t);
     const body = JSON.stringify(INIT);

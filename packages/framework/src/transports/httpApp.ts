@@ -2,21 +2,25 @@
  * The Express app every HTTP transport is mounted on: DNS-rebinding protection (Host and Origin
  * checks) for loopback binds, room for extra routes and middleware (OAuth, `/.well-known/…`),
  * JSON bodies on the MCP paths, and malformed JSON answered as a JSON-RPC parse error (HTTP 400).
+ * (The common requests to `/mcp` skip Express: see fastLane.ts.)
  *
  * @module
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostHeaderValidation } from '@modelcontextprotocol/node';
-import express, {
-  type ErrorRequestHandler,
-  type Express,
-  type RequestHandler,
-  type Response,
-} from 'express';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from '../plugins/types.ts';
 import type { ServerCounters } from '../session/stats.ts';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** A request to an MCP path: its JSON body once parsed, the caller's token once verified. */
+export type McpRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
+
+/** The largest JSON body accepted on the MCP paths. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** The paths that carry MCP messages; extra middleware and JSON parsing apply only here. */
 export const MCP_PATHS = ['/mcp', '/sse', '/messages'];
@@ -38,8 +42,15 @@ export interface HttpAppOptions {
 }
 
 /** Writes a JSON-RPC error with no id, the form the SDK uses for transport-level rejections. */
-export function sendJsonRpcError(res: Response, status: number, code: number, message: string) {
-  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+export function sendJsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+) {
+  res
+    .writeHead(status, { 'Content-Type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 /** The allowed host names for this bind, or undefined when no check applies. */
@@ -48,20 +59,23 @@ export function allowedHostNames(host: string, allowedHosts?: string[]): string[
   return LOOPBACK_HOSTS.has(host) ? LOOPBACK_NAMES : undefined;
 }
 
+/** Answers a request it refuses and returns false; returns true for one that may go on. */
+export type RequestGuard = (req: IncomingMessage, res: ServerResponse) => boolean;
+
 /**
  * DNS-rebinding protection: the `Host` header must name this server (the SDK's check), and a
  * browser's `Origin`, when sent, must too — so a page from another site cannot reach a loopback
  * MCP server through a rebound DNS name. Requests without `Origin` (non-browser clients) pass.
  */
-function dnsRebindingProtection(allowed: string[], counters: ServerCounters): RequestHandler {
+export function dnsRebindingGuard(allowed: string[], counters: ServerCounters): RequestGuard {
   const checkHost = hostHeaderValidation(allowed);
-  return function dnsRebindingProtection(req, res, next) {
+  return function dnsRebindingProtection(req, res) {
     if (!checkHost(req, res)) {
       counters.errors += 1;
-      return;
+      return false;
     }
     const origin = req.headers.origin;
-    if (origin === undefined) return next();
+    if (origin === undefined) return true;
     let hostname: string | undefined;
     try {
       hostname = new URL(origin).hostname;
@@ -70,14 +84,21 @@ function dnsRebindingProtection(allowed: string[], counters: ServerCounters): Re
     }
     if (hostname !== undefined) {
       const bracketed = hostname.includes(':') ? `[${hostname}]` : hostname;
-      if (allowed.includes(hostname) || allowed.includes(bracketed)) return next();
+      if (allowed.includes(hostname) || allowed.includes(bracketed)) return true;
     }
     counters.errors += 1;
     sendJsonRpcError(res, 403, -32000, `Invalid Origin: ${origin}`);
+    return false;
   };
 }
 
-export function createHttpApp(options: HttpAppOptions): Express {
+export interface HttpApp {
+  app: Express;
+  /** The DNS-rebinding guard the app applies first, when this bind has one. */
+  guard: RequestGuard | undefined;
+}
+
+export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { counters } = options;
   const app = express();
   app.disable('x-powered-by');
@@ -85,34 +106,52 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const allowed = allowedHostNames(options.host, options.allowedHosts);
   // A bind beyond loopback was already allowed at start-up (authentication, or the user's
   // explicit --allow-unauthenticated); rebinding protection is for loopback names.
-  if (allowed) app.use(dnsRebindingProtection(allowed, counters));
+  const guard = allowed && dnsRebindingGuard(allowed, counters);
+  if (guard) {
+    app.use((req, res, next) => {
+      if (guard(req, res)) next();
+    });
+  }
 
   options.configureApp?.(app);
   if (options.middleware && options.middleware.length > 0)
     app.use(MCP_PATHS, ...options.middleware);
-  app.use(['/mcp', '/messages'], express.json({ limit: '4mb' }));
-  return app;
+  app.use(['/mcp', '/messages'], express.json({ limit: MAX_BODY_BYTES }));
+  return { app, guard };
 }
 
-/** The last handler: malformed JSON → 400 parse error; anything else → logged 500. */
+/** The last handler of the Express app: {@link answerRequestError}. */
 export function jsonRpcErrorHandler(counters: ServerCounters, logger: Logger): ErrorRequestHandler {
   return function jsonRpcErrorHandler(error, _req, res, _next) {
-    counters.errors += 1;
-    const e = error as { type?: string; status?: number; message?: string };
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    if (e.type === 'entity.parse.failed') {
-      return sendJsonRpcError(res, 400, -32700, 'Parse error: request body is not valid JSON');
-    }
-    if (e.type === 'entity.too.large') {
-      return sendJsonRpcError(res, 413, -32600, 'Request body too large');
-    }
-    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-      return sendJsonRpcError(res, e.status, -32600, e.message ?? 'Bad request');
-    }
+    answerRequestError(error, res, counters, logger);
+  };
+}
+
+/**
+ * Answers a request that failed before or while being served: malformed JSON → 400 parse error,
+ * a body over the limit → 413, another client error (body-parser's `status`) → that status;
+ * anything else is logged and answered 500 without its message.
+ */
+export function answerRequestError(
+  error: unknown,
+  res: ServerResponse,
+  counters: ServerCounters,
+  logger: Logger,
+): void {
+  counters.errors += 1;
+  const e = error as { type?: string; status?: number; message?: string };
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (e.type === 'entity.parse.failed') {
+    sendJsonRpcError(res, 400, -32700, 'Parse error: request body is not valid JSON');
+  } else if (e.type === 'entity.too.large') {
+    sendJsonRpcError(res, 413, -32600, 'Request body too large');
+  } else if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    sendJsonRpcError(res, e.status, -32600, e.message ?? 'Bad request');
+  } else {
     logger.error('HTTP request failed', { error: e.message ?? String(error) });
     sendJsonRpcError(res, 500, -32603, 'Internal error');
-  };
+  }
 }

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { ServerCounters } from '../session/stats.ts';
 
 /** Default: a session silent for 30 minutes is closed. */
@@ -73,7 +73,7 @@ export class SessionTable<T extends Closable> {
   }
 
   /** The session's transport, its activity recorded until `res` closes. */
-  use(id: string, res: Response): T | undefined {
+  use(id: string, res: ServerResponse): T | undefined {
     const entry = this.#entries.get(id);
     if (!entry) return undefined;
     entry.lastActive = this.now();

@@ -18,6 +18,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
   classifyInboundRequest,
@@ -25,11 +26,11 @@ import {
   isInitializeRequest,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import type { Express, Request, Response } from 'express';
+import type { Express } from 'express';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
 import { BoundedEventStore } from './eventStore.ts';
-import { sendJsonRpcError } from './httpApp.ts';
+import { type McpRequest, sendJsonRpcError } from './httpApp.ts';
 import { paramHeaderMismatch, paramHeadersOf } from './paramHeaders.ts';
 import { type SessionLimits, SessionTable } from './sessionTable.ts';
 import { serveWebTransport } from './webResponse.ts';
@@ -58,28 +59,41 @@ export interface MountedTransport {
   close(): Promise<void>;
 }
 
+/** Serves one request to the endpoint: a POST (its JSON body parsed into `req.body`), GET or DELETE. */
+export type McpHandler = (req: McpRequest, res: ServerResponse) => Promise<void> | undefined;
+
+export interface MountedStreamableHttp extends MountedTransport {
+  /** The endpoint's path. */
+  path: string;
+  /** The endpoint's handler, mounted on the app and taken by the fast lane (fastLane.ts). */
+  handle: McpHandler;
+}
+
 export function mountStreamableHttp(
   app: Express,
   options: StreamableHttpOptions,
-): MountedTransport {
+): MountedStreamableHttp {
   const path = options.path ?? '/mcp';
   const legacy = options.stateless ? statelessHandler(options) : statefulHandler(options);
   const modern = modernHandler(options);
-  app.post(path, (req, res) => {
-    if (isLegacy(req)) return legacy.handle(req, res);
+  const handle: McpHandler = (req, res) => {
+    if (req.method !== 'POST' || isLegacy(req)) return legacy.handle(req, res);
     return modern.handle(req, res);
-  });
-  app.get(path, legacy.handle);
-  app.delete(path, legacy.handle);
+  };
+  app.post(path, handle);
+  app.get(path, handle);
+  app.delete(path, handle);
   return {
+    path,
+    handle,
     async close() {
       await Promise.allSettled([legacy.close(), modern.close()]);
     },
   };
 }
 
-/** The SDK's era classification, on the body Express already parsed (no second parse). */
-function isLegacy(req: Request): boolean {
+/** The SDK's era classification, on the body already parsed (no second parse). */
+function isLegacy(req: McpRequest): boolean {
   const header = (name: string) => {
     const value = req.headers[name];
     return typeof value === 'string' ? value : undefined;
@@ -152,13 +166,15 @@ function modernHandler({ hub, counters }: StreamableHttpOptions) {
   const stopNotifying = hub.addModernNotifier(handler.notify);
   const serve = toNodeHandler(handler);
   return {
-    handle: (req: Request, res: Response) => {
+    handle: (req: McpRequest, res: ServerResponse) => {
       // `Mcp-Param-*` headers must match the call's arguments (400, -32020), checked against
       // the catalog's schema here because the SDK checks them only for McpServer products.
       const mismatch = paramHeadersCheck(hub, req);
       if (mismatch) {
         counters.errors += 1;
-        res.status(400).json({ jsonrpc: '2.0', id: mismatch.id, error: mismatch.error });
+        res
+          .writeHead(400, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: mismatch.id, error: mismatch.error }));
         return;
       }
       return serve(req, res, req.body);
@@ -171,7 +187,7 @@ function modernHandler({ hub, counters }: StreamableHttpOptions) {
 }
 
 /** The -32020 error for a `tools/call` whose `Mcp-Param-*` headers do not fit its arguments. */
-function paramHeadersCheck(hub: SessionHub, req: Request) {
+function paramHeadersCheck(hub: SessionHub, req: McpRequest) {
   const body = req.body as
     | { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } }
     | undefined;
@@ -190,7 +206,7 @@ function paramHeadersCheck(hub: SessionHub, req: Request) {
 function statefulHandler({ hub, counters, limits, resumable = true }: StreamableHttpOptions) {
   const sessions = new SessionTable<WebStandardStreamableHTTPServerTransport>(counters, limits);
 
-  async function handle(req: Request, res: Response): Promise<void> {
+  async function handle(req: McpRequest, res: ServerResponse): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const transport = sessions.use(sessionId, res);
@@ -242,7 +258,7 @@ function statefulHandler({ hub, counters, limits, resumable = true }: Streamable
 function statelessHandler({ hub, counters }: StreamableHttpOptions) {
   const open = new Set<WebStandardStreamableHTTPServerTransport>();
 
-  async function handle(req: Request, res: Response): Promise<void> {
+  async function handle(req: McpRequest, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') {
       // No session means no standalone stream to GET and nothing to DELETE.
       counters.errors += 1;

@@ -12,19 +12,17 @@
  *
  * @module
  */
+
+import type { ServerResponse } from 'node:http';
 import { toWebRequest } from '@modelcontextprotocol/node';
-import type {
-  AuthInfo,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
-import type { Request, Response } from 'express';
-import { sendJsonRpcError } from './httpApp.ts';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { type McpRequest, sendJsonRpcError } from './httpApp.ts';
 
 /** `transport.handleRequest` for Node: the request (its parsed body), then the response. */
 export async function serveWebTransport(
   transport: WebStandardStreamableHTTPServerTransport,
-  req: Request,
-  res: Response,
+  req: McpRequest,
+  res: ServerResponse,
   parsedBody: unknown,
 ): Promise<void> {
   // The request's signal ends with the connection (a client gone before its answer).
@@ -36,8 +34,7 @@ export async function serveWebTransport(
   let response: globalThis.Response;
   try {
     const request = await toWebRequest(req, parsedBody, { signal: gone.signal });
-    const authInfo = (req as Request & { auth?: AuthInfo }).auth;
-    response = await transport.handleRequest(request, { authInfo, parsedBody });
+    response = await transport.handleRequest(request, { authInfo: req.auth, parsedBody });
   } catch {
     res.off('close', onClose);
     if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
@@ -59,7 +56,7 @@ export async function serveWebTransport(
 }
 
 /** Writes the body's chunks to `res` (minding backpressure) until it ends or `res` closes. */
-async function pipeBody(body: ReadableStream<Uint8Array>, res: Response): Promise<void> {
+async function pipeBody(body: ReadableStream<Uint8Array>, res: ServerResponse): Promise<void> {
   const reader = body.getReader();
   const cancel = () => {
     reader.cancel().catch(() => undefined);
