@@ -20,6 +20,7 @@ import { errorMessage } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
 // Adds the current trace context as `traceparent` headers when tracing (plain fetch otherwise).
 import { fetchWithTraceContext } from '../telemetry/tracing.ts';
+import type { DirectRequests } from './directRequests.ts';
 import { UpstreamError } from './errors.ts';
 import {
   type HttpUpstreamParams,
@@ -42,6 +43,8 @@ export interface ConnectedUpstream {
   pid: number | undefined;
   /** What this connect learnt about the upstream, for the next one. */
   verdict: Verdict;
+  /** Where requests go instead of the SDK's `Protocol`, when they can (`directRequests.ts`). */
+  direct?: DirectRequests;
 }
 
 export interface ConnectAttempt {

@@ -39,6 +39,7 @@ import { errorMessage } from '../errors.ts';
 import { createLogger, type Logger } from '../logging/index.ts';
 import { traceUpstreamRequest } from '../telemetry/spans.ts';
 import { type ConnectedUpstream, connectUpstream, type TransportKind } from './connect.ts';
+import { DirectRequests } from './directRequests.ts';
 import { UpstreamError } from './errors.ts';
 import { type EnvMap, expandUpstreamParams } from './expand.ts';
 import { describeUpstream, type UpstreamParams } from './params.ts';
@@ -320,6 +321,10 @@ export class UpstreamConnection {
       );
     }
     this.#progress.attach(live.transport);
+    if (live.kind === 'stdio' && live.client.getProtocolEra() === 'legacy') {
+      live.direct = new DirectRequests(live.transport, this.name);
+      live.direct.attach();
+    }
     this.#live = live;
     this.#liveKey = key;
     logger.debug(
@@ -439,14 +444,20 @@ export class UpstreamConnection {
     try {
       let leg: Record<string, unknown> = withToken;
       for (let round = 0; ; round++) {
-        // Typed as any ClientRequest: these are the standard methods, built by the callers above.
-        const request = { method, params: leg } as ClientRequest;
-        // Aborting the signal makes the SDK tell the upstream (cancel notification / stream close).
-        const result = (await live.client.request(request, schema, {
-          signal: deadline.signal,
-          timeout: NO_SDK_TIMEOUT,
-          allowInputRequired: INTERACTIVE.has(method),
-        })) as Record<string, unknown>;
+        const result = live.direct
+          ? await live.direct.request(method, leg, schema, deadline)
+          : ((await live.client.request(
+              // Typed as any ClientRequest: the standard methods, built by the callers above.
+              { method, params: leg } as ClientRequest,
+              schema,
+              // Aborting the signal makes the SDK tell the upstream (cancel notification /
+              // stream close).
+              {
+                signal: deadline.signal,
+                timeout: NO_SDK_TIMEOUT,
+                allowInputRequired: INTERACTIVE.has(method),
+              },
+            )) as Record<string, unknown>);
         if (result.resultType !== 'input_required') return withoutProtocolMeta(result);
         if (round >= MAX_INPUT_ROUNDS) {
           throw new UpstreamError(
@@ -511,7 +522,7 @@ export class UpstreamConnection {
         { cause: error },
       );
     }
-    if (deadline.signal.aborted) {
+    if (deadline.aborted) {
       return new UpstreamError('CANCELLED', `${method} on upstream '${this.name}' was cancelled`, {
         cause: error,
       });

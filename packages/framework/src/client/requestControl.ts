@@ -57,40 +57,64 @@ export class ProgressRouter {
 export const NO_SDK_TIMEOUT = 2_147_483_647;
 
 /**
- * An abort signal for one request that fires when the caller aborts or when `timeoutMs` pass
- * without `touch()` (each progress notification touches it).
+ * The end of one request: it comes when the caller aborts, when `timeoutMs` pass without
+ * `touch()` (each progress notification touches it), or on `abort()`. Heard through `onAbort`
+ * (one listener: the request being sent) or through `signal`, an `AbortSignal` made only when
+ * first asked for — most requests end without anyone needing one (see `directRequests.ts`).
  */
 export class RequestDeadline {
-  readonly #controller = new AbortController();
+  #controller: AbortController | undefined;
   readonly #timeoutMs: number;
   readonly #caller: AbortSignal | undefined;
-  readonly #onCallerAbort = () => this.#controller.abort(this.#caller?.reason);
+  readonly #onCallerAbort = () => this.#end(this.#caller?.reason);
+  #listener: ((reason: unknown) => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #aborted = false;
+  #reason: unknown;
   #timedOut = false;
   #holds = 0;
 
   constructor(timeoutMs: number, caller: AbortSignal | undefined) {
     this.#timeoutMs = timeoutMs;
     this.#caller = caller;
-    if (caller?.aborted) this.#controller.abort(caller.reason);
+    if (caller?.aborted) this.#end(caller.reason);
     else caller?.addEventListener('abort', this.#onCallerAbort, { once: true });
     this.touch();
   }
 
+  /** Aborted when the request ends early; made on first use. */
   get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
     return this.#controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** Why the request ended early (as `signal.reason` would say). */
+  get reason(): unknown {
+    return this.#reason;
   }
 
   get timedOut(): boolean {
     return this.#timedOut;
   }
 
+  /** Calls `listener` once, with the reason, when the request ends early (replaces an earlier one). */
+  onAbort(listener: (reason: unknown) => void): void {
+    this.#listener = listener;
+  }
+
   touch(): void {
     clearTimeout(this.#timer);
-    if (this.#controller.signal.aborted || this.#holds > 0) return;
+    if (this.#aborted || this.#holds > 0) return;
     this.#timer = setTimeout(() => {
       this.#timedOut = true;
-      this.#controller.abort('timeout');
+      this.#end('timeout');
     }, this.#timeoutMs);
   }
 
@@ -112,12 +136,24 @@ export class RequestDeadline {
 
   /** Ends the request now, with `reason` as the signal's reason (a deliberate stop, not a timeout). */
   abort(reason: unknown): void {
-    clearTimeout(this.#timer);
-    this.#controller.abort(reason);
+    this.#end(reason);
   }
 
   dispose(): void {
     clearTimeout(this.#timer);
+    this.#listener = undefined;
     this.#caller?.removeEventListener('abort', this.#onCallerAbort);
+  }
+
+  /** The first end wins, as with `AbortController.abort`. */
+  #end(reason: unknown): void {
+    clearTimeout(this.#timer);
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    const listener = this.#listener;
+    this.#listener = undefined;
+    listener?.(reason);
   }
 }

@@ -1,0 +1,168 @@
+/**
+ * Requests to a 2025-era stdio upstream, sent and matched by hand instead of through the SDK
+ * client's `Protocol`. On that path the SDK zod-parses every response twice (its transport hook
+ * and its response dispatch), gives each request an abort listener and a timer of its own, and
+ * settles through a promise chain — about 40 % of our own CPU per mirrored call — while our
+ * line reader (`stdioReader.ts`) has already checked the envelope, and {@link RequestDeadline}
+ * already owns the timeout and the caller's cancellation.
+ *
+ * Only this one case is taken over, where the SDK does nothing more than that: a 2025 upstream
+ * (no per-request `_meta` envelope, no `input_required`, no result schema of the era to check)
+ * over stdio (messages written as they are). Everything else — connecting, era negotiation,
+ * the upstream's own requests and notifications, 2026-07-28 and HTTP upstreams — stays with the
+ * SDK. What callers see is what the SDK gave them: the result as sent (minus a `resultType`, as
+ * the 2025 codec strips it), a JSON-RPC error as the SDK's `ProtocolError`, `SdkError`s for a
+ * closed connection or a cancelled request, and `notifications/cancelled` sent upstream on abort.
+ *
+ * Our ids are strings (`<prefix>:<n>`), which the SDK's numeric ids never collide with; a late
+ * answer to a request we gave up on finds nobody here and goes on to the SDK, which reports it
+ * through `onerror` as it always did.
+ *
+ * @module
+ */
+import type {
+  JSONRPCMessage,
+  StandardSchemaV1,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/client';
+import type { RequestDeadline } from './requestControl.ts';
+import { clientSdk } from './sdk.ts';
+
+interface Pending {
+  method: string;
+  schema: StandardSchemaV1<unknown, Record<string, unknown>>;
+  resolve: (result: Record<string, unknown>) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Response {
+  id?: unknown;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export class DirectRequests {
+  readonly #transport: Transport;
+  readonly #prefix: string;
+  readonly #pending = new Map<string, Pending>();
+  #next = 0;
+
+  /** @param prefix makes our ids readable in upstream logs, e.g. the upstream's name. */
+  constructor(transport: Transport, prefix: string) {
+    this.#transport = transport;
+    this.#prefix = `${prefix}:`;
+  }
+
+  /**
+   * Call after `client.connect(transport)`, which installs the handlers being wrapped: responses
+   * to our ids are taken here, everything else goes on to the SDK; when the transport closes,
+   * our requests fail as the SDK's do.
+   */
+  attach(): void {
+    const transport = this.#transport;
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const id = (message as Response).id;
+      if (typeof id === 'string' && !('method' in message)) {
+        const pending = this.#pending.get(id);
+        if (pending) {
+          this.#pending.delete(id);
+          this.#settle(pending, message as Response);
+          return;
+        }
+      }
+      deliver?.(message, extra);
+    };
+    const closed = transport.onclose;
+    transport.onclose = () => {
+      try {
+        closed?.();
+      } finally {
+        this.#failAll();
+      }
+    };
+  }
+
+  /**
+   * Sends `method` and resolves with the upstream's result, checked by `schema`. Aborting the
+   * deadline (timeout, the caller's cancellation, a deliberate stop) tells the upstream and
+   * rejects at once.
+   */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    schema: Pending['schema'],
+    deadline: RequestDeadline,
+  ): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      const { SdkError, SdkErrorCode } = clientSdk().sdk;
+      const cancelled = (reason: unknown) =>
+        reason instanceof SdkError
+          ? reason
+          : new SdkError(SdkErrorCode.RequestTimeout, String(reason));
+      if (deadline.aborted) return reject(cancelled(deadline.reason));
+      this.#next += 1;
+      const id = this.#prefix + this.#next;
+      this.#pending.set(id, { method, schema, resolve, reject });
+      deadline.onAbort((reason) => {
+        if (!this.#pending.delete(id)) return;
+        this.#send({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: id, reason: String(reason) },
+        }).catch((error) =>
+          this.#transport.onerror?.(new Error(`Failed to send cancellation: ${error}`)),
+        );
+        reject(cancelled(reason));
+      });
+      this.#send({ method, params, jsonrpc: '2.0', id } as JSONRPCMessage).catch((error) => {
+        if (this.#pending.delete(id)) reject(error);
+      });
+    });
+  }
+
+  #send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    try {
+      return this.#transport.send(message, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #settle(pending: Pending, response: Response): void {
+    const { ProtocolError, SdkError, SdkErrorCode } = clientSdk().sdk;
+    if (response.error) {
+      const { code, message, data } = response.error;
+      pending.reject(ProtocolError.fromError(code, message, data));
+      return;
+    }
+    let result = response.result as Record<string, unknown>;
+    if ('resultType' in result) {
+      // The 2025 codec's decoding: a 2026 field a 2025 server sent is not passed on.
+      const { resultType: _dropped, ...rest } = result;
+      result = rest;
+    }
+    const checked = pending.schema['~standard'].validate(result);
+    if (checked instanceof Promise) throw new Error('internal error: an async result schema');
+    if (checked.issues && checked.issues.length > 0) {
+      const why = checked.issues.map((issue) => issue.message).join(', ');
+      pending.reject(
+        new SdkError(SdkErrorCode.InvalidResult, `Invalid result for ${pending.method}: ${why}`),
+      );
+      return;
+    }
+    pending.resolve((checked as { value: Record<string, unknown> }).value);
+  }
+
+  /** The connection closed: every request still waiting fails as the SDK's own do. */
+  #failAll(): void {
+    if (this.#pending.size === 0) return;
+    const { SdkError, SdkErrorCode } = clientSdk().sdk;
+    const waiting = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const pending of waiting) {
+      pending.reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
+    }
+  }
+}
