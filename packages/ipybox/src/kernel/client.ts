@@ -269,7 +269,8 @@ export class KernelClient {
       this.#lost = undefined;
       throw lost;
     }
-    const active = await this.#ensureKernel();
+    // A running kernel is used without an await (a turn per cell); #enqueue checked `closed`.
+    const active = this.#active ?? (await this.#ensureKernel());
     if (this.#backend.shared) await this.#applyEnvironment(active);
     const { connection } = active;
     const execution = new Execution(this.#imagesDir, onChunk);

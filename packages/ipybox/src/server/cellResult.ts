@@ -92,7 +92,8 @@ async function render(
   if (options.requestedChars !== undefined) {
     text += `\n\n[max_output_chars=${options.requestedChars} is above this server's limit; ${options.maxOutputChars} was used]`;
   }
-  const images = await imageContent(output?.images ?? [], options);
+  // Most cells show no image: no await (a turn) for an empty list.
+  const images = output?.images.length ? await imageContent(output.images, options) : NO_IMAGES;
   text += images.list;
   text += htmlLinks(output, options, links);
   return { content: [{ type: 'text', text }, ...images.items, ...links] };
@@ -193,6 +194,8 @@ function link(
 ): ResourceLink {
   return { type: 'resource_link', uri, name, mimeType, description, size };
 }
+
+const NO_IMAGES: { items: Content; list: string } = { items: [], list: '' };
 
 /** Image items (downscaled) and the "Generated images:" list with paths and resource URIs. */
 async function imageContent(

@@ -116,8 +116,9 @@ export function registerExecuteTool(
       };
       const viewer = options.viewer?.wanted(ctx) ? options.viewer : undefined;
       try {
-        await options.beforeCell?.(lease);
-        await viewer?.prepare(session);
+        // Awaited only when there is something to wait for: each await is a turn per cell.
+        if (options.beforeCell) await options.beforeCell(lease);
+        if (viewer) await viewer.prepare(session);
         const result = await runCellTraced(session, code, {
           timeoutMs: timeout * 1000,
           onChunk: outputStreamer(ctx, shown.maxOutputChars),

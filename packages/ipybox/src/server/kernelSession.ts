@@ -16,7 +16,7 @@ import {
   UpstreamPool,
 } from '@mcpbox/framework';
 import { ApprovalGate, type ApprovalPolicy } from '../approval/approvalGate.ts';
-import { ApprovalQueue, pauseWhileDeciding } from '../approval/approvalQueue.ts';
+import { pauseWhileDeciding } from '../approval/approvalQueue.ts';
 import type { ToolCall } from '../approval/approvalRequest.ts';
 import { CodeExecutor, type CodeExecutorOptions } from '../executor.ts';
 import { TimeoutBudget } from '../kernel/budget.ts';
@@ -27,7 +27,8 @@ import { processSocketDir } from '../kernel/ownedDirs.ts';
 import type { ToolConnections } from '../toolserver/runToolCall.ts';
 import { TOOL_SERVER_ENV, ToolServer } from '../toolserver/toolServer.ts';
 import type { UserAskers } from '../toolserver/upstreamQuestions.ts';
-import { decideByElicitation, type Elicit } from './elicitApprover.ts';
+import { attachCellApprover } from './cellApprover.ts';
+import type { Elicit } from './elicitApprover.ts';
 import type { IpyboxSettings } from './settings.ts';
 
 /** What a session needs from the plugin-wide state. */
@@ -166,8 +167,10 @@ export class KernelSession {
   /** Runs one cell. Rejects with the kernel layer's errors (see `cellResult.ts`). */
   async runCell(code: string, options: RunCellOptions): Promise<ExecutionResult> {
     this.#assertOpen();
+    // Nothing ran or waited here: the turn before this one has been released (no await for it).
+    const idle = this.#running === 0;
     this.#running += 1;
-    // One cell at a time (the kernel runs them in turn anyway): the approval queue below must
+    // One cell at a time (the kernel runs them in turn anyway): the approver attached below must
     // belong to the cell that is running, not to one waiting behind it.
     const previous = this.#turn;
     let release!: () => void;
@@ -175,7 +178,7 @@ export class KernelSession {
       release = resolve;
     });
     try {
-      await previous;
+      if (!idle) await previous;
       return await this.#runCell(code, options);
     } finally {
       release();
@@ -190,14 +193,11 @@ export class KernelSession {
     // goes to the client that sent this cell, and the clock stops while the user decides.
     // Under `approval: channel` the approval clients decide (WebSocket, mcp-proxy's console);
     // the clock still stops while they do.
-    const channel = this.#context.settings.approval === 'channel';
-    const approvals = channel ? undefined : new ApprovalQueue(this.#toolServer.approval);
-    approvals?.onPendingChange((pending) => (pending > 0 ? budget.pause() : budget.resume()));
-    const stopPausing = channel ? pauseWhileDeciding(this.#toolServer.approval, budget) : () => {};
-    const deciding = (async () => {
-      if (approvals === undefined) return;
-      for await (const request of approvals) void decideByElicitation(request, options.elicit);
-    })();
+    const gate = this.#toolServer.approval;
+    const stopDeciding =
+      this.#context.settings.approval === 'channel'
+        ? pauseWhileDeciding(gate, budget)
+        : attachCellApprover(gate, budget, options.elicit);
     const stopAsking = this.#toolServer.questions.attach({
       askers: options.askUser ?? {},
       pause: () => budget.pause(),
@@ -215,9 +215,7 @@ export class KernelSession {
     } finally {
       this.#cell.context = undefined;
       stopAsking();
-      stopPausing();
-      approvals?.close();
-      await deciding;
+      stopDeciding();
     }
   }
 
