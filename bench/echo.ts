@@ -153,6 +153,7 @@ async function startStdio(kind: ServerKind, group: Group, args: string[]): Promi
     command: process.execPath,
     args,
     cwd: ROOT,
+    env: process.env as Record<string, string>,
     stderr: 'ignore',
   });
   try {

@@ -1,6 +1,8 @@
 // stdio: a real child process speaking MCP on its stdin/stdout, driven by the SDK's stdio client.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -64,3 +66,52 @@ async function waitForExit(pid: number, timeoutMs = 10_000): Promise<void> {
     await sleep(50);
   }
 }
+
+test('requests written together are all answered, each once, with its own id and result', async (t) => {
+  // Answers finished in one tick leave in one write (stdioTransport.ts): none may be lost,
+  // doubled, held back or interleaved with another.
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  t.after(() => child.kill('SIGKILL'));
+  const lines = createInterface({ input: child.stdout });
+  const answers = new Map<unknown, { result?: { content?: { text: string }[] } }>();
+  let onAnswer: () => void = () => undefined;
+  lines.on('line', (line) => {
+    const message = JSON.parse(line) as { id?: unknown };
+    assert.ok(!answers.has(message.id), `answered twice: ${line}`);
+    answers.set(message.id, message);
+    onAnswer();
+  });
+  const until = (count: number) =>
+    new Promise<void>((resolve) => {
+      onAnswer = () => {
+        if (answers.size >= count) resolve();
+      };
+      onAnswer();
+    });
+  const send = (messages: object[]) =>
+    child.stdin.write(
+      messages.map((m) => `${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`).join(''),
+    );
+  send([
+    {
+      id: 'init',
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
+    },
+  ]);
+  await until(1);
+  const calls = Array.from({ length: 20 }, (_, i) => ({
+    id: i,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { message: `m${i}` } },
+  }));
+  send([{ method: 'notifications/initialized' }, ...calls]);
+  await until(21);
+  for (let i = 0; i < 20; i++) assert.equal(answers.get(i)?.result?.content?.[0]?.text, `m${i}`);
+});

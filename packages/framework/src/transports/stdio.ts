@@ -45,6 +45,9 @@ export function reserveStdoutForProtocol(): Writable {
   const stdout = process.stdout;
   const protocol = Object.create(stdout) as Writable;
   protocol.write = stdout.write.bind(stdout) as Writable['write'];
+  // The transport gathers a tick's messages into one write (cork … uncork) on the real stream.
+  protocol.cork = stdout.cork.bind(stdout);
+  protocol.uncork = stdout.uncork.bind(stdout);
   stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
   reservedStdout = protocol;
   return protocol;
