@@ -15,12 +15,11 @@
  */
 import type { PluginConfig, PluginServer } from '@mcpbox/framework';
 import { checkPython } from './kernel/launcher.ts';
-import { sweepDeadOwners } from './kernel/ownedDirs.ts';
-import { sweepStaleSandboxSockets } from './sandbox/staleSockets.ts';
 import { ipyboxAdmin } from './server/admin.ts';
 import { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
 import { clusterKernelDirectory } from './server/kernelDirectory.ts';
 import { type IpyboxSettings, parseSettings } from './server/settings.ts';
+import { pythonProbe, sweepLeftovers } from './server/startupWork.ts';
 import { registerIpyboxTools } from './server/tools.ts';
 
 export const description =
@@ -58,11 +57,15 @@ export async function openIpybox(
   settings: IpyboxSettings,
   options: IpyboxOptions = {},
 ): Promise<Ipybox> {
-  // A wrong interpreter fails the start, saying the fix, instead of the first cell.
-  await checkPython(settings.basePython, '--python (plugin setting python)');
-  // Kernel, sandbox and socket directories and the sandbox's sockets a SIGKILLed ipybox could
-  // not remove (a kernel's directory holds its signing key): gone before we start our own.
-  const swept = [...(await sweepDeadOwners()), ...(await sweepStaleSandboxSockets())];
+  // Both at once (each mostly waits: on Python starting, on the file system); the `ipybox`
+  // command began both before its modules loaded (server/startupWork.ts).
+  const [swept] = await Promise.all([
+    // Kernel, sandbox and socket directories and the sandbox's sockets a SIGKILLed ipybox could
+    // not remove (a kernel's directory holds its signing key): gone before we start our own.
+    sweepLeftovers(),
+    // A wrong interpreter fails the start, saying the fix, instead of the first cell.
+    checkPython(settings.basePython, '--python (plugin setting python)', pythonProbe),
+  ]);
   if (swept.length > 0) {
     server.logger.info(`ipybox: removed ${swept.length} files of dead ipybox processes`);
   }

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { beginStartupWork } from '../server/startupWork.ts';
 
 const LEVELS = {
   debug: 'debug',
@@ -121,9 +122,10 @@ const program = new Command('ipybox')
   )
   .showHelpAfterError()
   .action(async (options) => {
+    // The Python probe and the sweep run while the modules below load (server/startupWork.ts).
+    beginStartupWork(options.python);
     // Imported here, so --help loads neither the server nor the framework.
     const { serveIpybox } = await import('../server/serve.ts');
-    const { httpAuthentication } = await import('./httpAuth.ts');
     const { configureLogging } = await import('@mcpbox/framework');
     try {
       configureLogging({ level: options.logLevel });
@@ -131,7 +133,7 @@ const program = new Command('ipybox')
       const httpOptions =
         options.http === undefined
           ? undefined
-          : httpAuthentication({
+          : (await import('./httpAuth.ts')).httpAuthentication({
               host: options.host,
               allowUnauthenticated: options.allowUnauthenticated,
               oauthServerUrl: options.oauthServerUrl,

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { constants as osConstants, tmpdir } from 'node:os';
@@ -30,10 +30,11 @@ import {
 import { KernelError } from './errors.ts';
 import { Heartbeat } from './heartbeat.ts';
 import { makeOwnedDir, sweepDeadOwnersOnce } from './ownedDirs.ts';
+import { DEFAULT_PYTHON, type PythonProbeOutcome, probePython } from './pythonProbe.ts';
 import { ZmqChannels } from './zmqChannels.ts';
 
-/** Debian's interpreter, the one `python3-ipykernel` installs into. */
-export const DEFAULT_PYTHON = '/usr/bin/python3';
+export { DEFAULT_PYTHON };
+
 const BOOTSTRAP = join(dirname(fileURLToPath(import.meta.url)), 'bootstrap.py');
 const READY_PREFIX = 'MCPBOX_KERNEL_READY ';
 const INSTALL_HINT = "install Debian's python3-ipykernel (apt-get install python3-ipykernel)";
@@ -135,22 +136,15 @@ function checkInterpreter(
  * `KernelError` (`KERNEL_NOT_FOUND`) whose message says what to do; `setting` names the option
  * the user gave the interpreter with.
  */
-export async function checkPython(python: string, setting = '--python'): Promise<void> {
+export async function checkPython(
+  python: string,
+  setting = '--python',
+  /** Runs the probe; the `ipybox` command passes one it started before its modules loaded. */
+  probe: (python: string) => Promise<PythonProbeOutcome> = probePython,
+): Promise<void> {
   const other = `pass ${setting} the path of a Python that has ipykernel`;
   checkInterpreter(python, undefined, `or ${other}`);
-  const probe =
-    "import importlib.util as u; print('ipykernel' if u.find_spec('ipykernel') else 'no-ipykernel')";
-  const outcome = await new Promise<{ stdout: string; failure: string }>((resolve) => {
-    execFile(python, ['-c', probe], { timeout: 60_000 }, (error, stdout, stderr) => {
-      const said = String(stderr).trim().split('\n').at(-1);
-      const failure = !error
-        ? 'it printed nothing'
-        : 'code' in error && error.code === 'ENOENT'
-          ? 'not found'
-          : said || error.message;
-      resolve({ stdout: String(stdout).trim(), failure });
-    });
-  });
+  const outcome = await probe(python);
   if (outcome.stdout === 'ipykernel') return;
   if (outcome.stdout === 'no-ipykernel') {
     const install = python === DEFAULT_PYTHON ? INSTALL_HINT : `${python} -m pip install ipykernel`;

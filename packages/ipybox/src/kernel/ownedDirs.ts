@@ -95,21 +95,25 @@ export async function removeStale(
     return [];
   }
   const uid = process.getuid?.();
-  const removed: string[] = [];
-  for (const name of names.filter(matches)) {
-    const path = join(parent, name);
-    try {
-      const info = await lstat(path);
-      const isKind = kind === 'directory' ? info.isDirectory() : info.isSocket();
-      if (!isKind || (uid !== undefined && info.uid !== uid)) continue;
-      if (!(await isStale(path))) continue;
-      await rm(path, { recursive: true, force: true });
-      removed.push(path);
-    } catch {
-      // Gone meanwhile, or not ours to remove.
-    }
-  }
-  return removed;
+  // Every entry at once, not one after another: the sweep runs before ipybox answers its first
+  // request, and a temp directory with dozens of entries made that many round trips in a row.
+  const judged = await Promise.all(
+    names.filter(matches).map(async (name) => {
+      const path = join(parent, name);
+      try {
+        const info = await lstat(path);
+        const isKind = kind === 'directory' ? info.isDirectory() : info.isSocket();
+        if (!isKind || (uid !== undefined && info.uid !== uid)) return undefined;
+        if (!(await isStale(path))) return undefined;
+        await rm(path, { recursive: true, force: true });
+        return path;
+      } catch {
+        // Gone meanwhile, or not ours to remove.
+        return undefined;
+      }
+    }),
+  );
+  return judged.filter((path): path is string => path !== undefined);
 }
 
 /**

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_PYTHON } from '../kernel/launcher.ts';
+import { interpreterPath } from '../kernel/pythonProbe.ts';
 
 /** `channel`: approval clients decide (a WebSocket `ApprovalClient`, mcp-proxy's console). */
 export const APPROVAL_MODES = ['auto', 'elicit', 'deny', 'channel'] as const;
@@ -138,11 +138,10 @@ export function parseSettings(
     );
   }
   const workspace = resolve(cwd, written.workspace ?? defaultWorkspace);
-  const python = written.python ?? DEFAULT_PYTHON;
   return {
     workspace,
     imagesDir: join(workspace, 'images'),
-    basePython: python.includes('/') && !isAbsolute(python) ? resolve(cwd, python) : python,
+    basePython: interpreterPath(written.python, cwd),
     approval: written.approval ?? 'auto',
     approvalTimeoutMs:
       written.approval_timeout === undefined ? undefined : written.approval_timeout * 1000,
