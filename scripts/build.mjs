@@ -76,11 +76,34 @@ function copyAssets(src, dist) {
 }
 
 /**
+ * Bare imports the bundles inline instead of leaving external: commander, which every bin parses
+ * its command line with before anything else, so before the first answer of a stdio server.
+ * Loaded from node_modules it is seven CommonJS files through Node's CommonJS loader and its
+ * ESM translation (~10-20 ms of ipybox's and mcp-factory's cold start); inlined, it is part of
+ * the bin's chunk. No plugin or user code shares its objects, so a copy is no second instance.
+ */
+const INLINED = new Set(['commander']);
+
+/** esbuild's `packages: 'external'`, but for the INLINED packages. */
+const externalPackages = {
+  name: 'external-packages',
+  setup(esbuild) {
+    // Bare specifiers (`zod`, `@scope/name/sub`, `node:fs`); relative and absolute paths are ours.
+    esbuild.onResolve({ filter: /^[^./]/ }, (args) => {
+      const parts = args.path.split('/');
+      const name = args.path.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+      return INLINED.has(name) ? undefined : { path: args.path, external: true };
+    });
+  },
+};
+
+/**
  * Bundles the package's compiled entry modules with esbuild, so a bin loads a few files instead
  * of a hundred (Node's per-module resolve/load/link cost was most of mcp-factory's cold start
- * beyond the SDK's own). Every bare import stays external (`packages: 'external'`): zod,
+ * beyond the SDK's own). Every bare import stays external (externalPackages below): zod,
  * `@modelcontextprotocol/*` and the other `@mcpbox/*` packages are shared with plugins, which
  * import them by name, and a copy inlined here would be a second instance of their classes.
+ * Only the INLINED packages, which nothing shares, are bundled in (see there).
  * Entries of one package share chunks (`splitting`), so its bins and its exports are one copy
  * too, and an `import()` that loads a module on first use stays a separate file.
  *
@@ -103,10 +126,14 @@ async function bundle(name, dist) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
     chunkNames: 'chunk-[hash]',
     logLevel: 'warning',
+    // An inlined CommonJS package require()s Node's modules: ESM has no `require` of its own.
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
+    },
     plugins: [
+      externalPackages,
       {
         name: 'module-url',
         setup(esbuild) {
