@@ -32,7 +32,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,8 +83,13 @@ interface ServerKind {
 const factory = ['packages/proxy/bin/mcp-factory.js', '-p', 'echo', '--log-level', 'warning'];
 // mcp-factory keeps an SSE event store per 2025 session (Last-Event-ID resumption) by default;
 // the bare SDK keeps none. The variant without it shows what resumability costs.
-const noResume = join(mkdtempSync(join(tmpdir(), 'bench-echo-')), 'no-resume.yaml');
+const scratch = mkdtempSync(join(tmpdir(), 'bench-echo-'));
+const noResume = join(scratch, 'no-resume.yaml');
 writeFileSync(noResume, 'resumable_streams: false\n');
+// The servers inherit a HOME of their own: mcp-factory's tool-call log of every benchmark call
+// goes there (removed at exit), not into the user's ~/.mcp_proxy/logs.
+process.env.HOME = join(scratch, 'home');
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 const SERVERS: ServerKind[] = [
   {
     name: 'bare SDK',
