@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { TimeoutBudget } from './budget.ts';
+
+/** Starts `budget` and resolves when it expires. */
+const expiry = (budget: TimeoutBudget) =>
+  new Promise<void>((resolve) => budget.start(() => resolve()));
 
 describe('TimeoutBudget', () => {
   it('expires once its allowance is used', async () => {
@@ -41,6 +47,62 @@ describe('TimeoutBudget', () => {
     budget.resume(); // stray resume: ignored
     await sleep(60);
     assert.equal(expired, false);
+  });
+
+  it('budgets running at once each expire, the earlier first (one shared timer)', async () => {
+    const expired: string[] = [];
+    const later = new TimeoutBudget(80);
+    const sooner = new TimeoutBudget(20);
+    await Promise.all([
+      expiry(later).then(() => expired.push('later')),
+      expiry(sooner).then(() => expired.push('sooner')),
+    ]);
+    assert.deepEqual(expired, ['sooner', 'later']);
+  });
+
+  it('a budget whose deadline is later than the armed one still expires', async () => {
+    // The first budget leaves the shared timer armed for its deadline when it stops; the
+    // second waits on that timer, which finds nothing due and re-arms for the second.
+    const first = new TimeoutBudget(20);
+    first.start(() => assert.fail('a stopped budget expired'));
+    first.stop();
+    await expiry(new TimeoutBudget(60));
+    // And one whose deadline is earlier than the armed one re-arms it.
+    const long = new TimeoutBudget(60_000);
+    long.start(() => assert.fail('the long budget expired'));
+    await expiry(new TimeoutBudget(20));
+    long.stop();
+  });
+
+  it('a paused budget keeps its remaining time and expires after resuming', async () => {
+    const budget = new TimeoutBudget(400);
+    const expired = expiry(budget);
+    budget.pause();
+    const left = budget.remaining;
+    assert.ok(left > 0 && left <= 400);
+    await sleep(60);
+    assert.equal(budget.remaining, left);
+    budget.resume();
+    await expired;
+    assert.equal(budget.remaining, 0);
+  });
+
+  it('a stopped budget does not keep the process alive', async () => {
+    // The shared timer stays armed after the budget stops, for the next budget to reuse: it
+    // must not hold the event loop open meanwhile (a process would wait for the deadline).
+    const budgetModule = fileURLToPath(new URL('./budget.ts', import.meta.url));
+    const script = `import { TimeoutBudget } from ${JSON.stringify(budgetModule)};
+const budget = new TimeoutBudget(2 ** 31 - 1);
+budget.start(() => {});
+budget.stop();`;
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        { timeout: 120_000 },
+        (error) => (error ? reject(error) : resolve()),
+      );
+    });
   });
 
   it('refuses bad allowances and a second execution', () => {
