@@ -12,11 +12,7 @@
  *
  * @module
  */
-import {
-  createServer as createHttpServer,
-  type Server as HttpServer,
-  type RequestListener,
-} from 'node:http';
+import type { Server as HttpServer, RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
 import type { Express, RequestHandler } from 'express';
@@ -268,11 +264,13 @@ export function createServer(
     // The HTTP stack (express, the SDK's node transports, legacy SSE) loads only for HTTP: a
     // server over stdio starts without it (cold start, bench/startup.ts).
     const [
+      { createServer: createHttpServer },
       { createHttpApp, jsonRpcErrorHandler },
       { mountSse },
       { mountStreamableHttp },
       { withFastLane },
     ] = await Promise.all([
+      import('node:http'),
       import('./transports/httpApp.ts'),
       import('./transports/sse.ts'),
       import('./transports/streamableHttp.ts'),

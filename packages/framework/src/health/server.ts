@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '../logging/index.ts';
 
@@ -138,6 +138,8 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     ...Object.entries(options.routes ?? {}),
   ]);
 
+  // node:http loads here, not at import: a server over stdio never needs it (cold start).
+  const { createServer } = await import('node:http');
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://health').pathname.replace(/(.)\/+$/, '$1');
     const route = routes.get(path);

@@ -9,8 +9,6 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { appendFile, mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
 import { boundedParams, resultText } from './format.ts';
 import { localDate, localIso } from './time.ts';
 import type { ToolLoggerBaseOptions } from './types.ts';
@@ -112,6 +110,11 @@ export class JsonlToolLogger extends QueuedToolLogger {
       () => false,
     );
     if (!exists) return;
+    // zlib loads for the first archive of a run, not with every server (cold start).
+    const [{ pipeline }, { createGzip }] = await Promise.all([
+      import('node:stream/promises'),
+      import('node:zlib'),
+    ]);
     await pipeline(
       createReadStream(this.#file),
       createGzip(),

@@ -78,7 +78,7 @@ test('requests written together are all answered, each once, with its own id and
   const answers = new Map<unknown, { result?: { content?: { text: string }[] } }>();
   let onAnswer: () => void = () => undefined;
   lines.on('line', (line) => {
-    const message = JSON.parse(line) as { id?: unknown };
+    const message = JSON.parse(line) as { id?: unknown; result?: { content?: { text: string }[] } };
     assert.ok(!answers.has(message.id), `answered twice: ${line}`);
     answers.set(message.id, message);
     onAnswer();
