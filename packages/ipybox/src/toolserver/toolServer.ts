@@ -16,13 +16,25 @@
  * @module
  */
 import { chmod, lstat, unlink } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { type AddressInfo, connect, createServer as createNetServer } from 'node:net';
 import { createLogger, errorMessage, inSpan, type Logger } from '@mcpbox/framework';
 import { ApprovalGate } from '../approval/approvalGate.ts';
 import { APPROVAL_PATH, ApprovalWebSocketEndpoint } from '../approval/approvalWebSocket.ts';
 import { bearerTokenMatches, newToken } from './auth.ts';
-import { parseToolCall, runToolCall, type ToolConnections } from './runToolCall.ts';
+import { type LaneRequest, RunLane } from './runLane.ts';
+import {
+  parseToolCall,
+  runToolCall,
+  type ToolCallReply,
+  type ToolConnections,
+} from './runToolCall.ts';
 import { UpstreamQuestions } from './upstreamQuestions.ts';
 
 /** Environment variables the generated runtime (`mcptools/_runtime.py`) reads. */
@@ -66,7 +78,9 @@ export class ToolServer {
   readonly #options: ToolServerOptions;
   readonly #logger: Logger;
   readonly #approvalEndpoint: ApprovalWebSocketEndpoint;
-  readonly #servers: Server[] = [];
+  /** Each listener: the socket server in front, and node:http behind it (`runLane.ts`). */
+  readonly #servers: Array<{ front: ReturnType<typeof createNetServer>; http: Server }> = [];
+  readonly #lane: RunLane;
   #tcpPort: number | undefined;
   #socketPath: string | undefined;
 
@@ -84,6 +98,15 @@ export class ToolServer {
       token: this.approvalToken,
       logger: this.#logger,
     });
+    this.#lane = new RunLane(
+      (request) => this.#laneCall(request),
+      this.#maxBodyBytes,
+      (error) => this.#logger.error(`tool server: ${errorMessage(error)}`),
+    );
+  }
+
+  get #maxBodyBytes(): number {
+    return this.#options.maxBodyBytes ?? 16 * 1024 * 1024;
   }
 
   /** Starts listening; resolves once every listener is bound. */
@@ -101,8 +124,8 @@ export class ToolServer {
     }
     try {
       if (tcp) {
-        const server = await this.#bind((s, done) => s.listen(port, host, done));
-        this.#tcpPort = (server.address() as AddressInfo).port;
+        const front = await this.#bind((s, done) => s.listen(port, host, done));
+        this.#tcpPort = (front.address() as AddressInfo).port;
       }
       if (socketPath !== undefined) {
         await prepareSocketPath(socketPath);
@@ -159,15 +182,18 @@ export class ToolServer {
   async close(): Promise<void> {
     await this.#approvalEndpoint.close();
     const servers = this.#servers.splice(0);
-    await Promise.all(
+    const closed = Promise.all(
       servers.map(
-        (server) =>
+        ({ front, http }) =>
           new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeAllConnections();
+            front.close(() => resolve());
+            http.closeAllConnections();
           }),
       ),
     );
+    // The front server's close waits for every connection, those on the lane too.
+    this.#lane.closeAll();
+    await closed;
     if (this.#socketPath !== undefined) {
       await unlink(this.#socketPath).catch(() => undefined);
       this.#socketPath = undefined;
@@ -176,8 +202,10 @@ export class ToolServer {
     await this.connections.closeAll();
   }
 
-  async #bind(listen: (server: Server, done: () => void) => void): Promise<Server> {
-    const server = createServer((request, response) => {
+  async #bind(
+    listen: (server: ReturnType<typeof createNetServer>, done: () => void) => void,
+  ): Promise<ReturnType<typeof createNetServer>> {
+    const http = createServer((request, response) => {
       this.#handle(request, response).catch((error) => {
         this.#logger.error(`tool server: ${errorMessage(error)}`);
         if (!response.headersSent) {
@@ -185,19 +213,23 @@ export class ToolServer {
         } else response.destroy();
       });
     });
-    server.on('upgrade', (request, socket, head) =>
+    http.on('upgrade', (request, socket, head) =>
       this.#approvalEndpoint.handleUpgrade(request, socket, head),
     );
+    // Connections arrive here first: kernel code's tool calls are served on the lane, the rest
+    // is handed to node:http.
+    const front = createNetServer((socket) => this.#lane.accept(socket, http));
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      listen(server, () => {
-        server.off('error', reject);
+      front.once('error', reject);
+      listen(front, () => {
+        front.off('error', reject);
         resolve();
       });
     });
-    server.on('error', (error) => this.#logger.error(`tool server: ${errorMessage(error)}`));
-    this.#servers.push(server);
-    return server;
+    front.on('error', (error) => this.#logger.error(`tool server: ${errorMessage(error)}`));
+    http.on('error', (error) => this.#logger.error(`tool server: ${errorMessage(error)}`));
+    this.#servers.push({ front, http });
+    return front;
   }
 
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -208,11 +240,11 @@ export class ToolServer {
     }
     if (path !== '/run') return reply(response, 404, { error: `no route ${path}` });
     if (request.method !== 'POST') return reply(response, 405, { error: 'use POST' });
+    const maxBytes = this.#maxBodyBytes;
+    // Checked before the body is read: a caller without the token gets nothing more.
     if (!bearerTokenMatches(request.headers.authorization, this.token)) {
       return reply(response, 401, { error: 'missing or wrong tool server token' });
     }
-
-    const maxBytes = this.#options.maxBodyBytes ?? 16 * 1024 * 1024;
     const body = await readBody(request, maxBytes);
     if (body === undefined) {
       return reply(response, 413, {
@@ -220,27 +252,48 @@ export class ToolServer {
         type: 'bad_request',
       });
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(body);
-    } catch {
-      return reply(response, 400, { error: 'request body is not valid JSON', type: 'bad_request' });
-    }
-    const parsed = parseToolCall(json);
-    if ('error' in parsed) return reply(response, 400, parsed);
-
     // The caller going away (kernel interrupted) cancels approval and the upstream request.
     const aborted = new AbortController();
     response.on('close', () => {
       if (!response.writableFinished) aborted.abort();
     });
+    const answer = await this.#call(request.headers, body, aborted.signal);
+    if (!aborted.signal.aborted) reply(response, answer.status, answer.body);
+  }
+
+  /** A `POST /run` that took the lane: the same checks and answers as through node:http. */
+  async #laneCall({ headers, body, signal }: LaneRequest) {
+    if (!bearerTokenMatches(headers.authorization, this.token)) {
+      return { status: 401, body: { error: 'missing or wrong tool server token' } };
+    }
+    return this.#call(headers, body.toString('utf8'), signal);
+  }
+
+  /** Runs one call, its body read and its token checked; HTTP 200 once it was understood. */
+  async #call(
+    headers: IncomingHttpHeaders,
+    body: string,
+    signal: AbortSignal,
+  ): Promise<{ status: number; body: unknown }> {
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return {
+        status: 400,
+        body: { error: 'request body is not valid JSON', type: 'bad_request' },
+      };
+    }
+    const parsed = parseToolCall(json);
+    if ('error' in parsed) return { status: 400, body: parsed };
+
     const { server_name, tool_name } = parsed.call;
     // A span continuing the running cell's trace (its `traceparent` header, python/_runtime.py).
-    const result = await inSpan(
+    const result: ToolCallReply = await inSpan(
       () => ({
         name: `ipybox.toolserver ${server_name}.${tool_name}`,
         kind: 'server',
-        parent: request.headers,
+        parent: headers,
         attributes: { 'mcpbox.upstream': server_name, 'gen_ai.tool.name': tool_name },
       }),
       () =>
@@ -252,7 +305,7 @@ export class ToolServer {
             questions: this.questions,
           },
           parsed.call,
-          { timeoutMs: parsed.timeoutMs, signal: aborted.signal },
+          { timeoutMs: parsed.timeoutMs, signal },
         ),
       (outcome) => ('error' in outcome ? outcome.type : undefined),
     );
@@ -261,7 +314,7 @@ export class ToolServer {
         `tool call ${parsed.call.server_name}.${parsed.call.tool_name}: ${result.type}`,
       );
     }
-    if (!aborted.signal.aborted) reply(response, 200, result);
+    return { status: 200, body: result };
   }
 }
 
