@@ -20,6 +20,8 @@ import { join } from 'node:path';
 export type OwnedDirPrefix = 'mcpbox-kernel-' | 'mcpbox-sandbox-' | 'mcpbox-tools-';
 const PREFIXES: readonly OwnedDirPrefix[] = ['mcpbox-kernel-', 'mcpbox-sandbox-', 'mcpbox-tools-'];
 const OWNER_FILE = 'owner';
+/** What follows the prefix in the name of a directory {@link makeOwnedDir} made. */
+const OWNED_NAME = /^\d+-/;
 
 interface Owner {
   pid: number;
@@ -125,7 +127,11 @@ export async function sweepDeadOwners(parent: string = tmpdir()): Promise<string
   if (!me) return [];
   return removeStale(
     parent,
-    (name) => PREFIXES.some((prefix) => name.startsWith(prefix)),
+    // `<prefix><pid>-`: a name without the pid (an older version's) has no owner file to read.
+    (name) =>
+      PREFIXES.some(
+        (prefix) => name.startsWith(prefix) && OWNED_NAME.test(name.slice(prefix.length)),
+      ),
     'directory',
     (dir) => ownerIsDead(dir, me),
   );

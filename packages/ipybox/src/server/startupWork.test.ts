@@ -34,7 +34,7 @@ function begin(t: { after: (fn: () => Promise<void>) => void }, python: string |
 
 /** A kernel directory whose recorded owner is gone (its start time never matches a live one). */
 async function deadOwnersDir(parent: string, name: string): Promise<string> {
-  const dir = join(parent, `mcpbox-kernel-${name}`);
+  const dir = join(parent, `mcpbox-kernel-1-${name}`);
   await mkdir(dir);
   const owner = { pid: 1, started: 'never', pidNamespace: readlinkSync('/proc/self/ns/pid') };
   await writeFile(join(dir, 'owner'), JSON.stringify(owner));
