@@ -136,6 +136,13 @@ describe('tool server lane', () => {
     }
   });
 
+  test('a large body, read in many chunks, arrives whole', async () => {
+    const { socket, replies: r } = await open();
+    const message = 'x'.repeat(3 * 1024 * 1024);
+    socket.write(run(message));
+    assert.deepEqual((await r.next()).body, { result: message });
+  });
+
   test('a wrong token gets 401 and nothing runs; the connection stays usable', async () => {
     const { socket, replies: r } = await open();
     socket.write(run('x').replace(server.token, 'not-the-token'));

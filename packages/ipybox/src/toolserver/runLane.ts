@@ -119,13 +119,19 @@ export class RunLane {
   /** Serves a new connection: on the lane while its requests fit, else through `http`. */
   accept(socket: Socket, http: Server): void {
     this.#sockets.add(socket);
-    let buffered: Buffer | undefined;
+    // What was read and not yet answered, kept as chunks: a large body is joined once, when
+    // whole, not once per chunk.
+    let chunks: Buffer[] = [];
+    let size = 0;
+    /** The head of the request being read, once known. */
+    let head: Head | undefined;
     let busy = false;
     let aborter: AbortController | undefined;
     const idle = () => socket.setTimeout(IDLE_MS);
 
     const onData = (chunk: Buffer) => {
-      buffered = buffered ? Buffer.concat([buffered, chunk]) : chunk;
+      chunks.push(chunk);
+      size += chunk.length;
       next();
     };
     const onTimeout = () => socket.destroy();
@@ -145,30 +151,42 @@ export class RunLane {
       socket.setTimeout(0);
       this.#sockets.delete(socket);
       socket.pause();
-      if (buffered) socket.unshift(buffered);
-      buffered = undefined;
+      if (size > 0) socket.unshift(joined());
+      chunks = [];
+      size = 0;
       http.emit('connection', socket);
       // node:http reads what was put back through the stream, which must flow again for that.
       socket.resume();
     };
 
+    const joined = (): Buffer => {
+      if (chunks.length > 1) chunks = [Buffer.concat(chunks, size)];
+      return chunks[0];
+    };
+
     const next = (): void => {
-      if (busy || !buffered) return;
-      const head = parseHead(buffered, this.#maxBodyBytes);
-      if (head === 'other') {
-        handOver();
-        return;
+      if (busy || size === 0) return;
+      if (head === undefined) {
+        const parsed = parseHead(joined(), this.#maxBodyBytes);
+        if (parsed === 'other') {
+          handOver();
+          return;
+        }
+        if (parsed === 'incomplete') return;
+        head = parsed;
       }
-      if (head === 'incomplete' || buffered.length < head.bodyStart + head.length) return;
-      const body = buffered.subarray(head.bodyStart, head.bodyStart + head.length);
-      buffered =
-        buffered.length > head.bodyStart + head.length
-          ? buffered.subarray(head.bodyStart + head.length)
-          : undefined;
+      const end = head.bodyStart + head.length;
+      if (size < end) return;
+      const buffer = joined();
+      const body = buffer.subarray(head.bodyStart, end);
+      chunks = size > end ? [buffer.subarray(end)] : [];
+      size -= end;
+      const request = head;
+      head = undefined;
       busy = true;
       socket.setTimeout(0); // a call may take minutes (approval, a slow tool)
       aborter ??= new AbortController();
-      void this.#answer(socket, head, body, aborter.signal).then((open) => {
+      void this.#answer(socket, request, body, aborter.signal).then((open) => {
         busy = false;
         if (!open) return;
         idle();
