@@ -30,7 +30,7 @@ import {
   type SharedKernel,
 } from './kernelDirectory.ts';
 import { mintKernelHandle, parseKernelHandle, sameSecret } from './kernelHandles.ts';
-import { KernelSession, type KernelSessionContext } from './kernelSession.ts';
+import type { KernelSession, KernelSessionContext } from './kernelSession.ts';
 import { type Tombstone, Tombstones } from './kernelTombstones.ts';
 
 /** Tombstones kept (of handles, and of default kernels), oldest dropped first. */
@@ -311,6 +311,7 @@ export class Kernels {
     const shared: SharedRemoteKernel | undefined = this.#directory.shared
       ? { id: adopted?.remoteId, onCreated: (remoteId) => void this.#publish(entry, remoteId) }
       : undefined;
+    const context = shared ? { ...this.#context, sharedKernel: shared } : this.#context;
     const entry: Entry = {
       id,
       handle,
@@ -318,9 +319,10 @@ export class Kernels {
       owner: caller.owner,
       home,
       reapWhenIdle: home === undefined || caller.reapHomeWhenIdle,
-      opening: KernelSession.open(
-        id,
-        shared ? { ...this.#context, sharedKernel: shared } : this.#context,
+      // The kernel session's modules (client, executor, tool server, approval gate) load with
+      // the first kernel, not at start-up: a server answers its first request sooner.
+      opening: import('./kernelSession.ts').then(({ KernelSession }) =>
+        KernelSession.open(id, context),
       ),
       shared,
       openedAt: Date.now(),
