@@ -8,16 +8,20 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { IDLE_MS } from './runLane.ts';
 import type { ToolConnections } from './runToolCall.ts';
 import { ToolServer } from './toolServer.ts';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** One upstream, `fake`, whose `echo` answers with its `message` argument. */
+/** One upstream, `fake`, whose `echo` answers with its `message` argument after `ms`, if given. */
 function fakeConnections(): ToolConnections {
   const connection = {
-    callTool: async (_name: string, args: Record<string, unknown> | undefined) =>
-      ({ content: [{ type: 'text', text: String(args?.message) }] }) as CallToolResult,
+    callTool: async (_name: string, args: Record<string, unknown> | undefined) => {
+      if (typeof args?.ms === 'number')
+        await new Promise((resolve) => setTimeout(resolve, args.ms as number));
+      return { content: [{ type: 'text', text: String(args?.message) }] } as CallToolResult;
+    },
     listTools: async () => [{ name: 'echo', inputSchema: { type: 'object' as const } }],
   };
   return {
@@ -99,8 +103,12 @@ describe('tool server lane', () => {
     await new Promise((resolve) => socket.once('connect', resolve));
     return { socket, replies: replies(socket) };
   };
-  const run = (message: string, extra = '') => {
-    const body = JSON.stringify({ server_name: 'fake', tool_name: 'echo', tool_args: { message } });
+  const run = (message: string, extra = '', ms?: number) => {
+    const body = JSON.stringify({
+      server_name: 'fake',
+      tool_name: 'echo',
+      tool_args: { message, ms },
+    });
     return (
       'POST /run HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
       `Authorization: Bearer ${server.token}\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
@@ -141,6 +149,14 @@ describe('tool server lane', () => {
     const message = 'x'.repeat(3 * 1024 * 1024);
     socket.write(run(message));
     assert.deepEqual((await r.next()).body, { result: message });
+  });
+
+  test('a call that outlasts the keep-alive idle time is answered; an idle connection is then closed', async () => {
+    const { socket, replies: r } = await open();
+    socket.write(run('slow', '', IDLE_MS + 1500));
+    assert.deepEqual((await r.next()).body, { result: 'slow' });
+    assert.equal(r.ended, false);
+    await r.closed; // IDLE_MS without a request
   });
 
   test('a wrong token gets 401 and nothing runs; the connection stays usable', async () => {

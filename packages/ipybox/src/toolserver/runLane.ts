@@ -127,14 +127,17 @@ export class RunLane {
     let head: Head | undefined;
     let busy = false;
     let aborter: AbortController | undefined;
-    const idle = () => socket.setTimeout(IDLE_MS);
 
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
       next();
     };
-    const onTimeout = () => socket.destroy();
+    // The socket's inactivity timer, restarted by every read and write: it ends a connection
+    // idle between requests, never one whose call is still running (approval, a slow tool).
+    const onTimeout = () => {
+      if (!busy) socket.destroy();
+    };
     const onClose = () => {
       this.#sockets.delete(socket);
       aborter?.abort();
@@ -184,13 +187,10 @@ export class RunLane {
       const request = head;
       head = undefined;
       busy = true;
-      socket.setTimeout(0); // a call may take minutes (approval, a slow tool)
       aborter ??= new AbortController();
       void this.#answer(socket, request, body, aborter.signal).then((open) => {
         busy = false;
-        if (!open) return;
-        idle();
-        next();
+        if (open) next();
       });
     };
 
@@ -199,7 +199,7 @@ export class RunLane {
     socket.on('close', onClose);
     socket.on('error', onError);
     socket.setNoDelay(true); // as node:http does
-    idle();
+    socket.setTimeout(IDLE_MS);
   }
 
   /** Answers one request; false when the connection is (or is being) closed. */
