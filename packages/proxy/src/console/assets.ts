@@ -78,7 +78,8 @@ export const CONSOLE_JS = `
     if (className) td.className = className;
   };
   let last = Number(feed.dataset.last || 0);
-  const events = new EventSource('/console/events');
+  // The stream starts after the last call the page shows (none missed between the two).
+  const events = new EventSource('/console/events?after=' + last);
   events.addEventListener('call', (event) => {
     const call = JSON.parse(event.data);
     if (call.seq <= last) return;

@@ -7,11 +7,14 @@
 import assert from 'node:assert/strict';
 import { get } from 'node:http';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '@mcpbox/framework';
-import { startProxy } from '../proxy/__fixtures__/proxyProcess.ts';
+import { connectHttp, startHttpProxy, startProxy } from '../proxy/__fixtures__/proxyProcess.ts';
 import { testdir } from '../proxy/__fixtures__/testdir.ts';
 
 const TOKEN = 'console-test-token-0123456789';
+
+type After = { after(fn: () => unknown): void };
 
 /** A plugin whose description is markup: the console must show it as text. */
 const MARKUP_PLUGIN =
@@ -283,3 +286,59 @@ test('management_console: on by default, off in the config file', (t) => {
   assert.equal(loadConfig({ file: `${dir}/on.yaml`, env: {} }).management_console, true);
   assert.equal(loadConfig({ file: `${dir}/off.yaml`, env: {} }).management_console, false);
 });
+
+test('the live feed sends the calls made after the page it was opened from, then the new ones', async (t) => {
+  const home = testdir({}, t);
+  const proxy = await startHttpProxy(t, ['-a', 'echo'], {
+    env: { HOME: home, MCP_MGMT_TOKEN: '' },
+  });
+  const base = `http://127.0.0.1:${proxy.mgmtPort}`;
+  const client = await connectHttp(t, proxy.mcpUrl);
+  const call = (message: string) => client.callTool({ name: 'echo', arguments: { message } });
+  // A page rendered after the first call (seq 1); two more calls before its stream opens.
+  await call('before-page');
+  const feed = (after: string, headers: Record<string, string> = {}) =>
+    readEvents(t, `${base}/console/events?after=${after}`, headers);
+  await call('gap-one');
+  await call('gap-two');
+  const opened = await feed('1');
+  await opened.until(/gap-two/);
+  await call('live');
+  const seen = await opened.until(/live/);
+  assert.doesNotMatch(seen, /before-page/, 'what the page already shows is not sent again');
+  assert.match(seen, /id: 2\n.*gap-one.*id: 3\n.*gap-two.*id: 4\n.*live/s);
+  // A browser reconnecting says what it has with Last-Event-ID, which wins over the URL's.
+  const resumed = await feed('0', { 'last-event-id': '3' });
+  const again = await resumed.until(/live/);
+  assert.doesNotMatch(again, /gap-/);
+});
+
+/**
+ * A console event stream opened with `headers`, closed after the test: `until` waits (at most a
+ * minute, so a call that never comes fails the test instead of hanging it) for its text to match.
+ */
+async function readEvents(t: After, url: string, headers: Record<string, string>) {
+  const abort = new AbortController();
+  t.after(() => abort.abort());
+  const response = await fetch(url, { headers, signal: abort.signal });
+  assert.equal(response.status, 200);
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  return {
+    async until(pattern: RegExp): Promise<string> {
+      const deadline = Date.now() + 60_000;
+      while (!pattern.test(text)) {
+        const { value, done } = await Promise.race([
+          reader.read(),
+          sleep(Math.max(0, deadline - Date.now())).then(() => {
+            throw new Error(`no ${pattern} in the stream within a minute:\n${text}`);
+          }),
+        ]);
+        if (done) throw new Error(`the stream ended without ${pattern}:\n${text}`);
+        text += decoder.decode(value, { stream: true });
+      }
+      return text;
+    },
+  };
+}

@@ -293,7 +293,12 @@ export class WebConsole {
     });
   }
 
-  /** Server-sent events: every tool call from now on, as `event: call`. */
+  /**
+   * Server-sent events: every tool call after the one the page has (`?after=<seq>`, or the
+   * browser's `Last-Event-ID` when it reconnects), as `event: call`. The kept calls after it are
+   * sent first: calls made between the page's rendering and its stream's opening would be
+   * missed otherwise (a loaded machine makes that gap long).
+   */
   #events(req: IncomingMessage, res: ServerResponse, session: ConsoleSession): void {
     res.writeHead(200, {
       ...SECURITY_HEADERS,
@@ -302,9 +307,14 @@ export class WebConsole {
     });
     res.write('retry: 2000\n\n');
     const tap = this.#options.tap;
-    const stop = tap?.subscribe((call) => {
-      res.write(`event: call\ndata: ${JSON.stringify(callView(call))}\n\n`);
-    });
+    const send = (call: TappedCall) => {
+      res.write(`id: ${call.seq}\nevent: call\ndata: ${JSON.stringify(callView(call))}\n\n`);
+    };
+    const after = seqAfter(req);
+    if (after !== undefined)
+      for (const call of tap?.recent() ?? []) if (call.seq > after) send(call);
+    // In the same turn as the replay: the tap publishes from a later one, so nothing falls between.
+    const stop = tap?.subscribe(send);
     // A comment now and then keeps proxies and the browser from calling the stream dead.
     const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
     ping.unref();
@@ -431,4 +441,15 @@ export class WebConsole {
 
 function isTls(req: IncomingMessage): boolean {
   return (req.socket as { encrypted?: boolean }).encrypted === true;
+}
+
+/** The last call a feed already has: the reconnecting browser's `Last-Event-ID`, else `?after=`. */
+function seqAfter(req: IncomingMessage): number | undefined {
+  const header = req.headers['last-event-id'];
+  const text =
+    typeof header === 'string'
+      ? header
+      : new URL(req.url ?? '/', 'http://console').searchParams.get('after');
+  if (text === null || !/^\d{1,15}$/.test(text)) return undefined;
+  return Number(text);
 }
