@@ -7,9 +7,10 @@
  * (≈ 40–50 µs of ≈ 100 µs).
  *
  * Only requests of exactly that shape take the lane: the method, path and version as written, a
- * `Content-Length` within the body limit, and no `Transfer-Encoding`, `Expect` or `Upgrade`.
- * Anything else — `GET /status`, a WebSocket upgrade to `/approval`, a chunked or oversized body,
- * a head that is not HTTP — hands the connection to node:http from that request on, with the
+ * `Content-Length` within the body limit, no `Transfer-Encoding`, `Expect` or `Upgrade`, and
+ * headers the server admits (the caller's token). Anything else — `GET /status`, a WebSocket
+ * upgrade to `/approval`, a chunked or oversized body, a wrong token, a head that is not HTTP —
+ * hands the connection to node:http from that request on, with the
  * bytes already read put back, so it is served exactly as it would have been: the same
  * statuses, errors and limits. A lane connection answers with the statuses and JSON bodies of the
  * HTTP handler (`handle`), keeps alive like node:http (`Connection: close` and HTTP/1.0 aside),
@@ -104,16 +105,29 @@ function httpDate(): string {
   return dateText;
 }
 
+export interface RunLaneOptions {
+  handle: LaneHandler;
+  /**
+   * Whether a request, by its headers, may take the lane (the caller's token): one that may not
+   * goes to node:http, which refuses it before reading its body.
+   */
+  admits: (headers: Record<string, string>) => boolean;
+  maxBodyBytes: number;
+  onError: (error: unknown) => void;
+}
+
 export class RunLane {
   readonly #handle: LaneHandler;
+  readonly #admits: RunLaneOptions['admits'];
   readonly #maxBodyBytes: number;
   readonly #onError: (error: unknown) => void;
   readonly #sockets = new Set<Socket>();
 
-  constructor(handle: LaneHandler, maxBodyBytes: number, onError: (error: unknown) => void) {
-    this.#handle = handle;
-    this.#maxBodyBytes = maxBodyBytes;
-    this.#onError = onError;
+  constructor(options: RunLaneOptions) {
+    this.#handle = options.handle;
+    this.#admits = options.admits;
+    this.#maxBodyBytes = options.maxBodyBytes;
+    this.#onError = options.onError;
   }
 
   /** Serves a new connection: on the lane while its requests fit, else through `http`. */
@@ -171,7 +185,7 @@ export class RunLane {
       if (busy || size === 0) return;
       if (head === undefined) {
         const parsed = parseHead(joined(), this.#maxBodyBytes);
-        if (parsed === 'other') {
+        if (parsed === 'other' || (parsed !== 'incomplete' && !this.#admits(parsed.headers))) {
           handOver();
           return;
         }

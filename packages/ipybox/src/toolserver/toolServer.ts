@@ -28,7 +28,7 @@ import { createLogger, errorMessage, inSpan, type Logger } from '@mcpbox/framewo
 import { ApprovalGate } from '../approval/approvalGate.ts';
 import { APPROVAL_PATH, ApprovalWebSocketEndpoint } from '../approval/approvalWebSocket.ts';
 import { bearerTokenMatches, newToken } from './auth.ts';
-import { type LaneRequest, RunLane } from './runLane.ts';
+import { RunLane } from './runLane.ts';
 import {
   parseToolCall,
   runToolCall,
@@ -98,11 +98,12 @@ export class ToolServer {
       token: this.approvalToken,
       logger: this.#logger,
     });
-    this.#lane = new RunLane(
-      (request) => this.#laneCall(request),
-      this.#maxBodyBytes,
-      (error) => this.#logger.error(`tool server: ${errorMessage(error)}`),
-    );
+    this.#lane = new RunLane({
+      handle: ({ headers, body, signal }) => this.#call(headers, body.toString('utf8'), signal),
+      admits: (headers) => bearerTokenMatches(headers.authorization, this.token),
+      maxBodyBytes: this.#maxBodyBytes,
+      onError: (error) => this.#logger.error(`tool server: ${errorMessage(error)}`),
+    });
   }
 
   get #maxBodyBytes(): number {
@@ -259,14 +260,6 @@ export class ToolServer {
     });
     const answer = await this.#call(request.headers, body, aborted.signal);
     if (!aborted.signal.aborted) reply(response, answer.status, answer.body);
-  }
-
-  /** A `POST /run` that took the lane: the same checks and answers as through node:http. */
-  async #laneCall({ headers, body, signal }: LaneRequest) {
-    if (!bearerTokenMatches(headers.authorization, this.token)) {
-      return { status: 401, body: { error: 'missing or wrong tool server token' } };
-    }
-    return this.#call(headers, body.toString('utf8'), signal);
   }
 
   /** Runs one call, its body read and its token checked; HTTP 200 once it was understood. */
