@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redactor } from './redact.ts';
 import {
   type CallDetails,
@@ -19,10 +20,6 @@ import {
 
 /** How long entries gather before a write. */
 const BATCH_WINDOW_MS = 20;
-
-/** Resolves (to true) once one batch window has passed. */
-const windowPassed = () =>
-  new Promise<boolean>((resolve) => setTimeout(resolve, BATCH_WINDOW_MS, true));
 
 export class WriteQueue<T> {
   readonly #name: string;
@@ -67,12 +64,13 @@ export class WriteQueue<T> {
   }
 
   async #drain(): Promise<void> {
-    // Let the current call finish first, and gather what arrives meanwhile: under load one
-    // append per window instead of an open/write/close per call or two. The window is kept
-    // before every batch, not only the first: under steady load the next batch would otherwise
-    // be whatever arrived during one write, and the appends (each an open, write and close on
-    // the main thread) cost about a tenth of an HTTP call's CPU.
-    while ((await windowPassed()) && this.#pending.length > 0) {
+    // Let the current call finish first, and gather what arrives meanwhile: one append per
+    // window instead of an open/write/close (≈ 0.15 ms of CPU) per call or two. The window
+    // comes before every batch, not only the first: under steady load the next batch would
+    // otherwise be only what arrived during one write.
+    for (;;) {
+      await sleep(BATCH_WINDOW_MS);
+      if (this.#pending.length === 0) break;
       const batch = this.#pending;
       this.#pending = [];
       try {
