@@ -4,7 +4,10 @@
  *
  * 1. What does the MCP layer cost? `execute_ipython_cell('x += 1')` through ipybox against
  *    `KernelClient.execute('x += 1')` on a kernel this process owns (the baseline: the same kernel
- *    client without MCP, tool server or streaming). Target: ≤ +0.5 ms median.
+ *    client without MCP, tool server or streaming). Target: ≤ +0.5 ms median. Beside them, the
+ *    same cell through the smallest MCP server that can run one (bench/peers/sdk-kernel.ts: a bare
+ *    SDK v2 server over stdio whose tool awaits `KernelClient.execute`): the floor any stdio MCP
+ *    tool over a kernel pays, so the figure splits into the SDK's share and ipybox's own.
  * 2. What does a tool call from kernel code cost? `echo.run(...)` from a cell — generated module →
  *    tool server (HTTP, token) → approval (auto) → cached MCP connection → the upstream — timed
  *    inside the kernel, against the same upstream called directly from Node by an SDK client of
@@ -44,6 +47,7 @@ const PER_ROUND = Number(process.env.BENCH_PER_ROUND ?? 40);
 const ERAS = (envList('BENCH_ERAS') ?? ['2025', '2026']) as Era[];
 const BLOCK = 10;
 const IPYBOX = fileURLToPath(new URL('../packages/ipybox/bin/ipybox.js', import.meta.url));
+const SDK_KERNEL = fileURLToPath(new URL('./peers/sdk-kernel.ts', import.meta.url));
 const EVERYTHING = fileURLToPath(
   new URL('../node_modules/.bin/mcp-server-everything', import.meta.url),
 );
@@ -111,10 +115,11 @@ async function cpuDuring(subjects: (number | 'self')[], work: () => Promise<void
 interface EraSamples {
   viaMcp: number[];
   viaClient: number[];
+  viaSdk: number[];
   fromKernel: number[];
   fromNode: number[];
   /** Total CPU ms of each path, over all its calls. */
-  cpu: { viaMcp: number; viaClient: number; fromKernel: number; fromNode: number };
+  cpu: { viaMcp: number; viaClient: number; viaSdk: number; fromKernel: number; fromNode: number };
 }
 
 async function measureEra(era: Era): Promise<EraSamples> {
@@ -128,6 +133,7 @@ async function measureEra(era: Era): Promise<EraSamples> {
     'warning',
   ]);
   const direct = new KernelClient({ cwd: workspace, imagesDir: join(workspace, 'images') });
+  const sdk = await connect(era, process.execPath, ['--import', 'tsx', SDK_KERNEL, workspace]);
   const node = await connect(
     era,
     upstream.params.command,
@@ -137,15 +143,17 @@ async function measureEra(era: Era): Promise<EraSamples> {
   const samples: EraSamples = {
     viaMcp: [],
     viaClient: [],
+    viaSdk: [],
     fromKernel: [],
     fromNode: [],
-    cpu: { viaMcp: 0, viaClient: 0, fromKernel: 0, fromNode: 0 },
+    cpu: { viaMcp: 0, viaClient: 0, viaSdk: 0, fromKernel: 0, fromNode: 0 },
   };
   const kernelPid = () => direct.pid as number;
   try {
     // Warm-up: kernels started, x defined, the upstream registered and connected.
     await call(ipybox.client, 'execute_ipython_cell', { code: 'x = 0' });
     await direct.execute('x = 0');
+    await call(sdk.client, 'execute_ipython_cell', { code: 'x = 0' });
     await call(ipybox.client, 'register_mcp_server', {
       server_name: 'up',
       server_params: upstream.params,
@@ -167,12 +175,14 @@ async function measureEra(era: Era): Promise<EraSamples> {
     });
     for (let i = 0; i < 20; i++) {
       await call(ipybox.client, 'execute_ipython_cell', { code: 'x += 1' });
+      await call(sdk.client, 'execute_ipython_cell', { code: 'x += 1' });
       await call(node.client, upstream.tool, upstream.args);
     }
 
     for (let round = 0; round < ROUNDS; round++) {
       for (let done = 0; done < PER_ROUND; done += BLOCK) {
-        const order = (round + done / BLOCK) % 2 === 0;
+        const turn = round + done / BLOCK;
+        const order = turn % 2 === 0;
         const cells = [
           async () => {
             samples.cpu.viaMcp += await cpuDuring(['self', ipybox.pid], async () => {
@@ -192,8 +202,18 @@ async function measureEra(era: Era): Promise<EraSamples> {
               }
             });
           },
+          async () => {
+            samples.cpu.viaSdk += await cpuDuring(['self', sdk.pid], async () => {
+              for (let i = 0; i < BLOCK; i++) {
+                const t = performance.now();
+                await call(sdk.client, 'execute_ipython_cell', { code: 'x += 1' });
+                samples.viaSdk.push(performance.now() - t);
+              }
+            });
+          },
         ];
-        for (const block of order ? cells : cells.reverse()) await block();
+        // Every block goes first, second and last in turn.
+        for (let i = 0; i < cells.length; i++) await cells[(turn + i) % cells.length]();
 
         const tools = [
           async () => {
@@ -220,7 +240,12 @@ async function measureEra(era: Era): Promise<EraSamples> {
     }
     return samples;
   } finally {
-    await Promise.allSettled([ipybox.client.close(), direct.close(), node.client.close()]);
+    await Promise.allSettled([
+      ipybox.client.close(),
+      direct.close(),
+      sdk.client.close(),
+      node.client.close(),
+    ]);
     rmSync(workspace, { recursive: true, force: true });
   }
 }
@@ -260,6 +285,14 @@ async function main(): Promise<void> {
       `+${ms(cpuOverhead)}`,
     );
     row("KernelClient.execute('x += 1') (baseline)", 'viaClient', '', '');
+    const floor = median(s.viaSdk) - median(s.viaClient);
+    const cpuFloor = perCall('viaSdk') - perCall('viaClient');
+    row(
+      'same cell via a bare SDK v2 tool (stdio, the MCP floor)',
+      'viaSdk',
+      `+${ms(floor)}`,
+      `+${ms(cpuFloor)}`,
+    );
     row(
       'tool call from kernel code (generated module)',
       'fromKernel',
@@ -268,7 +301,8 @@ async function main(): Promise<void> {
     );
     row('same tool, SDK client → upstream (baseline)', 'fromNode', '', '');
     verdicts.push(
-      `${era}: MCP layer +${ms(overhead)} per cell (target ≤ +0.50 ms; CPU +${ms(cpuOverhead)}); ` +
+      `${era}: MCP layer +${ms(overhead)} per cell (target ≤ +0.50 ms; CPU +${ms(cpuOverhead)}), ` +
+        `of which a bare SDK v2 tool's +${ms(floor)} and ipybox's own +${ms(overhead - floor)}; ` +
         `tool call from code ${factor.toFixed(2)}× a direct call, +${ms(median(s.fromKernel) - median(s.fromNode))} ` +
         `(target ≤ 2.00×; CPU ${cpuFactor.toFixed(2)}×)`,
     );

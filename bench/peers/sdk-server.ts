@@ -14,37 +14,12 @@
  * listening, like mcp-factory.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NodeStreamableHTTPServerTransport as HttpTransport } from '@modelcontextprotocol/node';
+import { fromWorkspace, workspaceSdk } from './workspace.ts';
 
-// The SDK and zod come from the workspace's node_modules, the copies mcp-factory runs on. A bare
-// `import` here would resolve bench/node_modules first (fastmcp's install, which brings its own
-// zod and, through its `mcp-proxy` dependency, its own copies of the SDK v2 packages), and the
-// baseline would then measure different dependencies, not a different server.
-const WORKSPACE = new URL('../../node_modules/', import.meta.url);
-
-/** Imports a workspace package's ESM entry (`import` condition of its `exports` map). */
-async function fromWorkspace(name: string, subpath = '.'): Promise<unknown> {
-  const dir = new URL(`${name}/`, WORKSPACE);
-  const { exports } = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8'));
-  let entry: unknown = exports[subpath];
-  while (entry && typeof entry === 'object') {
-    const conditions = entry as Record<string, unknown>;
-    entry = conditions.import ?? conditions.default;
-  }
-  if (typeof entry !== 'string') throw new Error(`no ESM entry for ${name} ${subpath}`);
-  return import(new URL(entry, dir).href);
-}
-
-const { McpServer, createMcpHandler } = (await fromWorkspace(
-  '@modelcontextprotocol/server',
-)) as typeof import('@modelcontextprotocol/server');
-const { serveStdio } = (await fromWorkspace(
-  '@modelcontextprotocol/server',
-  './stdio',
-)) as typeof import('@modelcontextprotocol/server/stdio');
+const { McpServer, createMcpHandler, serveStdio, z } = await workspaceSdk();
 const {
   NodeStreamableHTTPServerTransport,
   localhostHostValidation,
@@ -53,7 +28,6 @@ const {
 } = (await fromWorkspace(
   '@modelcontextprotocol/node',
 )) as typeof import('@modelcontextprotocol/node');
-const { z } = (await fromWorkspace('zod')) as typeof import('zod');
 
 function echoServer() {
   const server = new McpServer({ name: 'sdk-echo', version: '1.0.0' });
