@@ -9,14 +9,13 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import { channel } from 'node:diagnostics_channel';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type {
   InvalidTokenError,
   OAuthTokenVerifier,
 } from '@modelcontextprotocol/server-legacy/auth';
-import { legacyAuth } from '../lazy.ts';
+import { legacyAuth, nodeCrypto } from '../lazy.ts';
 import type { Logger } from '../logging/index.ts';
 
 /** Milliseconds since the epoch. */
@@ -119,7 +118,7 @@ export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
   }
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
-    const key = createHash('sha256').update(token).digest('hex');
+    const key = nodeCrypto().createHash('sha256').update(token).digest('hex');
     const now = this.#clock();
     const cached = this.#cache.get(key);
     if (cached !== undefined) {

@@ -13,8 +13,9 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
+
 import type { PriorDiscovery } from '@modelcontextprotocol/client';
+import { nodeCrypto } from '../lazy.ts';
 import type { UpstreamParams } from './params.ts';
 
 export type TransportKind = 'stdio' | 'streamableHttp' | 'sse';
@@ -66,7 +67,8 @@ export class VerdictCache {
  * no secret is held as a key.
  */
 export function verdictKey(name: string, expanded: UpstreamParams): string {
-  return createHash('sha256')
+  return nodeCrypto()
+    .createHash('sha256')
     .update(name)
     .update('\u0000')
     .update(JSON.stringify(expanded))

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
+
 import {
   type GateStateStore,
   type GroupRecord,
@@ -17,6 +17,7 @@ import {
   type SharedGateState,
   type StepClaim,
 } from '../gate/store.ts';
+import { nodeCrypto } from '../lazy.ts';
 import type { ClusterLink } from './link.ts';
 
 const CLAIM = `
@@ -176,7 +177,7 @@ export class RedisGateStateStore
 
   /** The record's hash and the unlocks' hash; the secret's location is hashed, never stored. */
   #keys(secretKey: string): [string, string] {
-    const id = createHash('sha256').update(secretKey).digest('hex').slice(0, 32);
+    const id = nodeCrypto().createHash('sha256').update(secretKey).digest('hex').slice(0, 32);
     return [this.#link.key('gate', id), this.#link.key('gate', id, 'unlocked')];
   }
 }

@@ -12,9 +12,10 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto';
+
 import { hostname } from 'node:os';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
+import { nodeCrypto } from '../lazy.ts';
 import { createLogger, type Logger } from '../logging/index.ts';
 import { type ClusterSettings, redactRedisUrl } from './settings.ts';
 
@@ -65,7 +66,8 @@ export class ClusterLink {
     this.#subscriber = subscriber;
     this.#logger = options.logger ?? createLogger('cluster');
     this.replicaId =
-      options.replicaId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+      options.replicaId ??
+      `${hostname()}:${process.pid}:${nodeCrypto().randomBytes(3).toString('hex')}`;
     subscriber.on('message', (channel: string, message: string) => {
       for (const handler of this.#handlers.get(channel) ?? []) {
         try {

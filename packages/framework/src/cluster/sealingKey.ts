@@ -8,13 +8,13 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../lazy.ts';
 import type { ClusterLink } from './link.ts';
 
 /** The cluster's secret `name` (32 random bytes, base64url), created if it does not exist. */
 export async function sharedSecret(link: ClusterLink, name: string): Promise<string> {
   const key = link.key('security', name);
-  await link.redis.set(key, randomBytes(32).toString('base64url'), 'NX');
+  await link.redis.set(key, nodeCrypto().randomBytes(32).toString('base64url'), 'NX');
   const value = await link.redis.get(key);
   if (!value) throw new Error(`the cluster's ${name} vanished from Redis right after it was set`);
   return value;

@@ -9,12 +9,13 @@
  *
  * @module
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from '../lazy.ts';
 
 /** The reserved tool argument that carries a handle. */
 export const GATE_HANDLE_ARGUMENT = 'gate_handle';
 
-let KEY = randomBytes(32);
+/** Drawn on first use (a server that never mints a handle never loads node:crypto for it). */
+let KEY: Buffer | undefined;
 
 /** Cluster mode: sign and check handles with the cluster's key (at start, before any unlock). */
 export function shareHandleKey(key: string): void {
@@ -33,7 +34,8 @@ interface HandleClaim {
 }
 
 function sign(payload: string): Buffer {
-  return createHmac('sha256', KEY).update(payload).digest();
+  KEY ??= nodeCrypto().randomBytes(32);
+  return nodeCrypto().createHmac('sha256', KEY).update(payload).digest();
 }
 
 export function mintHandle(group: string, epoch: number, expiresAt: number): string {
@@ -41,7 +43,7 @@ export function mintHandle(group: string, epoch: number, expiresAt: number): str
     g: group,
     e: epoch,
     x: expiresAt,
-    n: randomBytes(9).toString('base64url'),
+    n: nodeCrypto().randomBytes(9).toString('base64url'),
   };
   const payload = Buffer.from(JSON.stringify(claim)).toString('base64url');
   return `${payload}.${sign(payload).toString('base64url')}`;
@@ -54,7 +56,8 @@ export function handleUnlocks(handle: string, group: string, epoch: number, now:
   const payload = handle.slice(0, dot);
   const given = Buffer.from(handle.slice(dot + 1), 'base64url');
   const expected = sign(payload);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+  if (given.length !== expected.length || !nodeCrypto().timingSafeEqual(given, expected))
+    return false;
   let claim: HandleClaim;
   try {
     claim = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as HandleClaim;

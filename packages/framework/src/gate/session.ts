@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../lazy.ts';
 
 /** The parts of a tool handler's context the gate reads. */
 export interface GateCallContext {
@@ -24,7 +24,7 @@ export interface GateCallContext {
 }
 
 function hash(value: string): string {
-  return createHash('sha256').update(value).digest('hex').slice(0, 32);
+  return nodeCrypto().createHash('sha256').update(value).digest('hex').slice(0, 32);
 }
 
 /** The caller's key, or `undefined` for a caller with no identity beyond this request. */

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { randomFillSync } from 'node:crypto';
+
 import type {
   CreateMessageRequestParams,
   ElicitRequestParams,
@@ -29,6 +29,7 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import { inputRequired } from '@modelcontextprotocol/server';
+import { nodeCrypto } from '../lazy.ts';
 import type { RequestExtra } from '../plugins/types.ts';
 import type { InputKind } from './inputRounds.ts';
 
@@ -51,7 +52,7 @@ let idPoolOffset = idPool.length;
  */
 export function newCallId(): string {
   if (idPoolOffset === idPool.length) {
-    randomFillSync(idPool);
+    nodeCrypto().randomFillSync(idPool);
     idPoolOffset = 0;
   }
   const id = idPool.toString('base64url', idPoolOffset, idPoolOffset + CALL_ID_BYTES);

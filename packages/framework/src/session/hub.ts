@@ -6,10 +6,10 @@
  * @module
  */
 
-import { randomUUID } from 'node:crypto';
 import type { Implementation } from '@modelcontextprotocol/server';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
+import { nodeCrypto } from '../lazy.ts';
 import { createRoundsCodec, type RoundsCodec } from './inputRounds.ts';
 import { type CacheHints, McpSession } from './session.ts';
 import type { ServerCounters } from './stats.ts';
@@ -72,7 +72,9 @@ export class SessionHub {
   open({ track = true }: { track?: boolean } = {}): McpSession {
     const session = new McpSession({
       ...this.#options,
-      connectionId: track ? randomUUID() : undefined,
+      // A UUID (unique across a cluster's replicas, whose gate state it keys), drawn when a
+      // handler or the close first reads it: node:crypto is not needed for the first answer.
+      connectionId: track ? () => nodeCrypto().randomUUID() : undefined,
     });
     const counters = this.#options.counters;
     counters.connections += 1;

@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { createHash, randomBytes } from 'node:crypto';
+
 import {
   type CreateMessageRequestParams,
   type CreateMessageResult,
@@ -42,6 +42,7 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { nodeCrypto } from '../lazy.ts';
 import { inputRequestOf } from './detachedCall.ts';
 
 /** How long a client may take to answer one round. */
@@ -87,17 +88,34 @@ export function principalOf(ctx: ServerContext): string {
 
 export type RoundsCodec = RequestStateCodec<SealedRounds>;
 
-/** The server's codec: `key` from the configuration, or a random per-process key. */
+/**
+ * The server's codec: `key` from the configuration (checked now: a short one fails the start),
+ * or a random per-process key. The SDK's codec takes Web Crypto at creation, which loads
+ * node:crypto; the random-key codec is made on its first seal or check instead, so a server
+ * answers its first request without it.
+ */
 export function createRoundsCodec(key?: string): RoundsCodec {
-  return createRequestStateCodec<SealedRounds>({
-    key: key && key.length > 0 ? key : randomBytes(32),
-    ttlSeconds: STATE_TTL_SECONDS,
-    bind: principalOf,
-  });
+  const codecOf = (secret: string | Uint8Array) =>
+    createRequestStateCodec<SealedRounds>({
+      key: secret,
+      ttlSeconds: STATE_TTL_SECONDS,
+      bind: principalOf,
+    });
+  if (key && key.length > 0) return codecOf(key);
+  let codec: RoundsCodec | undefined;
+  const made = () => {
+    codec ??= codecOf(nodeCrypto().randomBytes(32));
+    return codec;
+  };
+  return {
+    mint: (payload, ctx) => made().mint(payload, ctx),
+    verify: (state, ctx) => made().verify(state, ctx),
+  };
 }
 
 export function callDigest(method: string, name: string, args: unknown): string {
-  return createHash('sha256')
+  return nodeCrypto()
+    .createHash('sha256')
     .update(method)
     .update('\u0000')
     .update(name)
@@ -111,7 +129,8 @@ export function callDigest(method: string, name: string, args: unknown): string 
  * another — "approve the call shown" must not approve a different call on a later run.
  */
 export function questionDigest(kind: InputKind, params: unknown): string {
-  return createHash('sha256')
+  return nodeCrypto()
+    .createHash('sha256')
     .update(kind)
     .update('\u0000')
     .update(JSON.stringify(params ?? null))

@@ -53,9 +53,10 @@ export interface SessionOptions {
   cacheHints?: CacheHints;
   /**
    * Identifies a session that outlives one request (stdio, 2025 HTTP, SSE); handlers see it as
-   * `ctx.connectionId`. Unset for a 2026 request, which has no connection beyond itself.
+   * `ctx.connectionId`. Unset for a 2026 request, which has no connection beyond itself. A
+   * function makes it on first use (see {@link McpSession.connectionId}).
    */
-  connectionId?: string;
+  connectionId?: string | (() => string);
 }
 
 export type CacheHints = Partial<
@@ -130,8 +131,7 @@ function takeGateHandle(
 }
 
 export class McpSession {
-  /** See {@link SessionOptions.connectionId}. */
-  readonly connectionId: string | undefined;
+  #connectionId: string | (() => string) | undefined;
   /**
    * The 2025 `Mcp-Session-Id` this session served, as its requests carried it. Kept here because
    * the SDK drops the transport (and with it the id) before its close hook runs.
@@ -141,9 +141,15 @@ export class McpSession {
   /** Resource URIs this client subscribed to (2025 `resources/subscribe`). */
   readonly subscriptions = new Set<string>();
 
+  /** See {@link SessionOptions.connectionId}; made by its function on the first read. */
+  get connectionId(): string | undefined {
+    if (typeof this.#connectionId === 'function') this.#connectionId = this.#connectionId();
+    return this.#connectionId;
+  }
+
   constructor(options: SessionOptions) {
     const { catalog, dispatcher, counters } = options;
-    this.connectionId = options.connectionId;
+    this.#connectionId = options.connectionId;
     const server = new Server(options.info, {
       capabilities: CAPABILITIES,
       instructions: options.instructions || undefined,
@@ -163,7 +169,7 @@ export class McpSession {
           this.sessionId ??= ctx.sessionId;
           // Traced and counted by method and era when configured (telemetry/requests.ts).
           return await observeRequest(ctx, (request as { params?: unknown }).params, () =>
-            handler(request, withV1Aliases(ctx, options.connectionId)),
+            handler(request, withV1Aliases(ctx, this.connectionId)),
           );
         } catch (error) {
           counters.errors += 1;

@@ -7,7 +7,6 @@
  * @module
  */
 import { channel } from 'node:diagnostics_channel';
-import { performance } from 'node:perf_hooks';
 import {
   BAGGAGE_META_KEY,
   PROTOCOL_VERSION_META_KEY,
@@ -53,6 +52,7 @@ export function observeRequest<R>(
   if (!counting && !tracingEnabled()) return run();
   const traced = tracingEnabled() ? inSpan(() => requestSpan(ctx, params), run, failureOf) : run();
   if (!counting) return traced;
+  // The global `performance`: node:perf_hooks loads on the first request, not at start-up.
   const started = performance.now();
   const publish = (outcome: RequestEvent['outcome']) => {
     const event: RequestEvent = {
