@@ -23,7 +23,7 @@ import { environmentLayers } from './environment.ts';
 import { ConfigError } from './errors.ts';
 import { type ConfigPath, interpolateTree } from './interpolate.ts';
 import { absolutePaths, homeDirectory, mergeLayers, resolveConfig } from './resolve.ts';
-import { describeValue, KNOWN_KEYS, writtenConfigSchema } from './schema.ts';
+import { describeValue, knownConfigKeys, writtenConfigSchema } from './schema.ts';
 import type { Config, ConfigOverrides, WrittenConfig } from './types.ts';
 
 export interface LoadConfigOptions {
@@ -67,7 +67,7 @@ function parseLayer(
   source: string,
   raw: Record<string, unknown>,
 ): { layer: WrittenConfig; errors: string[] } {
-  const parsed = writtenConfigSchema.safeParse(raw);
+  const parsed = writtenConfigSchema().safeParse(raw);
   if (parsed.success) return { layer: parsed.data, errors: [] };
   // Report in the order the keys were written, not the schema's order.
   const order = Object.keys(raw);
@@ -93,7 +93,7 @@ function levenshtein(a: string, b: string): number {
 }
 
 function unknownKeyWarning(source: string, key: string): string {
-  const near = [...KNOWN_KEYS].find((known) => levenshtein(known, key) <= 2);
+  const near = [...knownConfigKeys()].find((known) => levenshtein(known, key) <= 2);
   return `${source}: unknown key "${key}" is ignored${near ? ` (did you mean "${near}"?)` : ''}`;
 }
 
@@ -151,7 +151,7 @@ function readFileLayer(
     };
   }
   const warnings = Object.keys(raw)
-    .filter((key) => !KNOWN_KEYS.has(key))
+    .filter((key) => !knownConfigKeys().has(key))
     .map((key) => unknownKeyWarning(path, key));
   const interpolated = interpolateTree(raw, env, upstreamConnectionSettings(raw));
   const errors = interpolated.issues.map(
@@ -175,7 +175,7 @@ function readEnvironmentLayer(env: Readonly<Record<string, string | undefined>>)
   const layers: WrittenConfig[] = [];
   const errors: string[] = [];
   for (const { variable, key, value } of environmentLayers(env)) {
-    const parsed = writtenConfigSchema.safeParse({ [key]: value });
+    const parsed = writtenConfigSchema().safeParse({ [key]: value });
     if (parsed.success) layers.push(parsed.data);
     else errors.push(...issueLines(`environment variable ${variable}`, parsed.error.issues));
   }

@@ -12,49 +12,63 @@ import { ConfigError } from '../config/errors.ts';
 export const SECRET_BACKENDS = ['env', 'file', 'vaultwarden'] as const;
 export type SecretBackendKind = (typeof SECRET_BACKENDS)[number];
 
-const bool = z.union([
-  z.boolean(),
-  z
-    .string()
-    .transform((s) => s.trim().toLowerCase())
-    .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']))
-    .transform((s) => ['true', '1', 'yes', 'on'].includes(s)),
-]);
-const seconds = z.coerce
-  .number({ error: 'expected a number of seconds' })
-  .finite()
-  .nonnegative('expected a number of seconds (0 or more)');
-const positiveSeconds = z.coerce
-  .number({ error: 'expected a number of seconds' })
-  .finite()
-  .positive('expected a number of seconds greater than 0');
+/**
+ * The schemas, built on the first parse: a server without a gate (ipybox, any server that never
+ * calls {@link parseGateConfig}) does not pay for them at start-up (~0.1 MB of heap and some
+ * thirty zod constructions before its first answer; bench/startup.ts).
+ */
+function buildSchemas() {
+  const bool = z.union([
+    z.boolean(),
+    z
+      .string()
+      .transform((s) => s.trim().toLowerCase())
+      .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']))
+      .transform((s) => ['true', '1', 'yes', 'on'].includes(s)),
+  ]);
+  const seconds = z.coerce
+    .number({ error: 'expected a number of seconds' })
+    .finite()
+    .nonnegative('expected a number of seconds (0 or more)');
+  const positiveSeconds = z.coerce
+    .number({ error: 'expected a number of seconds' })
+    .finite()
+    .positive('expected a number of seconds greater than 0');
 
-const groupSchema = z
-  .object({
-    /** Seconds of inactivity after which an unlocked group locks again. */
-    timeout: positiveSeconds.default(7200),
-    /** Env variable name, file key or Vaultwarden item name. Default: the group's name. */
-    secret_ref: z.string().min(1).optional(),
-    /** Tools of any plugin that this group protects (enforced by the server's interceptor). */
-    tools: z.array(z.string().min(1)).default([]),
-  })
-  .strict();
+  const groupSchema = z
+    .object({
+      /** Seconds of inactivity after which an unlocked group locks again. */
+      timeout: positiveSeconds.default(7200),
+      /** Env variable name, file key or Vaultwarden item name. Default: the group's name. */
+      secret_ref: z.string().min(1).optional(),
+      /** Tools of any plugin that this group protects (enforced by the server's interceptor). */
+      tools: z.array(z.string().min(1)).default([]),
+    })
+    .strict();
 
-const gateSchema = z
-  .object({
-    enabled: bool.default(true),
-    secret_backend: z.enum(SECRET_BACKENDS).default('env'),
-    secret_file: z.string().min(1).optional(),
-    vaultwarden_url: z.string().min(1).optional(),
-    vaultwarden_token: z.string().min(1).optional(),
-    vaultwarden_cache_ttl: seconds.default(3600),
-    /** Per-session state of a session silent this long is dropped. */
-    session_idle_timeout: positiveSeconds.default(10_800),
-    /** Accepted for compatibility with the Python original; blocked calls are always logged. */
-    audit: z.record(z.string(), z.unknown()).optional(),
-    groups: z.record(z.string().min(1), groupSchema.nullable()).default({}),
-  })
-  .strict();
+  const gateSchema = z
+    .object({
+      enabled: bool.default(true),
+      secret_backend: z.enum(SECRET_BACKENDS).default('env'),
+      secret_file: z.string().min(1).optional(),
+      vaultwarden_url: z.string().min(1).optional(),
+      vaultwarden_token: z.string().min(1).optional(),
+      vaultwarden_cache_ttl: seconds.default(3600),
+      /** Per-session state of a session silent this long is dropped. */
+      session_idle_timeout: positiveSeconds.default(10_800),
+      /** Accepted for compatibility with the Python original; blocked calls are always logged. */
+      audit: z.record(z.string(), z.unknown()).optional(),
+      groups: z.record(z.string().min(1), groupSchema.nullable()).default({}),
+    })
+    .strict();
+  return { groupSchema, gateSchema };
+}
+
+let schemas: ReturnType<typeof buildSchemas> | undefined;
+const gateSchemas = () => {
+  schemas ??= buildSchemas();
+  return schemas;
+};
 
 export interface GateGroupSettings {
   name: string;
@@ -80,6 +94,7 @@ export interface GateSettings {
  * @throws ConfigError listing every problem as `gate.<dotted.key>: <message>`.
  */
 export function parseGateConfig(raw: unknown, home = homedir()): GateSettings {
+  const { groupSchema, gateSchema } = gateSchemas();
   const result = gateSchema.safeParse(raw ?? { enabled: false });
   const issues = result.success
     ? []
