@@ -14,7 +14,7 @@
  * @module
  */
 import type { PluginConfig, PluginServer } from '@mcpbox/framework';
-import { checkPython } from './kernel/launcher.ts';
+import { checkPython } from './kernel/pythonCheck.ts';
 import { ipyboxAdmin } from './server/admin.ts';
 import { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
 import { clusterKernelDirectory } from './server/kernelDirectory.ts';

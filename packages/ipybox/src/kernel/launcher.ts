@@ -14,7 +14,7 @@
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -30,14 +30,14 @@ import {
 import { KernelError } from './errors.ts';
 import { Heartbeat } from './heartbeat.ts';
 import { makeOwnedDir, sweepDeadOwnersOnce } from './ownedDirs.ts';
-import { DEFAULT_PYTHON, type PythonProbeOutcome, probePython } from './pythonProbe.ts';
+import { checkInterpreter, INSTALL_HINT } from './pythonCheck.ts';
+import { DEFAULT_PYTHON } from './pythonProbe.ts';
 import { ZmqChannels } from './zmqChannels.ts';
 
 export { DEFAULT_PYTHON };
 
 const BOOTSTRAP = join(dirname(fileURLToPath(import.meta.url)), 'bootstrap.py');
 const READY_PREFIX = 'MCPBOX_KERNEL_READY ';
-const INSTALL_HINT = "install Debian's python3-ipykernel (apt-get install python3-ipykernel)";
 /** Keep this much of the kernel's stderr for start-up error messages. */
 const STDERR_TAIL = 4000;
 
@@ -107,56 +107,6 @@ export function describeExit(
 
 function signalName(signal: number): string | undefined {
   return Object.entries(osConstants.signals).find(([, n]) => n === signal)?.[0];
-}
-
-/** Fails early, with the Debian package named, when the interpreter cannot be run at all. */
-function checkInterpreter(
-  python: string,
-  cwd: string | undefined,
-  other = 'or pass the interpreter that has ipykernel',
-): void {
-  if (python.includes('/')) {
-    try {
-      accessSync(python, constants.X_OK);
-    } catch {
-      throw new KernelError(
-        'KERNEL_NOT_FOUND',
-        `Python interpreter ${python} not found or not executable: ${INSTALL_HINT}, ${other}`,
-      );
-    }
-  }
-  if (cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new KernelError('KERNEL_START_FAILED', `kernel working directory ${cwd} does not exist`);
-  }
-}
-
-/**
- * Checks, before any kernel is needed, that `python` runs and has ipykernel, so a wrong
- * interpreter is reported at start-up with the fix rather than at the first cell. Throws a
- * `KernelError` (`KERNEL_NOT_FOUND`) whose message says what to do; `setting` names the option
- * the user gave the interpreter with.
- */
-export async function checkPython(
-  python: string,
-  setting = '--python',
-  /** Runs the probe; the `ipybox` command passes one it started before its modules loaded. */
-  probe: (python: string) => Promise<PythonProbeOutcome> = probePython,
-): Promise<void> {
-  const other = `pass ${setting} the path of a Python that has ipykernel`;
-  checkInterpreter(python, undefined, `or ${other}`);
-  const outcome = await probe(python);
-  if (outcome.stdout === 'ipykernel') return;
-  if (outcome.stdout === 'no-ipykernel') {
-    const install = python === DEFAULT_PYTHON ? INSTALL_HINT : `${python} -m pip install ipykernel`;
-    throw new KernelError(
-      'KERNEL_NOT_FOUND',
-      `ipykernel is not installed for ${python}: ${install}, or ${other}`,
-    );
-  }
-  throw new KernelError(
-    'KERNEL_NOT_FOUND',
-    `${python} does not run as a Python interpreter (${outcome.failure}): ${other}, or ${INSTALL_HINT}`,
-  );
 }
 
 export function zmqKernelBackend(options: ZmqKernelBackendOptions = {}): KernelBackend {

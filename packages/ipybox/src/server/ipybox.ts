@@ -14,7 +14,6 @@ import {
   type UpstreamParams,
 } from '@mcpbox/framework';
 import type { Tool } from '@modelcontextprotocol/server';
-import { generateMcpSources, listToolsOnce } from '../mcptools/generate.ts';
 import { ServerRegistry } from '../mcptools/registry.ts';
 import { type EnvMap, loadEnvironment } from './environment.ts';
 import { kernelCallerOf } from './kernelCaller.ts';
@@ -32,6 +31,12 @@ export interface IpyboxOptions {
   /** Code mode: the approval policy per tool (default `settings.approval` for every call). */
   approvalPolicy?: KernelSessionContext['approvalPolicy'];
 }
+
+/**
+ * The Python package generator (mcptools/, ~17 KB with its renderers), loaded when a server is
+ * registered or its tools are listed, not with every start-up (bench/startup.ts).
+ */
+const generatorModule = () => import('../mcptools/generate.ts');
 
 /** Names the kernel imports as `mcptools.<name>`: keep them plain, as the docs promise. */
 const SERVER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
@@ -133,7 +138,7 @@ export class Ipybox {
   async registeredServerTools(name: string): Promise<Tool[]> {
     const params = this.#servers.get(name);
     if (params === undefined) throw new Error(`no MCP server ${name} is registered`);
-    return listToolsOnce(name, params, this.#hostEnv);
+    return (await generatorModule()).listToolsOnce(name, params, this.#hostEnv);
   }
 
   /**
@@ -175,6 +180,7 @@ export class Ipybox {
       );
     }
     const params = parseUpstreamParams(rawParams, 'server_params');
+    const { generateMcpSources } = await generatorModule();
     const generated = await generateMcpSources(name, params, this.settings.workspace, {
       env: this.#hostEnv,
     });
