@@ -5,6 +5,7 @@ export const DEBIAN_PACKAGES: (
   | { name: string; command: string }
 )[];
 export function findOnPath(command: string, path?: string): string | undefined;
+export function missingModules(python: string, modules: string[]): string[];
 export function missingPackages(options?: { python?: string; path?: string }): string[];
 export function installLine(packages: string[]): string;
 export function ensureDebianPackages(options?: {

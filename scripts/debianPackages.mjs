@@ -51,14 +51,21 @@ export function findOnPath(command, path = process.env.PATH ?? '') {
   return undefined;
 }
 
-/** The modules `python` cannot import; all of them when it does not run at all. */
-function missingModules(python, modules) {
+/**
+ * The modules `python` cannot import; all of them when it does not run at all. A directory
+ * without its package's files (what `apt-get remove` leaves when a cache or data directory is in
+ * it) imports as an empty namespace package, so only a module with an origin counts as there.
+ */
+export function missingModules(python, modules) {
   const probe = spawnSync(
     python,
     [
       '-c',
       'import importlib.util, json, sys\n' +
-        'print(json.dumps([m for m in sys.argv[1:] if importlib.util.find_spec(m) is None]))',
+        'def absent(m):\n' +
+        '    spec = importlib.util.find_spec(m)\n' +
+        "    return spec is None or spec.origin in (None, 'namespace')\n" +
+        'print(json.dumps([m for m in sys.argv[1:] if absent(m)]))',
       ...modules,
     ],
     { encoding: 'utf8' },

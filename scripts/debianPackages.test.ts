@@ -24,7 +24,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { DEBIAN_PACKAGES, installLine, missingPackages } from './debianPackages.mjs';
+import {
+  DEBIAN_PACKAGES,
+  installLine,
+  missingModules,
+  missingPackages,
+  SYSTEM_PYTHON,
+} from './debianPackages.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const isRoot = process.getuid?.() === 0;
@@ -115,6 +121,26 @@ test('the packages are probed one by one: modules of the system Python, commands
   assert.equal(
     installLine(['a', 'b']),
     'sudo apt-get update && sudo apt-get install -y --no-install-recommends a b',
+  );
+});
+
+test('a package directory that apt-get remove left behind does not count as installed', (t) => {
+  // `apt-get remove python3-pandas` left /usr/lib/python3/dist-packages/pandas/ with two
+  // directories of data in it: `import pandas` then "worked" as an empty namespace package.
+  const dir = mkdtempSync(join(tmpdir(), 'mcpbox-leftover-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'mcpbox_leftover', '_libs'), { recursive: true });
+  mkdirSync(join(dir, 'mcpbox_present'));
+  writeFileSync(join(dir, 'mcpbox_present', '__init__.py'), '');
+  const saved = process.env.PYTHONPATH;
+  process.env.PYTHONPATH = dir; // the probe's Python inherits it
+  t.after(() => {
+    if (saved === undefined) delete process.env.PYTHONPATH;
+    else process.env.PYTHONPATH = saved;
+  });
+  assert.deepEqual(
+    missingModules(SYSTEM_PYTHON, ['mcpbox_leftover', 'mcpbox_present', 'mcpbox_nowhere']),
+    ['mcpbox_leftover', 'mcpbox_nowhere'],
   );
 });
 
