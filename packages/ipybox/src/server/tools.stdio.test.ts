@@ -44,11 +44,13 @@ describe('ipybox over stdio: MCP tools from kernel code', () => {
     assert.equal(textOf(result), 'Echo: from the kernel');
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: names the placeholder syntax
   test('${VAR} placeholders are filled from .env on the host; the kernel and disk never see the value', async () => {
     const result = await register('fixture', {
       command: process.execPath,
       args: ['--import', 'tsx', FIXTURE],
       cwd: REPO,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a placeholder, resolved by ipybox
       env: { FIXTURE_SECRET: '${FIXTURE_TOKEN}' },
     });
     assert.equal(result.isError, undefined, textOf(result));

@@ -143,6 +143,7 @@ print(json.dumps(out))
     assert.match(result.message!, /within 0\.3 s/);
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: names the placeholder syntax
   test('a ${VAR} placeholder is expanded for the upstream, and no secret is on disk', async () => {
     assert.deepEqual(await callFromPython('secret.run()'), { ok: SECRET });
     const dir = join(root, 'mcptools');
