@@ -15,9 +15,17 @@
  * on a shared machine hits all alike; medians, and each server's ratio to the bare SDK of the
  * same era, against the target of ≤ 1.3×. Exits 1 when a server fails to answer.
  *
+ * Node: the servers run on BENCH_NODE (a path to a `node` binary; default the Node running this).
+ * On Node >= 22.1 our bins turn on Node's compile cache (@mcpbox/framework/launch): here it lives
+ * in a temporary XDG_CACHE_HOME that the unmeasured first start of each server fills, so the
+ * rounds measure what every start after a client's first one costs; NODE_DISABLE_COMPILE_CACHE=1
+ * measures without it. Node 20 has no compile cache. The bare SDK baseline does not turn it on.
+ * A Node 22 to run them on: BENCH_NODE="$(npx -y -p node@22 node -p process.execPath)".
+ *
  * Tuning: BENCH_ROUNDS (10), BENCH_SERVERS (comma-separated names; `sdk` always runs).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +35,9 @@ import { benchClient, checkEra, type Era } from './lib/measure.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const TARGET = 1.3;
+const NODE = process.env.BENCH_NODE || process.execPath;
 const workspace = mkdtempSync(join(tmpdir(), 'mcpbox-bench-startup-'));
+const cacheHome = mkdtempSync(join(tmpdir(), 'mcpbox-bench-cache-'));
 
 interface Server {
   name: string;
@@ -56,11 +66,12 @@ for (const pkg of ['framework', 'proxy', 'ipybox']) {
 const env: Record<string, string> = { ...(process.env as Record<string, string>) };
 env.MCPBOX_BIN = 'dist';
 env.NODE_OPTIONS = (env.NODE_OPTIONS ?? '').replace(/--conditions=mcpbox-source/g, '').trim();
+env.XDG_CACHE_HOME = cacheHome;
 
 /** Milliseconds from spawn to the first answer. */
 async function coldStart(server: Server, era: Era): Promise<number> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
+    command: NODE,
     args: server.args,
     env,
     stderr: 'ignore',
@@ -103,8 +114,14 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 rmSync(workspace, { recursive: true, force: true });
+const compileCache = existsSync(join(cacheHome, 'mcpbox', 'node-compile-cache'))
+  ? `on (${readdirSync(join(cacheHome, 'mcpbox', 'node-compile-cache')).join(', ')}), filled by the first start`
+  : 'off';
+rmSync(cacheHome, { recursive: true, force: true });
 
+const nodeVersion = execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim();
 console.log(`cold start over stdio, spawn to first answer: median of ${ROUNDS} interleaved rounds`);
+console.log(`servers on Node ${nodeVersion}; our bins' compile cache: ${compileCache}`);
 console.log('server        era   median ms   min ms   ratio to sdk');
 for (const era of eras) {
   const base = median(samples.get(`sdk ${era}`) ?? [Number.NaN]);

@@ -32,7 +32,8 @@ const ASSET = /\.(mjs|py|sh|html)$/;
 const NOT_SHIPPED = /(\.test\.|\.contract\.|^testing\.ts$)/;
 /**
  * Each package's entry modules (compiled, relative to dist/), bundled into dist/bundle/NAME.js:
- * the package's exports (`index`) and the command-line modules its bins run (bin/launch.js).
+ * the package's exports (`index`) and the command-line modules its bins run (through
+ * `@mcpbox/framework/launch`).
  */
 const ENTRIES = {
   framework: { index: 'index.js' },

@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { launch } from './launch.js';
+import { launch } from '@mcpbox/framework/launch';
 
-await launch('proxy');
+await launch(new URL('..', import.meta.url), 'proxy');

@@ -76,21 +76,24 @@ export const RAW_POST_HEADERS = {
   accept: 'application/json, text/event-stream',
 };
 
+/** A 2025 client's `initialize` request, as a raw JSON-RPC message. */
+export const RAW_INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 't', version: '1' },
+  },
+};
+
 /** Opens a 2025 session with a raw `initialize` POST; its `Mcp-Session-Id`. */
 export async function rawInitialize(url: string | URL): Promise<string> {
   const init = await fetch(url, {
     method: 'POST',
     headers: RAW_POST_HEADERS,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 't', version: '1' },
-      },
-    }),
+    body: JSON.stringify(RAW_INITIALIZE),
   });
   await init.text();
   return init.headers.get('mcp-session-id') as string;
