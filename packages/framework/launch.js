@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import module from 'node:module';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /**
  * Where the compile cache lives unless NODE_COMPILE_CACHE says otherwise: the user's own cache
@@ -16,6 +16,22 @@ import { join } from 'node:path';
 export function compileCacheDirectory(env = process.env) {
   const base = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
   return join(base, 'mcpbox', 'node-compile-cache');
+}
+
+/**
+ * Every directory a start of our bins may load compiled code from: ours, and NODE_COMPILE_CACHE's
+ * when it is set. What writes there runs in the next start, so ipybox's sandboxes deny writing
+ * to them even inside a workspace that holds them (a workspace of `~`).
+ */
+export function compileCacheDirectories(env = process.env) {
+  const dirs = [];
+  try {
+    dirs.push(compileCacheDirectory(env));
+  } catch {
+    // homedir() without a home: ours is not used either (enableCompileCache)
+  }
+  if (env.NODE_COMPILE_CACHE) dirs.push(resolve(env.NODE_COMPILE_CACHE));
+  return dirs;
 }
 
 /** How long after start-up the cache is written out, off the path of the first answers. */

@@ -14,10 +14,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { compileCacheDirectories, compileCacheDirectory } from '@mcpbox/framework/launch';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-// @ts-expect-error plain JavaScript without declarations: what the bins import
-import { compileCacheDirectory } from '../launch.js';
 import { RAW_INITIALIZE } from './__fixtures__/testServer.ts';
 
 const FACTORY_BIN = fileURLToPath(new URL('../../proxy/bin/mcp-factory.js', import.meta.url));
@@ -84,6 +83,16 @@ test('the cache lives in XDG_CACHE_HOME when it is an absolute path, else in ~/.
   const fallback = join(homedir(), '.cache', 'mcpbox', 'node-compile-cache');
   assert.equal(compileCacheDirectory({ XDG_CACHE_HOME: 'relative/dir' }), fallback);
   assert.equal(compileCacheDirectory({}), fallback);
+});
+
+test('the directories code may be loaded from: ours, and NODE_COMPILE_CACHE made absolute', () => {
+  assert.deepEqual(compileCacheDirectories({ XDG_CACHE_HOME: '/c' }), [
+    '/c/mcpbox/node-compile-cache',
+  ]);
+  assert.deepEqual(compileCacheDirectories({ XDG_CACHE_HOME: '/c', NODE_COMPILE_CACHE: 'ncc' }), [
+    '/c/mcpbox/node-compile-cache',
+    join(process.cwd(), 'ncc'),
+  ]);
 });
 
 test(`on this Node (${process.version}) a start fills the cache exactly when Node has one`, async () => {

@@ -65,9 +65,12 @@ export function confinementContract(mode: 'sandboxed' | 'unsandboxed'): void {
     let port: number;
     let tools: ToolServer;
     let executor: CodeExecutor;
+    const savedCacheHome = process.env.XDG_CACHE_HOME;
 
     before(async () => {
       workspace = await mkdtemp(join(tmpdir(), 'sandbox-ws-'));
+      // The host's compile cache inside the workspace, as for `--workspace ~`.
+      process.env.XDG_CACHE_HOME = join(workspace, '.cache');
       outside = await mkdtemp(join(tmpdir(), 'sandbox-outside-'));
       await writeFile(join(workspace, '.env'), `${SECRET}\n`);
       http = createServer((_request, response) => response.end(GREETING));
@@ -97,6 +100,8 @@ export function confinementContract(mode: 'sandboxed' | 'unsandboxed'): void {
     });
 
     after(async () => {
+      if (savedCacheHome === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = savedCacheHome;
       await executor?.stop();
       await tools?.close();
       await new Promise((resolve) => http?.close(resolve));
@@ -180,6 +185,20 @@ export function confinementContract(mode: 'sandboxed' | 'unsandboxed'): void {
         assert.match(output, /Read-only file system/);
         await assert.rejects(readFile(target), { code: 'ENOENT' });
       } else assert.equal(await readFile(target, 'utf8'), 'y\n');
+      await assertStillUsable();
+    });
+
+    test("plant code in the host's compile cache inside the workspace", async () => {
+      // What is written there runs in the next start of our bins, outside the sandbox.
+      const target = join(workspace, '.cache', 'mcpbox', 'node-compile-cache', 'planted');
+      const output = await attempt(
+        executor,
+        `import os\nos.makedirs(os.path.dirname(${JSON.stringify(target)}), exist_ok=True)\nopen(${JSON.stringify(target)}, 'w').write('x')`,
+      );
+      if (sandboxed) {
+        assert.match(output, /OSError: \[Errno 30\] Read-only file system/);
+        await assert.rejects(readFile(target), { code: 'ENOENT' });
+      } else assert.equal(await readFile(target, 'utf8'), 'x');
       await assertStillUsable();
     });
 

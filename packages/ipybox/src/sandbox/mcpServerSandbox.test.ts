@@ -36,6 +36,17 @@ describe('a sandboxed stdio MCP server', () => {
     });
   }
 
+  /** The server's tool call fails on a read-only file system, and `file` is not written. */
+  async function assertWriteRefused(server: string, name: string, file: string) {
+    const result = await createEntity(server, name).catch((error: Error) => ({
+      isError: true,
+      content: [{ type: 'text', text: error.message }],
+    }));
+    assert.equal(result.isError, true);
+    assert.match(JSON.stringify(result.content), /EROFS|read-only file system/i);
+    await assert.rejects(readFile(file), { code: 'ENOENT' });
+  }
+
   test('works, and writes where its settings allow', async () => {
     const allowed = join(root, 'allowed');
     const file = join(allowed, 'memory.jsonl');
@@ -54,13 +65,28 @@ describe('a sandboxed stdio MCP server', () => {
     const file = join(root, 'not-allowed.jsonl');
     const params = await sandboxStdioServer({ command: MEMORY, env: { MEMORY_FILE_PATH: file } });
     await pool.define('confined', params);
-    const result = await createEntity('confined', 'outside').catch((error: Error) => ({
-      isError: true,
-      content: [{ type: 'text', text: error.message }],
-    }));
-    assert.equal(result.isError, true);
-    assert.match(JSON.stringify(result.content), /EROFS|read-only file system/i);
-    await assert.rejects(readFile(file), { code: 'ENOENT' });
+    await assertWriteRefused('confined', 'outside', file);
+  });
+
+  test("a write into the host's compile cache fails even inside an allowed path", async (t) => {
+    // The host's cache inside what the server may write (as under an allowWrite of `~`): code
+    // written there would run in the next start of our bins, outside every sandbox.
+    const allowed = join(root, 'home');
+    const saved = process.env.XDG_CACHE_HOME;
+    process.env.XDG_CACHE_HOME = join(allowed, '.cache');
+    t.after(() => {
+      if (saved === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = saved;
+    });
+    const cache = join(allowed, '.cache', 'mcpbox', 'node-compile-cache');
+    await mkdir(cache, { recursive: true });
+    const file = join(cache, 'planted.jsonl');
+    const params = await sandboxStdioServer(
+      { command: MEMORY, env: { MEMORY_FILE_PATH: file } },
+      { filesystem: { allowWrite: [allowed] } },
+    );
+    await pool.define('planter', params);
+    await assertWriteRefused('planter', 'planted', file);
   });
 
   test('bad settings fail before the server is defined', async () => {

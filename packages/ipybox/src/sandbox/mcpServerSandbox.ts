@@ -5,7 +5,8 @@
  * servers with different allow lists can run side by side.
  *
  * Policy: what the settings say, on the sandbox-runtime defaults (no network, no writes) — an MCP
- * server that must write or reach a host needs `allowWrite` / `allowedDomains` for it.
+ * server that must write or reach a host needs `allowWrite` / `allowedDomains` for it — and never
+ * a write to the host's compile cache, even inside an `allowWrite` (`withHostCodeDenied`).
  *
  * `srt` runs under `setpriv --pdeathsig KILL`: it is a Node process that does not notice its
  * parent dying, and without it a SIGKILLed host would leave it (and the server) behind.
@@ -25,6 +26,7 @@ import {
   loadSandboxConfig,
   type SandboxSettings,
   validateSandboxSettings,
+  withHostCodeDenied,
   withRequiredLists,
 } from './sandboxConfig.ts';
 import { shellQuote } from './sandboxRuntime.ts';
@@ -69,8 +71,13 @@ export async function sandboxStdioServer(
     chosen = settings;
   }
   const setpriv = findProgram('setpriv', process.env.PATH);
+  const required = withRequiredLists(chosen);
   const full = {
-    ...withRequiredLists(chosen),
+    ...required,
+    filesystem: {
+      ...required.filesystem,
+      denyWrite: withHostCodeDenied(required.filesystem?.denyWrite ?? []),
+    },
     ...(setpriv && chosen.socatPath === undefined ? { socatPath: SOCAT_WITH_PARENT } : {}),
     bwrapPath: chosen.bwrapPath ?? host.bwrap,
   };

@@ -6,7 +6,8 @@
  * - network: only `allowedDomains` (empty by default), through the sandbox's filtering proxy;
  * - reads: everywhere except the workspace's `.env` and the file's `denyRead`;
  * - writes: the workspace and the kernel's private runtime directory (IPython profile, temp
- *   files, kernel sockets) plus the file's `allowWrite`;
+ *   files, kernel sockets) plus the file's `allowWrite`, but never the host's compile cache
+ *   (see `withHostCodeDenied`);
  * - Unix sockets: allowed, because the kernel's channels and the tool server are Unix sockets
  *   (the sandbox has no network namespace, so TCP to the host is impossible).
  *
@@ -20,6 +21,7 @@ import {
   type SandboxRuntimeConfig,
   SandboxRuntimeConfigSchema,
 } from '@anthropic-ai/sandbox-runtime';
+import { compileCacheDirectories } from '@mcpbox/framework/launch';
 
 /** A sandbox-runtime settings object as a user writes it: every section and list optional. */
 export interface SandboxSettings {
@@ -60,6 +62,16 @@ export async function loadSandboxConfig(path: string): Promise<SandboxSettings> 
   }
   validateSandboxSettings(parsed, path);
   return parsed as SandboxSettings;
+}
+
+/**
+ * `denyWrite` with the directories the host loads compiled code from at its next start (Node's
+ * compile cache of our bins): sandboxed code that wrote there would run outside the sandbox.
+ * Only a workspace or `allowWrite` that holds them (`~`) reaches them at all; the sandbox then
+ * keeps them read-only, and a deny outside every writable path is left out by sandbox-runtime.
+ */
+export function withHostCodeDenied(denyWrite: string[]): string[] {
+  return [...compileCacheDirectories(), ...denyWrite];
 }
 
 /** Fills the lists sandbox-runtime requires, so a file may say only what it changes. */
@@ -145,7 +157,7 @@ export function sandboxPolicy(options: SandboxPolicyOptions): SandboxRuntimeConf
       denyRead: [join(workspace, '.env'), ...inWorkspace(workspace, filesystem.denyRead)],
       allowRead: filesystem.allowRead && inWorkspace(workspace, filesystem.allowRead),
       allowWrite: [workspace, runtimeDir, ...inWorkspace(workspace, filesystem.allowWrite)],
-      denyWrite: inWorkspace(workspace, filesystem.denyWrite),
+      denyWrite: withHostCodeDenied(inWorkspace(workspace, filesystem.denyWrite)),
     },
   };
 }
