@@ -28,6 +28,7 @@ import {
   type OAuth,
   type OAuthConfig,
 } from './auth/oauth.ts';
+import { identityOf } from './auth/principal.ts';
 import { ConfigError } from './config/errors.ts';
 import { createGate, type Gate } from './gate/gate.ts';
 import type { GateCallContext } from './gate/session.ts';
@@ -76,12 +77,9 @@ export interface InterceptedCall {
   readonly via?: 'code';
 }
 
-/** Who made a call, for the log: the OAuth subject, else the OAuth client; never the token. */
+/** Who made a call, for the log: the OAuth subject, else username, else client id; never the token. */
 export function principalOf(ctx: CallerContext): string | undefined {
-  const sub = ctx.authInfo?.extra?.sub;
-  if (typeof sub === 'string' && sub !== '') return sub;
-  const client = ctx.authInfo?.clientId;
-  return typeof client === 'string' && client !== '' && client !== 'unknown' ? client : undefined;
+  return identityOf(ctx.authInfo)?.value;
 }
 
 /** What `install` needs from the server (`McpboxServer` has it). */

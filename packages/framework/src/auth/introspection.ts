@@ -5,7 +5,9 @@
  * Fixes over the Python original: a cached token is never trusted past its own `exp` (the cache
  * entry ends at `min(now + ttl, exp)`, and `exp` is checked on every hit); the cache key is the
  * full SHA-256 of the token (no 64-bit truncation); a failed, slow or non-JSON introspection
- * rejects and is never cached.
+ * rejects and is never cached. The answer's claims are checked, not trusted: a token whose
+ * `exp`, `nbf` or `iat` is not a number, whose `nbf` is still ahead, or that names no principal
+ * (no `sub`, `username` or `client_id`, see `principal.ts`) is refused with a 401 saying so.
  *
  * @module
  */
@@ -17,6 +19,7 @@ import type {
 } from '@modelcontextprotocol/server-legacy/auth';
 import { legacyAuth, nodeCrypto } from '../lazy.ts';
 import type { Logger } from '../logging/index.ts';
+import { identityOf } from './principal.ts';
 
 /** Milliseconds since the epoch. */
 export type Clock = () => number;
@@ -27,6 +30,9 @@ export type OAuthRejectionReason =
   | 'invalid_token'
   | 'inactive'
   | 'expired'
+  | 'not_yet_valid'
+  | 'invalid_claims'
+  | 'no_principal'
   | 'insufficient_scope'
   | 'introspection_error';
 
@@ -91,6 +97,8 @@ interface IntrospectionResponse {
   username?: unknown;
   sub?: unknown;
   exp?: unknown;
+  nbf?: unknown;
+  iat?: unknown;
   aud?: unknown;
   iss?: unknown;
 }
@@ -105,6 +113,7 @@ export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
   readonly #cache = new Map<string, CacheEntry>();
   /** So an outage is logged once when it starts and once when it ends, not per request. */
   #serverFailing = false;
+  #warnedNoPrincipal = false;
   /** Number of introspection requests sent (for status output and tests). */
   requests = 0;
 
@@ -146,17 +155,17 @@ export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
       }
       throw this.#reject('inactive', 'Token is not active');
     }
-    const expMs =
-      typeof answer.exp === 'number' && Number.isFinite(answer.exp) ? answer.exp * 1000 : undefined;
-    // The authorization server's word is not enough: an expired token is refused even if it
-    // still says active (clock skew, a lax server).
-    if (expMs !== undefined && expMs <= checkedAt)
-      throw this.#reject('expired', 'Token has expired');
-
+    const claims = checkClaims(answer, checkedAt);
+    if ('reason' in claims) {
+      if (claims.reason === 'no_principal') this.#warnNoPrincipal();
+      throw this.#reject(claims.reason, claims.message);
+    }
+    const { expMs } = claims;
     const until = Math.min(checkedAt + this.#ttlMs, expMs ?? Number.POSITIVE_INFINITY);
     const info: AuthInfo = {
       token,
-      clientId: firstString(answer.client_id, answer.sub) ?? 'unknown',
+      // The client, when the answer names one; who the caller is comes from `principal.ts`.
+      clientId: typeof answer.client_id === 'string' ? answer.client_id : '',
       scopes: typeof answer.scope === 'string' ? answer.scope.split(' ').filter(Boolean) : [],
       expiresAt: Math.floor(
         (expMs ?? (this.#ttlMs > 0 ? until : checkedAt + NO_EXP_VALIDITY_SECONDS * 1000)) / 1000,
@@ -228,6 +237,15 @@ export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
     return this.#reject('introspection_error', 'Token could not be verified');
   }
 
+  /** Once per verifier: every such token is refused, which is the operator's to fix. */
+  #warnNoPrincipal(): void {
+    if (this.#warnedNoPrincipal) return;
+    this.#warnedNoPrincipal = true;
+    this.#logger.warn(
+      `oauth: ${this.#url} answered for a token with no sub, username or client_id; such tokens are refused (they would all be one caller)`,
+    );
+  }
+
   #reject(reason: OAuthRejectionReason, message: string): InvalidTokenError {
     publishRejection(reason);
     this.#logger.debug(`oauth: token refused (${reason})`);
@@ -282,6 +300,45 @@ function withoutToken(info: AuthInfo): Omit<AuthInfo, 'token'> {
   return rest;
 }
 
-function firstString(...values: unknown[]): string | undefined {
-  return values.find((v): v is string => typeof v === 'string' && v !== '');
+type Refusal = { reason: OAuthRejectionReason; message: string };
+
+const TIME_CLAIMS = ['exp', 'nbf', 'iat'] as const;
+const IDENTITY_CLAIMS = ['sub', 'username', 'client_id'] as const;
+
+/**
+ * What an active token's answer says, checked at `now` (ms): its expiry in ms, or why it is
+ * refused. Claims of the wrong type make the whole answer untrustworthy (RFC 7662 §2.2: times are
+ * NumericDates, identities strings); `null` counts as absent.
+ */
+function checkClaims(
+  answer: IntrospectionResponse,
+  now: number,
+): { expMs: number | undefined } | Refusal {
+  for (const claim of TIME_CLAIMS) {
+    const value = answer[claim];
+    if (value != null && !(typeof value === 'number' && Number.isFinite(value))) {
+      return { reason: 'invalid_claims', message: `Token's ${claim} is not a number` };
+    }
+  }
+  for (const claim of IDENTITY_CLAIMS) {
+    if (answer[claim] != null && typeof answer[claim] !== 'string') {
+      return { reason: 'invalid_claims', message: `Token's ${claim} is not a string` };
+    }
+  }
+  const expMs = typeof answer.exp === 'number' ? answer.exp * 1000 : undefined;
+  // The authorization server's word is not enough: an expired token is refused even if it
+  // still says active (clock skew, a lax server).
+  if (expMs !== undefined && expMs <= now)
+    return { reason: 'expired', message: 'Token has expired' };
+  if (typeof answer.nbf === 'number' && answer.nbf * 1000 > now) {
+    return { reason: 'not_yet_valid', message: 'Token is not valid yet (its nbf is ahead)' };
+  }
+  const identity = identityOf({
+    clientId: answer.client_id,
+    extra: { sub: answer.sub, username: answer.username },
+  });
+  if (identity === undefined) {
+    return { reason: 'no_principal', message: 'Token names no sub, username or client_id' };
+  }
+  return { expMs };
 }

@@ -1,7 +1,8 @@
 /**
  * Whose gate state a call belongs to. An unlock belongs to the caller who presented the code:
  *
- * - an authenticated caller: the OAuth principal (subject, else client id, else the token);
+ * - an authenticated caller: the OAuth principal (`principalKeyOf`: subject, else username, else
+ *   client id), else the token;
  * - a 2025 HTTP or SSE client: its MCP session;
  * - a stdio client (either era): its connection;
  * - a 2026 HTTP request without authentication has no lasting identity: `undefined`. It can use
@@ -9,6 +10,7 @@
  *
  * @module
  */
+import { principalKeyOf } from '../auth/principal.ts';
 import { nodeCrypto } from '../lazy.ts';
 
 /** The parts of a tool handler's context the gate reads. */
@@ -31,10 +33,8 @@ function hash(value: string): string {
 export function callerKeyOf(ctx: GateCallContext | undefined): string | undefined {
   const auth = ctx?.authInfo ?? ctx?.http?.authInfo;
   if (auth) {
-    const sub = auth.extra?.sub;
-    if (typeof sub === 'string' && sub !== '') return `principal:${hash(`sub:${sub}`)}`;
-    if (typeof auth.clientId === 'string' && auth.clientId !== '')
-      return `principal:${hash(`client:${auth.clientId}`)}`;
+    const principal = principalKeyOf(auth);
+    if (principal !== undefined) return `principal:${hash(principal)}`;
     if (typeof auth.token === 'string' && auth.token !== '') return `token:${hash(auth.token)}`;
   }
   if (typeof ctx?.sessionId === 'string' && ctx.sessionId !== '') return `session:${ctx.sessionId}`;

@@ -31,6 +31,7 @@ import type {
 } from '@modelcontextprotocol/server';
 import { ResourceTemplate } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { type AuthIdentity, principalKeyOf } from '../auth/principal.ts';
 import {
   type CallOptions,
   type ListKind,
@@ -302,9 +303,9 @@ export function needsTasks(tool: Tool): boolean {
  */
 function callerOf(ctx: RequestExtra): string | undefined {
   if (ctx.connectionId !== undefined) return `connection:${ctx.connectionId}`;
-  const auth = ctx.authInfo as { clientId?: string; extra?: { sub?: unknown } } | undefined;
+  const auth = ctx.authInfo as AuthIdentity | undefined;
   if (!auth) return undefined;
-  return `principal:${auth.clientId ?? ''}:${String(auth.extra?.sub ?? '')}`;
+  return `principal:${principalKeyOf(auth) ?? ''}`;
 }
 
 /**

@@ -42,6 +42,7 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { principalKeyOf } from '../auth/principal.ts';
 import { nodeCrypto } from '../lazy.ts';
 import { inputRequestOf } from './detachedCall.ts';
 
@@ -79,11 +80,12 @@ export class InputNeeded extends Error {
   }
 }
 
-/** The caller a sealed state belongs to: the OAuth subject/client, else anyone on this server. */
+/**
+ * The caller a sealed state, a task or a waiting call belongs to: the OAuth principal
+ * (`principalKeyOf`), else anyone on this server.
+ */
 export function principalOf(ctx: ServerContext): string {
-  const auth = ctx.http?.authInfo as { clientId?: string; extra?: { sub?: unknown } } | undefined;
-  const sub = typeof auth?.extra?.sub === 'string' ? auth.extra.sub : '';
-  return `${auth?.clientId ?? ''}\u0000${sub}`;
+  return principalKeyOf(ctx.http?.authInfo) ?? '';
 }
 
 export type RoundsCodec = RequestStateCodec<SealedRounds>;

@@ -31,6 +31,8 @@ interface Entry<T extends Closable> {
   lastActive: number;
   /** Requests and streams of this session still open (a GET stream counts while it is open). */
   open: number;
+  /** The principal that opened the session (`principalKeyOf`), when authenticated. */
+  owner: string | undefined;
 }
 
 export class SessionTable<T extends Closable> {
@@ -64,18 +66,22 @@ export class SessionTable<T extends Closable> {
     return false;
   }
 
-  add(id: string, transport: T): void {
-    this.#entries.set(id, { transport, lastActive: this.now(), open: 0 });
+  add(id: string, transport: T, owner?: string): void {
+    this.#entries.set(id, { transport, lastActive: this.now(), open: 0, owner });
   }
 
   delete(id: string): void {
     this.#entries.delete(id);
   }
 
-  /** The session's transport, its activity recorded until `res` closes. */
-  use(id: string, res: ServerResponse): T | undefined {
+  /**
+   * The session's transport, its activity recorded until `res` closes; undefined when there is
+   * no such session, or `owner` is not the principal that opened it: a session id is no bearer
+   * credential, and another principal's session is "not found" like any other.
+   */
+  use(id: string, res: ServerResponse, owner?: string): T | undefined {
     const entry = this.#entries.get(id);
-    if (!entry) return undefined;
+    if (!entry || entry.owner !== owner) return undefined;
     entry.lastActive = this.now();
     entry.open += 1;
     res.once('close', () => {

@@ -7,6 +7,7 @@
  */
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { Express, Request, Response } from 'express';
+import { principalKeyOf } from '../auth/principal.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
 import { sendJsonRpcError } from './httpApp.ts';
@@ -25,12 +26,14 @@ export function mountSse(app: Express, options: SseOptions): MountedTransport {
   const { hub, counters } = options;
   const ssePath = options.ssePath ?? '/sse';
   const messagesPath = options.messagesPath ?? '/messages';
-  const transports = new Map<string, SSEServerTransport>();
+  // Each stream with the principal that opened it (`principalKeyOf`): a session id is no bearer
+  // credential, and another principal's session is "not found" like any other.
+  const transports = new Map<string, { transport: SSEServerTransport; owner?: string }>();
 
-  app.get(ssePath, async (_req: Request, res: Response) => {
+  app.get(ssePath, async (req: Request, res: Response) => {
     const session = hub.open();
     const transport = new SSEServerTransport(messagesPath, res);
-    transports.set(transport.sessionId, transport);
+    transports.set(transport.sessionId, { transport, owner: principalKeyOf(req.auth) });
     // Set before connect(): the SDK chains its own close handling after ours.
     transport.onclose = () => {
       transports.delete(transport.sessionId);
@@ -40,19 +43,19 @@ export function mountSse(app: Express, options: SseOptions): MountedTransport {
 
   app.post(messagesPath, async (req: Request, res: Response) => {
     const id = req.query.sessionId;
-    const transport = typeof id === 'string' ? transports.get(id) : undefined;
-    if (!transport) {
+    const open = typeof id === 'string' ? transports.get(id) : undefined;
+    if (!open || open.owner !== principalKeyOf(req.auth)) {
       counters.errors += 1;
       return sendJsonRpcError(res, 404, -32001, 'Session not found');
     }
-    await transport.handlePostMessage(req, res, req.body);
+    await open.transport.handlePostMessage(req, res, req.body);
   });
 
   return {
     async close() {
       const open = [...transports.values()];
       transports.clear();
-      await Promise.allSettled(open.map((t) => t.close()));
+      await Promise.allSettled(open.map(({ transport }) => transport.close()));
     },
   };
 }

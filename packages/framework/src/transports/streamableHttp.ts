@@ -27,6 +27,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { Express } from 'express';
+import { principalKeyOf } from '../auth/principal.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
 import { BoundedEventStore } from './eventStore.ts';
@@ -208,8 +209,9 @@ function statefulHandler({ hub, counters, limits, resumable = true }: Streamable
 
   async function handle(req: McpRequest, res: ServerResponse): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
+    const owner = principalKeyOf(req.auth);
     if (typeof sessionId === 'string') {
-      const transport = sessions.use(sessionId, res);
+      const transport = sessions.use(sessionId, res, owner);
       if (!transport) {
         counters.errors += 1;
         return sendJsonRpcError(res, 404, -32001, 'Session not found');
@@ -241,7 +243,7 @@ function statefulHandler({ hub, counters, limits, resumable = true }: Streamable
       sessionIdGenerator: randomUUID,
       ...(resumable && { eventStore: new BoundedEventStore(), retryInterval: SSE_RETRY_MS }),
       onsessioninitialized: (id) => {
-        sessions.add(id, transport);
+        sessions.add(id, transport, owner);
       },
     });
     // Set before connect(): the SDK chains its own close handling after ours.

@@ -24,6 +24,7 @@ test('mcp-proxy enforces OAuth, gates tools, serves /metrics and logs blocked ca
   t.after(() => as.close());
   as.tokens.set('good-token', {
     active: true,
+    client_id: 'security-test',
     scope: 'user',
     exp: Math.floor(Date.now() / 1000) + 3600,
   });
