@@ -47,3 +47,27 @@ test('the tap hands out redacted calls, keeps the last few, and survives a broke
   await tap.flush();
   assert.equal(seen.length, 3, 'nothing after close');
 });
+
+test('the kept calls stay within maxBytes; params too long as JSON are kept as their JSON, cut', async () => {
+  const tap = new ToolCallTap({ keep: 1000, maxBytes: 20_000, maxParamChars: 300 });
+  const seen: TappedCall[] = [];
+  tap.subscribe((call) => seen.push(call));
+  const list = Array.from({ length: 10_000 }, (_, i) => i);
+  for (let i = 0; i < 200; i++) tap.logCall('bulk', { i, list }, undefined, true);
+  await tap.flush();
+
+  assert.equal(seen.length, 200, 'every call is still handed to subscribers');
+  const kept = tap.recent();
+  assert.ok(tap.bytes <= 20_000, `${tap.bytes} bytes kept`);
+  assert.equal(
+    tap.bytes,
+    kept.reduce((sum, c) => sum + Buffer.byteLength(JSON.stringify(c)), 0),
+  );
+  assert.ok(kept.length > 10 && kept.length < 200, `${kept.length} calls kept`);
+  assert.equal(kept.at(-1)?.seq, 200, 'the newest calls are the ones kept');
+  const params = kept.at(-1)?.params as string;
+  assert.equal(typeof params, 'string');
+  assert.match(params, /^\{"i":199,"list":\[0,1,2,3,/);
+  assert.match(params, /… \(\+\d+ chars\)$/);
+  assert.ok(params.length < 330, params);
+});

@@ -68,7 +68,8 @@ const log = createLogger('console');
 const shortId = (id: string) => (id.length > 8 ? `${id.slice(0, 8)}…` : id);
 
 function callView(call: TappedCall): CallView {
-  let params = JSON.stringify(call.params) ?? '';
+  // Params too long for the tap are kept as their JSON text, already cut.
+  let params = typeof call.params === 'string' ? call.params : (JSON.stringify(call.params) ?? '');
   if (params.length > 400) params = `${params.slice(0, 400)}…`;
   return {
     seq: call.seq,
