@@ -15,7 +15,6 @@ export {
   type ExposureRemedies,
   type HttpMiddleware,
   IntrospectionTokenVerifier,
-  isLoopbackHost,
   type OAuth,
   type OAuthConfig,
   type OAuthOptions,
@@ -134,6 +133,8 @@ export {
   type ServerStats,
   startHealthServer,
 } from './health/index.ts';
+// What every HTTP listener shares (mcp-proxy's management API, ipybox): loopback, DNS rebinding, JSON.
+export { isLoopbackHost, type RebindingCheck, rebindingCheck, sendJson } from './http/index.ts';
 export { lazyRequire } from './lazy.ts';
 export { configureLogging, createLogger, type Logger } from './logging/index.ts';
 export { ServerMetrics, type ServerMetricsOptions, type ToolCallOutcome } from './metrics/index.ts';

@@ -6,8 +6,7 @@
  *
  * @module
  */
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+import { isLoopbackHost } from '../http/loopback.ts';
 
 /**
  * The parsed URL when `url` is acceptable, otherwise a reason in words (never the URL's
@@ -24,9 +23,9 @@ export function checkCredentialEndpoint(url: string): { url: URL } | { reason: s
     return { reason: 'must not contain credentials (user:password@)' };
   }
   if (parsed.protocol === 'https:') return { url: parsed };
-  if (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)) return { url: parsed };
+  if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) return { url: parsed };
   return {
-    reason: `must use https:// (plain http:// is allowed only to localhost, 127.0.0.1 or [::1]); got ${parsed.protocol}//${parsed.host}`,
+    reason: `must use https:// (plain http:// is allowed only to loopback: localhost, 127.0.0.0/8 or [::1]); got ${parsed.protocol}//${parsed.host}`,
   };
 }
 

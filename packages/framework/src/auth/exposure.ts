@@ -3,26 +3,13 @@
  * and ipybox, the management API of mcp-proxy): a loopback bind needs no authentication and says
  * nothing; a bind other machines can reach without authentication is refused at start-up, unless
  * the user allowed it on purpose (`--allow-unauthenticated`, `allow_unauthenticated: true`) —
- * then it starts with one warning.
+ * then it starts with one warning. What counts as loopback is decided once, in
+ * `http/loopback.ts`, which also decides where DNS-rebinding protection applies.
  *
  * @module
  */
+import { isLoopbackHost } from '../http/loopback.ts';
 import type { Logger } from '../logging/index.ts';
-
-/**
- * Whether only this machine can connect to `host`: `localhost`, 127.0.0.0/8 and `::1` (bracketed
- * or IPv4-mapped too). Anything else — `0.0.0.0`, `::`, a LAN address, a host name — counts as
- * reachable from elsewhere, so an unexpected spelling fails closed.
- */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, '$1');
-  if (bare === 'localhost' || bare === '::1') return true;
-  const v4 = bare.startsWith('::ffff:') ? bare.slice('::ffff:'.length) : bare;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
-}
 
 /**
  * How a program's users turn each remedy on, in its own words, so the refusal never advises an

@@ -7,7 +7,6 @@ export { checkCredentialEndpoint } from './endpoint.ts';
 export {
   checkUnauthenticatedBind,
   type ExposureRemedies,
-  isLoopbackHost,
   type UnauthenticatedBind,
   UnauthenticatedBindError,
 } from './exposure.ts';

@@ -11,11 +11,19 @@
  *
  * Extra routes (e.g. `/metrics`) plug in through `routes` or {@link HealthServer.addRoute}.
  *
+ * None of these has authentication. On loopback, requests must be addressed to a loopback name
+ * (DNS-rebinding protection, `http/guard.ts`: a web page cannot read the inventory or the
+ * metrics); bound beyond loopback, the server warns at start that everything it serves is open to
+ * whoever can reach that address.
+ *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '../logging/index.ts';
+import { rebindingCheck } from '../http/guard.ts';
+import { sendJson } from '../http/json.ts';
+import { isLoopbackHost } from '../http/loopback.ts';
+import { createLogger, type Logger } from '../logging/index.ts';
 
 /** Live counters of an MCP server. Read at every request, so pass the object, not a copy. */
 export interface ServerStats {
@@ -49,6 +57,8 @@ export interface HealthServerOptions {
   routes?: Record<string, HealthRoute>;
   /** Start of uptime. Default: now. */
   startedAt?: Date;
+  /** How users set `host`, named in the warning for a bind beyond loopback. */
+  hostSetting?: string;
 }
 
 export interface HealthServer {
@@ -77,14 +87,18 @@ export class PortInUseError extends Error {
 
 const log = createLogger('health');
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-  });
-  res.end(res.req.method === 'HEAD' ? undefined : text);
+/** The settings of mcp-factory and mcp-proxy (and the framework's config) that move the server. */
+const HOST_SETTING = '--health-host (health_host)';
+
+/** Says, once at start, that a bind beyond loopback opens every endpoint to other machines. */
+function warnIfExposed(host: string, setting: string, logger: Logger): void {
+  if (isLoopbackHost(host)) return;
+  logger.warn(
+    `the health server listens on ${host} (${setting}), beyond loopback: anyone who can reach ` +
+      'that address can read /health/* (plugin names and their tools, request counters) and ' +
+      '/metrics (when metrics are on) without authentication. Bind it to 127.0.0.1 unless a ' +
+      'probe or scraper on another machine needs it, and keep its port behind a firewall.',
+  );
 }
 
 function isoOrNull(value: ServerStats['last_request']): string | null {
@@ -138,9 +152,12 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     ...Object.entries(options.routes ?? {}),
   ]);
 
+  const rebinding = rebindingCheck(host);
   // node:http loads here, not at import: a server over stdio never needs it (cold start).
   const { createServer } = await import('node:http');
   const server = createServer(async (req, res) => {
+    const refusal = rebinding?.(req);
+    if (refusal !== undefined) return sendJson(res, 403, { error: refusal });
     const path = new URL(req.url ?? '/', 'http://health').pathname.replace(/(.)\/+$/, '$1');
     const route = routes.get(path);
     if (!route) return sendJson(res, 404, { error: `no such endpoint: ${path}` });
@@ -179,6 +196,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     });
   });
 
+  warnIfExposed(host, options.hostSetting ?? HOST_SETTING, log);
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

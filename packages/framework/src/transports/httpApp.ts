@@ -7,14 +7,15 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { hostHeaderValidation } from '@modelcontextprotocol/node';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { rebindingCheck } from '../http/guard.ts';
+import { sendJsonRpcError } from '../http/json.ts';
 import type { Logger } from '../plugins/types.ts';
 import type { ServerCounters } from '../session/stats.ts';
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+// The transports' modules import it from here, beside the other HTTP pieces they use.
+export { sendJsonRpcError };
 
 /** A request to an MCP path: its JSON body once parsed, the caller's token once verified. */
 export type McpRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
@@ -29,7 +30,7 @@ export interface HttpAppOptions {
   /** The address the server binds; loopback binds get DNS-rebinding protection. */
   host: string;
   /**
-   * Host names (no port) accepted in `Host` and `Origin` headers. Default: the loopback names
+   * Host names (no port) accepted in `Host` and `Origin` headers. Default: any loopback name
    * for a loopback bind; no check otherwise.
    */
   allowedHosts?: string[];
@@ -41,53 +42,26 @@ export interface HttpAppOptions {
   logger: Logger;
 }
 
-/** Writes a JSON-RPC error with no id, the form the SDK uses for transport-level rejections. */
-export function sendJsonRpcError(
-  res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-) {
-  res
-    .writeHead(status, { 'Content-Type': 'application/json' })
-    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-/** The allowed host names for this bind, or undefined when no check applies. */
-export function allowedHostNames(host: string, allowedHosts?: string[]): string[] | undefined {
-  if (allowedHosts && allowedHosts.length > 0) return allowedHosts;
-  return LOOPBACK_HOSTS.has(host) ? LOOPBACK_NAMES : undefined;
-}
-
 /** Answers a request it refuses and returns false; returns true for one that may go on. */
 export type RequestGuard = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /**
- * DNS-rebinding protection: the `Host` header must name this server (the SDK's check), and a
- * browser's `Origin`, when sent, must too — so a page from another site cannot reach a loopback
- * MCP server through a rebound DNS name. Requests without `Origin` (non-browser clients) pass.
+ * DNS-rebinding protection for the MCP endpoint ({@link rebindingCheck}: `Host`, and `Origin`
+ * when a browser sends one, must name this server), a refusal answered as a JSON-RPC error.
+ * `undefined` when the bind has no check.
  */
-export function dnsRebindingGuard(allowed: string[], counters: ServerCounters): RequestGuard {
-  const checkHost = hostHeaderValidation(allowed);
+export function dnsRebindingGuard(
+  host: string,
+  allowedHosts: string[] | undefined,
+  counters: ServerCounters,
+): RequestGuard | undefined {
+  const check = rebindingCheck(host, allowedHosts);
+  if (check === undefined) return undefined;
   return function dnsRebindingProtection(req, res) {
-    if (!checkHost(req, res)) {
-      counters.errors += 1;
-      return false;
-    }
-    const origin = req.headers.origin;
-    if (origin === undefined) return true;
-    let hostname: string | undefined;
-    try {
-      hostname = new URL(origin).hostname;
-    } catch {
-      hostname = undefined;
-    }
-    if (hostname !== undefined) {
-      const bracketed = hostname.includes(':') ? `[${hostname}]` : hostname;
-      if (allowed.includes(hostname) || allowed.includes(bracketed)) return true;
-    }
+    const refusal = check(req);
+    if (refusal === undefined) return true;
     counters.errors += 1;
-    sendJsonRpcError(res, 403, -32000, `Invalid Origin: ${origin}`);
+    sendJsonRpcError(res, 403, -32000, refusal);
     return false;
   };
 }
@@ -103,10 +77,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = express();
   app.disable('x-powered-by');
 
-  const allowed = allowedHostNames(options.host, options.allowedHosts);
-  // A bind beyond loopback was already allowed at start-up (authentication, or the user's
-  // explicit --allow-unauthenticated); rebinding protection is for loopback names.
-  const guard = allowed && dnsRebindingGuard(allowed, counters);
+  const guard = dnsRebindingGuard(options.host, options.allowedHosts, counters);
   if (guard) {
     app.use((req, res, next) => {
       if (guard(req, res)) next();

@@ -4,6 +4,7 @@
  * is read from /proc/net/tcp.
  */
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { test } from 'node:test';
 import { UnauthenticatedBindError } from '@mcpbox/framework';
 import { listeningAddress } from '../../../framework/src/__fixtures__/serverProcess.ts';
@@ -39,4 +40,32 @@ test('0.0.0.0 without a token is refused; with a token, or allowed, it serves', 
   const local = await startManagementServer({ manager, port: 0 });
   t.after(() => local.close());
   assert.equal(listeningAddress(local.port), '127.0.0.1');
+});
+
+test('on 127.0.0.2 (loopback): served without a token to clients addressing it; a rebound Host is refused', async (t) => {
+  const proxy = await inProcessProxy({});
+  t.after(() => proxy.close());
+  const api = await startManagementServer({ manager: proxy.manager, port: 0, host: '127.0.0.2' });
+  t.after(() => api.close());
+  assert.equal(listeningAddress(api.port), '127.0.0.2');
+  const get = (host: string) =>
+    new Promise<{ status: number; body: { ok?: boolean; error?: string } }>((resolve, reject) => {
+      request(`${api.url}/proxy/status`, { headers: { host } }, (res) => {
+        let text = '';
+        res.on('data', (chunk) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      })
+        .on('error', reject)
+        .end();
+    });
+  assert.equal((await get(`127.0.0.2:${api.port}`)).status, 200);
+  const rebound = await get(`evil.example:${api.port}`);
+  assert.equal(rebound.status, 403);
+  assert.equal(rebound.body.ok, false);
+  assert.match(
+    rebound.body.error ?? '',
+    /^Invalid Host: evil\.example:\d+: this server listens on loopback and answers only requests addressed to a loopback name/,
+  );
 });

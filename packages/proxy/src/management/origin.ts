@@ -12,10 +12,10 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
+import { isLoopbackHost } from '@mcpbox/framework';
 
 /** Methods that only read; everything else changes state. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const LOOPBACK_HOSTNAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** Whether `origin` is `http://<loopback>:<port>`: a page served by this API itself. */
 function isOwnOrigin(origin: string, port: number): boolean {
@@ -26,9 +26,7 @@ function isOwnOrigin(origin: string, port: number): boolean {
     return false; // includes the opaque origin "null" (sandboxed frames, file: pages)
   }
   return (
-    url.protocol === 'http:' &&
-    LOOPBACK_HOSTNAMES.has(url.hostname.toLowerCase()) &&
-    Number(url.port || 80) === port
+    url.protocol === 'http:' && isLoopbackHost(url.hostname) && Number(url.port || 80) === port
   );
 }
 

@@ -14,10 +14,11 @@
  *
  * With a token every request needs `Authorization: Bearer <token>` (compared in constant time),
  * else 401 `{"ok":false,"error":"unauthorized"}`. A failed operation or a malformed body is 400
- * `{"ok":false,"error":…}`; an unknown command or path 404. Requests whose `Host` is not a
- * loopback name are refused (a web page cannot reach the API through DNS rebinding), and so are
- * state-changing requests that a browser marks as coming from another site (`origin.ts`), with
- * or without a token. Bodies are JSON whatever their `Content-Type` says (`curl -d` sends
+ * `{"ok":false,"error":…}`; an unknown command or path 404. On a loopback bind, requests whose
+ * `Host` or `Origin` is not a loopback name are refused (the framework's DNS-rebinding check: a
+ * web page cannot reach the API through a rebound name), and so are state-changing requests
+ * that a browser marks as coming from another site (`origin.ts`), with or without a token.
+ * Bodies are JSON whatever their `Content-Type` says (`curl -d` sends
  * `application/x-www-form-urlencoded`).
  *
  * The server writes nothing to stdout: under stdio that belongs to the MCP protocol.
@@ -26,7 +27,12 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkUnauthenticatedBind, createLogger } from '@mcpbox/framework';
+import {
+  checkUnauthenticatedBind,
+  createLogger,
+  rebindingCheck,
+  sendJson,
+} from '@mcpbox/framework';
 import type { WebConsole } from '../console/console.ts';
 import type { PluginManager } from '../proxy/manager.ts';
 import { bearerCheck } from './auth.ts';
@@ -67,20 +73,12 @@ export class ManagementPortInUseError extends Error {
   }
 }
 
-const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
 const log = createLogger('management');
 
 type Route = (req: IncomingMessage, param: string | undefined) => Promise<unknown> | unknown;
 
 function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
-  });
-  res.end(text);
+  sendJson(res, status, body, status === 401 ? { 'www-authenticate': 'Bearer' } : undefined);
 }
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
@@ -205,11 +203,11 @@ export async function startManagementServer(
   }
   const authorized = bearerCheck(options.token);
   const routes = routesFor(options.manager);
+  const rebinding = rebindingCheck(host);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
-      return send(res, 403, { ok: false, error: 'forbidden host' });
-    }
+    const refusal = rebinding?.(req);
+    if (refusal !== undefined) return send(res, 403, { ok: false, error: refusal });
     const crossSite = crossSiteRefusal(req, req.socket.localPort ?? 0);
     if (crossSite) return send(res, 403, { ok: false, error: crossSite });
     const path = new URL(req.url ?? '/', 'http://mgmt').pathname.replace(/\/+$/, '');
