@@ -161,17 +161,20 @@ export function register() {}
     for (const headers of refused) {
       const answer = await post(port, '/proxy/command/touch', '', headers);
       assert.equal(answer.status, 403, JSON.stringify(headers));
-      assert.match(String(answer.body.error), /^cross-site request refused/);
+      // Another site's Origin is refused by the listeners' shared guard, the rest by origin.ts.
+      assert.match(String(answer.body.error), /^(cross-site request refused|Invalid Origin: )/);
       const load = await post(port, '/proxy/load', '{"plugin":"counter"}', headers);
       assert.equal(load.status, 403, JSON.stringify(headers));
     }
     assert.equal(existsSync(touched), false, 'a cross-site request ran the command');
-    // Reading is not refused (the browser keeps the answer from the page), nor are the API's own
-    // origin, same-origin fetches, and requests without those headers (curl, mcp-proxy load).
+    // A read carrying another site's Origin is refused as well (the guard every listener shares);
+    // the API's own origin, same-origin fetches, and requests without those headers (curl,
+    // mcp-proxy load) are not.
     const status = await fetch(`${own}/proxy/status`, {
       headers: { origin: 'http://evil.example' },
     });
-    assert.equal(status.status, 200);
+    assert.equal(status.status, 403);
+    assert.match(((await status.json()) as { error: string }).error, /^Invalid Origin: /);
     const allowed: Array<Record<string, string>> = [
       {},
       { origin: own },
