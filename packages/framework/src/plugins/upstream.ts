@@ -51,6 +51,7 @@ import type {
   ToolConfig,
   ToolContext,
 } from './types.ts';
+import { rememberUpstreamSecrets } from './upstreamSecrets.ts';
 
 /** What changed in one list, by name (tools, prompts) or URI (resources and templates). */
 export interface ListChange {
@@ -108,6 +109,8 @@ export function upstreamPlugin(
   let connection: UpstreamConnection | undefined;
   let plugin = name;
   let logger: Logger | undefined;
+  // The configured credentials, redacted from the tool-call logs while the plugin is loaded.
+  let forgetSecrets = () => {};
   /** The latest mirror: settles when its lists are in (or failed). */
   let mirroring: Promise<Snapshot | undefined> = Promise.resolve(undefined);
   const pending = new Map<ListKind, NodeJS.Timeout>();
@@ -171,6 +174,8 @@ export function upstreamPlugin(
       // process; a connection that died restarts on first use anyway.
       const fresh = connection === undefined || connection.closed;
       if (fresh) {
+        forgetSecrets();
+        forgetSecrets = rememberUpstreamSecrets(name, params, connectionOptions.env);
         connection = new UpstreamConnection(name, params, {
           verdicts: processVerdicts,
           ...connectionOptions,
@@ -200,6 +205,7 @@ export function upstreamPlugin(
     async dispose() {
       for (const timer of pending.values()) clearTimeout(timer);
       pending.clear();
+      forgetSecrets();
       const closing = connection;
       connection = undefined;
       await closing?.close();

@@ -3,14 +3,17 @@
  * through its `Redactor` while formatting — in the background write path, never on the call's
  * own — so no logger can forget.
  *
- * Two kinds of evidence: a value under a secret's name (`password`, `db_password`, `x-api-key`,
- * `accessKey`, … at any depth; see `secretKeys.ts`), and a value that looks like a secret
- * wherever it is (see `secretText.ts`). Plus the tool-specific case: the gate's one-time `code`.
+ * The evidence: a value under a secret's name (`password`, `db_password`, `x-api-key`,
+ * `accessKey`, … at any depth; see `secretKeys.ts`), the `value` of a `{name, value}` record
+ * whose name is a secret's, a one-time code or PIN, a value that looks like a secret wherever it
+ * is (see `secretText.ts` and `pairs.ts`), and a value known to be one — a mirrored server's
+ * configured credentials (see `secretValues.ts`). Plus the tool-specific case: the gate's `code`.
  *
  * @module
  */
-import { SecretNames } from './secretKeys.ts';
+import { isLabelField, isOneTimeCode, isValueField, SecretNames } from './secretKeys.ts';
 import { REDACTED, redactSecretsInText, type SecretTextOptions } from './secretText.ts';
+import { literalPattern, rememberedSecretValues, secretValuesGeneration } from './secretValues.ts';
 
 export { REDACTED } from './secretText.ts';
 
@@ -71,6 +74,11 @@ export class Redactor {
 
   readonly #names: SecretNames;
   readonly #text: SecretTextOptions;
+  /** The known secret values under names this redactor counts as secret, as of `generation`. */
+  #known: { generation: number; pattern: RegExp | undefined } = {
+    generation: -1,
+    pattern: undefined,
+  };
 
   /** Throws a `SyntaxError` for an invalid pattern (the configuration schema checks them first). */
   constructor(settings: RedactionSettings = {}) {
@@ -93,7 +101,7 @@ export class Redactor {
    */
   text(text: string, max = Number.POSITIVE_INFINITY): string {
     const window = text.length > max + CUT_MARGIN ? text.slice(0, max + CUT_MARGIN) : text;
-    const clean = redactSecretsInText(window, this.#text);
+    const clean = redactSecretsInText(window, this.#text, this.#knownValues());
     if (clean.length <= max && window === text) return clean;
     const dropped = clean.length - max + (text.length - window.length);
     return `${clean.slice(0, max)}… (+${dropped} chars)`;
@@ -110,6 +118,17 @@ export class Redactor {
   /** A call's arguments, including the arguments secret only for this tool. */
   params(tool: string, params: unknown, maxString = Number.POSITIVE_INFINITY): unknown {
     return this.#safely(() => this.#walk(params, 0, secretArgsOf(tool), new Set(), maxString));
+  }
+
+  #knownValues(): RegExp | undefined {
+    const generation = secretValuesGeneration();
+    if (this.#known.generation !== generation) {
+      const values = rememberedSecretValues()
+        .filter(([name]) => this.#names.has(name))
+        .map(([, value]) => value);
+      this.#known = { generation, pattern: literalPattern(values) };
+    }
+    return this.#known.pattern;
   }
 
   #safely(walk: () => unknown): unknown {
@@ -144,13 +163,19 @@ export class Redactor {
       }
       const record = value as Record<string, unknown>;
       const dispatched = dispatchedTool(record);
-      let copy: Record<string, unknown> | undefined;
       const keys = Object.keys(record);
+      const namedSecret = this.#namesSecret(record, keys);
+      let copy: Record<string, unknown> | undefined;
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i];
         const inner = record[key];
         let out: unknown;
-        if (toolSecrets.has(key) || this.#names.has(key)) {
+        if (
+          toolSecrets.has(key) ||
+          this.#names.has(key) ||
+          (namedSecret && isValueField(key)) ||
+          isOneTimeCode(key, inner)
+        ) {
           out = isHarmless(inner) ? inner : REDACTED;
         } else {
           const secrets =
@@ -167,6 +192,14 @@ export class Redactor {
     } finally {
       ancestors.delete(value);
     }
+  }
+
+  /** Whether `record` is a `{name, value}` record naming a secret (`{"Name": "DB_PASSWORD", …}`). */
+  #namesSecret(record: Record<string, unknown>, keys: readonly string[]): boolean {
+    return keys.some((key) => {
+      const label = record[key];
+      return isLabelField(key) && typeof label === 'string' && this.#names.has(label);
+    });
   }
 }
 

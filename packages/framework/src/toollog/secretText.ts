@@ -2,13 +2,15 @@
  * Finds secrets inside free text — a tool result, an error message, a string argument — by how
  * they look: credentials in URLs (`postgres://user:***@host`), `Bearer …` / `Basic …`, private
  * key blocks, well-known token formats, `name: value` / `name=value` / `"name": "value"` pairs
- * whose name is a secret's, and (unless turned off) long random-looking strings.
+ * whose name is a secret's (see `pairs.ts` for the rest of what pairs reveal), and (unless
+ * turned off) long random-looking strings.
  *
- * One pass over the text with one precompiled regular expression, plus one pass per configured
- * extra pattern.
+ * One pass over the text with one precompiled regular expression, plus one pass for the known
+ * secret values and one per configured extra pattern.
  *
  * @module
  */
+import { PairReader } from './pairs.ts';
 import type { SecretNames } from './secretKeys.ts';
 
 export const REDACTED = '[REDACTED]';
@@ -39,9 +41,10 @@ const KNOWN_TOKEN = String.raw`\b(?:${KNOWN_TOKENS.join('|')})`;
 /**
  * The separator of a `name: value` / `name=value` / `"name": "value"` pair. The name is read
  * backwards from it and the value measured forwards by hand, so a pair whose name is harmless
- * consumes nothing but its separator.
+ * consumes nothing but its separator. In a sentence, `is` / `was` separates too ("my password
+ * is …").
  */
-const SEPARATOR = `(?<sep>[:=])`;
+const SEPARATOR = `(?<sep>[:=])|(?<verb>(?<=[ \t])(?:is|was|IS|WAS)(?=:?[ \t]))`;
 /** A candidate for the randomness check: a long run of base64 / base64url characters. */
 const BLOB = `(?<blob>[A-Za-z0-9+/_-]{24,}={0,2})`;
 
@@ -53,9 +56,6 @@ const withoutBlob = [URL_CREDENTIALS, AUTH_SCHEME, PRIVATE_KEY, KNOWN_TOKEN, SEP
  */
 const SCAN_WITH_BLOBS = new RegExp(`${BLOB}|${withoutBlob}`, 'g');
 const SCAN = new RegExp(withoutBlob, 'g');
-
-/** Ends an unquoted value: a line end or a character that closes the structure around it. */
-const VALUE_END = /[\r\n,;&"'<>(){}[\]]/g;
 
 const HEX_OR_UUID = /^[0-9a-fA-F-]+$/;
 
@@ -103,9 +103,22 @@ export interface SecretTextOptions {
   extraPatterns: readonly RegExp[];
 }
 
-/** Redacts the secrets in free text; returns `text` itself when there are none. */
-export function redactSecretsInText(text: string, options: SecretTextOptions): string {
-  let out = scan(text, options);
+/**
+ * Redacts the secrets in free text; returns `text` itself when there are none. `known` matches
+ * values known to be secret (see `secretValues.ts`); they go first, so no other rule leaves a
+ * part of one behind.
+ */
+export function redactSecretsInText(
+  text: string,
+  options: SecretTextOptions,
+  known?: RegExp,
+): string {
+  let out = text;
+  if (known !== undefined) {
+    known.lastIndex = 0;
+    out = out.replace(known, REDACTED);
+  }
+  out = scan(out, options);
   for (const pattern of options.extraPatterns) {
     pattern.lastIndex = 0;
     out = out.replace(pattern, REDACTED);
@@ -119,6 +132,7 @@ function scan(text: string, { names, heuristics }: SecretTextOptions): string {
   let pos = 0;
   // A rejected blob is searched again for the other patterns, but not for blobs inside it.
   let blobsFrom = heuristics ? 0 : Number.POSITIVE_INFINITY;
+  const pairs = new PairReader(text, names);
   const replace = (start: number, end: number, replacement: string) => {
     out += text.slice(copied, start) + replacement;
     copied = end;
@@ -141,10 +155,8 @@ function scan(text: string, { names, heuristics }: SecretTextOptions): string {
     } else if (groups.scheme !== undefined) {
       replace(m.index + groups.scheme.length, end, REDACTED);
       pos = end;
-    } else if (groups.sep !== undefined) {
-      const name = nameBefore(text, m.index);
-      const value =
-        name !== undefined && names.has(name) ? valueSpan(text, skipBlanks(text, end)) : undefined;
+    } else if (groups.sep !== undefined || groups.verb !== undefined) {
+      const value = pairs.secretValue(m.index, end, groups.verb !== undefined);
       if (value !== undefined) {
         replace(value.start, value.end, REDACTED);
         pos = value.end;
@@ -165,64 +177,4 @@ function scan(text: string, { names, heuristics }: SecretTextOptions): string {
     }
   }
   return copied === 0 ? text : out + text.slice(copied);
-}
-
-/**
- * The value after a secret's name, from `start`: a quoted string (also with JSON-escaped quotes),
- * or up to the end of the line or the structure. Nothing for an object or list (its own pairs
- * are scanned) and for `null`, `true`, `false` or an empty value.
- */
-function valueSpan(text: string, start: number): { start: number; end: number } | undefined {
-  const first = text[start];
-  if (first === undefined || first === '{' || first === '[') return undefined;
-  const quote = first === '\\' && text[start + 1] === '"' ? '\\"' : first;
-  if (quote === '"' || quote === "'" || quote === '\\"') {
-    const from = start + quote.length;
-    let end = text.indexOf(quote, from);
-    // A backslash-escaped quote inside a plain quoted string does not close it.
-    while (quote !== '\\"' && end > 0 && text[end - 1] === '\\') end = text.indexOf(quote, end + 1);
-    if (end < 0) end = lineEnd(text, from);
-    return end > from ? { start: from, end } : undefined;
-  }
-  VALUE_END.lastIndex = start;
-  const stop = VALUE_END.exec(text)?.index ?? text.length;
-  const value = text.slice(start, stop).trimEnd();
-  if (value === '' || value === 'null' || value === 'true' || value === 'false') return undefined;
-  return { start, end: start + value.length };
-}
-
-const NAME_LIMIT = 64;
-
-/**
- * The name before a separator at `sep`, read backwards: letters, digits, `_`, `.`, `-`, maybe
- * inside quotes (also JSON-escaped ones, `\"name\"`), starting with a letter or `_`.
- */
-function nameBefore(text: string, sep: number): string | undefined {
-  let end = sep;
-  while (end > 0 && (text[end - 1] === ' ' || text[end - 1] === '\t')) end--;
-  if (text[end - 1] === '"' || text[end - 1] === "'") end -= text[end - 2] === '\\' ? 2 : 1;
-  let start = end;
-  while (start > 0 && end - start < NAME_LIMIT && isNameChar(text.charCodeAt(start - 1))) start--;
-  // `--password` and `.api_key` are named by their letters.
-  while (start < end && !isNameStart(text.charCodeAt(start))) start++;
-  return start < end ? text.slice(start, end) : undefined;
-}
-
-function skipBlanks(text: string, from: number): number {
-  let i = from;
-  while (text[i] === ' ' || text[i] === '\t') i++;
-  return i;
-}
-
-function isNameStart(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
-}
-
-function isNameChar(c: number): boolean {
-  return isNameStart(c) || (c >= 48 && c <= 57) || c === 45 || c === 46;
-}
-
-function lineEnd(text: string, from: number): number {
-  const newline = text.indexOf('\n', from);
-  return newline < 0 ? text.length : newline;
 }
