@@ -30,6 +30,7 @@ export type {
   CatalogToolInfo,
   CatalogView,
 } from './catalog/catalogView.ts';
+export { isPrivileged, PRIVILEGED_META_KEY } from './catalog/privileged.ts';
 export { splitWords, ToolSearchIndex } from './catalog/search.ts';
 export {
   type ToolCall,

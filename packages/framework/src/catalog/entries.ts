@@ -18,6 +18,7 @@ import type {
   SchemaLike,
   ToolConfig,
 } from '../plugins/types.ts';
+import { withPrivilegedMark } from './privileged.ts';
 import { compileSchema, NO_INPUT_SCHEMA } from './schema.ts';
 import type {
   Completer,
@@ -32,7 +33,8 @@ import { completerOf, describeField, isOptionalField, objectFromShape } from './
  * The listing of a tool: every key that was given and is not undefined — the known ones (title,
  * description, annotations, `_meta`) and any other (`execution`, `icons`, fields of later
  * revisions), so a mirrored upstream tool is listed exactly as the upstream sent it — with the
- * compiled schemas in place of the declared ones.
+ * compiled schemas in place of the declared ones, and `privileged` as its `_meta` mark
+ * (`privileged.ts`).
  */
 export function toolDefinition(
   name: string,
@@ -44,10 +46,12 @@ export function toolDefinition(
     inputSchema: _input,
     outputSchema: _output,
     keepsRunning: _keepsRunning,
+    privileged,
     ...given
   } = config as Record<string, unknown>;
   const def: Record<string, unknown> = { name };
   for (const [key, value] of Object.entries(given)) if (value !== undefined) def[key] = value;
+  if (privileged === true) def._meta = withPrivilegedMark(def._meta as Record<string, unknown>);
   def.inputSchema = inputJson;
   if (outputJson !== undefined) def.outputSchema = outputJson;
   return def as Tool;

@@ -2,6 +2,11 @@
  * `gate_unlock`, `gate_lock` and `gate_status` as MCP tools, registered on anything with the SDK's
  * `registerTool(name, config, handler)` — a plugin's `PluginServer` or an `McpServer`.
  *
+ * Unlocking and locking (the kill switch) are the operator's, not code's: both are privileged
+ * (`catalog/privileged.ts`), so kernel code — code mode, ipybox's `mcptools` — cannot pull the
+ * kill switch or try codes unless the operator allowed privileged tools, and then only with an
+ * approval. An SDK `McpServer` ignores the flag (it runs no kernel code).
+ *
  * @module
  */
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/server';
@@ -18,6 +23,7 @@ export interface ToolRegistrar {
       description?: string;
       inputSchema?: z.ZodRawShape;
       annotations?: ToolAnnotations;
+      privileged?: boolean;
     },
     // biome-ignore lint/suspicious/noExplicitAny: each server types its handler's arguments its own way
     handler: (...args: any[]) => CallToolResult | Promise<CallToolResult>,
@@ -43,6 +49,7 @@ export function registerGateTools(gate: Gate, server: ToolRegistrar): void {
         code: z.string().describe('The current 6-digit TOTP code'),
       },
       annotations: { readOnlyHint: false, openWorldHint: false },
+      privileged: true,
     },
     async ({ group, code }: { group: string; code: string }, ctx: GateCallContext) => {
       const answer = await gate.unlock(group, code, ctx);
@@ -59,6 +66,7 @@ export function registerGateTools(gate: Gate, server: ToolRegistrar): void {
         group: z.string().default('').describe('The group to lock; empty locks all groups'),
       },
       annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+      privileged: true,
     },
     async ({ group }: { group?: string }) => {
       const answer = gate.lock(group ?? '');

@@ -179,6 +179,14 @@ export interface ToolConfig<I extends SchemaLike | undefined = undefined> {
    * waits for what comes next. Not part of the tool's listing. See {@link KeepsRunning}.
    */
   keepsRunning?: boolean | KeepsRunning;
+  /**
+   * The tool runs something on the host on the caller's behalf (spawns a command, installs
+   * packages) or is an operator's switch: a privilege. Listed with
+   * `_meta["io.mcpbox/privileged"]: true`; kernel code (code mode, ipybox's `mcptools`) may call
+   * it only when the operator allowed privileged tools, and then never without an approval.
+   * Direct calls by clients are not affected.
+   */
+  privileged?: boolean;
 }
 
 /** Options of a tool that keeps running (see {@link ToolConfig.keepsRunning}). */

@@ -2,7 +2,12 @@
  * `ApprovalGate`: decides, before each tool call from kernel code, whether it may run.
  *
  * Policies: `auto` approves everything, `deny` refuses everything, `ask` hands each call to the
- * current approver as an {@link ApprovalRequest}. Approvers are attached and detached at run
+ * current approver as an {@link ApprovalRequest}.
+ *
+ * Privileged tools (`call.privileged`: the listing marks them, e.g. `register_mcp_server`, which
+ * runs a command on the host outside any sandbox) are decided here for every route kernel code
+ * has — registered servers and code mode's catalog alike: refused unless the operator allowed
+ * them ({@link ALLOW_PRIVILEGED_SETTING}), and then `ask`ed even under `auto`. Approvers are attached and detached at run
  * time and form a stack: the most recently attached one decides (a WebSocket client that
  * connects, the MCP server's elicitation approver, or `CodeExecutor.stream` while it runs).
  * With `ask` and no approver, the call fails at once with "no approval client connected".
@@ -35,6 +40,10 @@ export class ApprovalDeniedError extends Error {
   }
 }
 
+/** The operator's setting that lets kernel code call privileged tools, as a refusal names it. */
+export const ALLOW_PRIVILEGED_SETTING =
+  'allow_privileged_tools: true under plugins.ipybox or plugins.code_mode, or ipybox --allow-privileged-tools';
+
 export interface ApprovalGateOptions {
   /** Default `ask`: every call needs a decision from an attached approver. */
   policy?: ApprovalPolicy;
@@ -49,6 +58,12 @@ export interface ApprovalGateOptions {
    * `policy` applies when it is absent. Read on every call, so rules may change at run time.
    */
   policyFor?: (call: ToolCall) => ApprovalPolicy;
+  /**
+   * Whether kernel code may call privileged tools at all (the operator's
+   * {@link ALLOW_PRIVILEGED_SETTING}); each such call is then asked, even under `auto`. Default
+   * false: refused, naming the setting.
+   */
+  allowPrivileged?: boolean;
   logger?: Logger;
 }
 
@@ -60,11 +75,19 @@ export class ApprovalGate {
   readonly #listeners = new Set<(request: ApprovalRequest) => void>();
   readonly #logger: Logger;
   readonly #policyFor: ((call: ToolCall) => ApprovalPolicy) | undefined;
+  readonly #allowPrivileged: boolean;
 
-  constructor({ policy = 'ask', timeoutMs, policyFor, logger }: ApprovalGateOptions = {}) {
+  constructor({
+    policy = 'ask',
+    timeoutMs,
+    policyFor,
+    allowPrivileged = false,
+    logger,
+  }: ApprovalGateOptions = {}) {
     this.policy = policy;
     this.timeoutMs = timeoutMs;
     this.#policyFor = policyFor;
+    this.#allowPrivileged = allowPrivileged;
     this.#logger = logger ?? createLogger('ipybox.approval');
   }
 
@@ -99,7 +122,7 @@ export class ApprovalGate {
    */
   async check(call: ToolCall, { signal }: { signal?: AbortSignal } = {}): Promise<void> {
     const what = `${call.server_name}.${call.tool_name}`;
-    const policy = this.#policyFor?.(call) ?? this.policy;
+    const policy = this.#policyOf(call, what);
     if (policy === 'auto') return;
     if (policy === 'deny') {
       throw new ApprovalDeniedError(
@@ -129,6 +152,22 @@ export class ApprovalGate {
     stop();
     if (outcome === 'accepted') return;
     throw new ApprovalDeniedError(outcome, this.#explain(what, outcome, request.reason));
+  }
+
+  /** The call's policy; a privileged call is refused, or asked where `auto` would let it run. */
+  #policyOf(call: ToolCall, what: string): ApprovalPolicy {
+    const policy = this.#policyFor?.(call) ?? this.policy;
+    if (call.privileged !== true) return policy;
+    if (!this.#allowPrivileged) {
+      throw new ApprovalDeniedError(
+        'rejected',
+        `call to ${what} refused: it is a privileged tool (it runs programs on the host, outside ` +
+          'any sandbox), which code may call only when the operator allows it ' +
+          `(${ALLOW_PRIVILEGED_SETTING}; each call then needs an approval). Call the tool ` +
+          'directly instead.',
+      );
+    }
+    return policy === 'auto' ? 'ask' : policy;
   }
 
   /** Runs the approver; a boolean it returns decides, a throw makes the request unavailable. */

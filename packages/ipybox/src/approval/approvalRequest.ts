@@ -15,6 +15,11 @@ export interface ToolCall {
   server_name: string;
   tool_name: string;
   tool_args: Record<string, unknown>;
+  /**
+   * Set by the host, never taken from kernel code: the tool's listing marks it privileged (it
+   * runs programs on the host, such as `register_mcp_server`; see `isPrivileged`).
+   */
+  privileged?: true;
 }
 
 /**
@@ -30,6 +35,8 @@ export class ApprovalRequest {
   readonly serverName: string;
   readonly toolName: string;
   readonly toolArgs: Readonly<Record<string, unknown>>;
+  /** The tool is privileged: approvers should say so (it runs programs on the host). */
+  readonly privileged: boolean;
   /** Resolves once, with how the request ended. Never rejects. */
   readonly settled: Promise<ApprovalOutcome>;
   #outcome: ApprovalOutcome | undefined;
@@ -41,6 +48,7 @@ export class ApprovalRequest {
     this.serverName = call.server_name;
     this.toolName = call.tool_name;
     this.toolArgs = call.tool_args;
+    this.privileged = call.privileged === true;
     this.settled = new Promise((resolve) => {
       this.#resolve = resolve;
     });
@@ -88,6 +96,7 @@ export class ApprovalRequest {
       server_name: this.serverName,
       tool_name: this.toolName,
       tool_args: { ...this.toolArgs },
+      ...(this.privileged && { privileged: true as const }),
     };
   }
 

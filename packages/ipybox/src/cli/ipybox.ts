@@ -83,6 +83,10 @@ const program = new Command('ipybox')
       .default('auto'),
   )
   .option('--approval-timeout <seconds>', 'seconds to wait for an approval decision', Number)
+  .option(
+    '--allow-privileged-tools',
+    'let code call privileged tools (they run programs on the host), each after an approval',
+  )
   .option('--max-kernels <n>', 'most kernels at once, of every caller (default 4)', Number)
   .option(
     '--kernel-idle-timeout <seconds>',
@@ -150,6 +154,7 @@ const program = new Command('ipybox')
         python: options.python,
         approval: options.approval,
         approvalTimeout: options.approvalTimeout,
+        allowPrivilegedTools: options.allowPrivilegedTools === true || undefined,
         maxKernels: options.maxKernels,
         kernelIdleTimeout: options.kernelIdleTimeout,
         sandbox: options.sandbox === true,

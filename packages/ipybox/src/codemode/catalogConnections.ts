@@ -8,6 +8,10 @@
  * A call the kernel code gives up (its timeout, the code gone) is cancelled: the tool's request
  * signal aborts.
  *
+ * Privileged tools (`register_mcp_server`, `install_package`, the gate's lock, ...) are
+ * refused or put to approval by the tool server's gate, as for registered servers
+ * (`toolserver/privilege.ts`).
+ *
  * Refused: a call when no cell of the kernel runs (code left running in a thread, say, has no
  * caller to act as), and a tool that left the catalog (its plugin unloaded mid-cell): both say so
  * in Python (`ToolRejected`, `ToolNotFound`).
@@ -18,6 +22,7 @@ import {
   type CallOptions,
   type CatalogView,
   errorMessage,
+  isPrivileged,
   type ToolContext,
   type UpstreamPool,
 } from '@mcpbox/framework';
@@ -97,6 +102,11 @@ function catalogConnection(
         .filter((t) => t.plugin === plugin)
         .map((t) => t.tool);
     },
+    // Read from the catalog now, not the layout of the last sync: a reload may have marked it.
+    privileged: (name) =>
+      catalog
+        .tools()
+        .some((t) => t.plugin === plugin && t.tool.name === name && isPrivileged(t.tool)),
   };
 }
 

@@ -15,7 +15,7 @@ import type { OutputScheme } from '../server/outputResources.ts';
 import { catalogConnections } from './catalogConnections.ts';
 import { CatalogModules } from './catalogModules.ts';
 import { registerSearchTool } from './searchTool.ts';
-import { anyElicits, approvalPolicyOf, parseCodeModeSettings } from './settings.ts';
+import { approvalPolicyOf, parseCodeModeSettings } from './settings.ts';
 import { CodeModeSearch } from './toolSearch.ts';
 
 /** Long outputs and full-size images of `execute_code`: `codemode://outputs|images/<id>`. */
@@ -78,7 +78,6 @@ export async function register(server: PluginServer, config: PluginConfig = {}):
     description: EXECUTE_CODE_DESCRIPTION,
     // The ipybox plugin may be loaded beside us and owns the ipybox:// output resources.
     outputResources: CODE_MODE_OUTPUTS,
-    elicits: anyElicits(settings),
     beforeCell: async (lease) => {
       await ipybox?.adoptRegistrations();
       await modules.forgetStale(lease.session);

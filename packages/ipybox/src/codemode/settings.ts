@@ -91,8 +91,3 @@ export function approvalPolicyOf(settings: CodeModeSettings): (call: ToolCall) =
     return mode === undefined ? fallback : asPolicy(mode);
   };
 }
-
-/** Whether any call may need the user's answer by elicitation. */
-export function anyElicits(settings: CodeModeSettings): boolean {
-  return settings.ipybox.approval === 'elicit' || [...settings.rules.values()].includes('elicit');
-}

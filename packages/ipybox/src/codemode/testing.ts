@@ -64,16 +64,20 @@ export async function factoryConfig(
   return { dir, config };
 }
 
-/** Spawns `mcp-factory -c <config>` over stdio with HOME in `dir` and connects `client`. */
+/**
+ * Spawns `mcp-factory -c <config>` over stdio with HOME in `dir` (and `env` added) and connects
+ * `client`.
+ */
 export async function connectFactory(
   client: Client,
   config: string,
   dir: string,
+  env: Record<string, string> = {},
 ): Promise<{ stderr(): string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [FACTORY_BIN, '-c', config, '--log-level', 'info'],
-    env: { ...(process.env as Record<string, string>), HOME: dir, TMPDIR: dir },
+    env: { ...(process.env as Record<string, string>), HOME: dir, TMPDIR: dir, ...env },
     stderr: 'pipe',
   });
   let stderr = '';

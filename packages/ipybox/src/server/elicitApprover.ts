@@ -26,9 +26,12 @@ export type Elicit =
 
 /** The question shown to the user. The arguments are JSON, so nothing in them is markup. */
 export function approvalQuestion(request: ApprovalRequest): ElicitRequestParams {
+  const privileged = request.privileged
+    ? 'PRIVILEGED tool (it runs programs on this machine, outside any sandbox) '
+    : 'tool ';
   return {
     message:
-      `Code running in the ipybox kernel wants to call the tool '${request.toolName}' of the MCP server ` +
+      `Code running in the ipybox kernel wants to call the ${privileged}'${request.toolName}' of the MCP server ` +
       `'${request.serverName}' with these arguments:\n${JSON.stringify(request.toolArgs, null, 2)}\n\nAllow this call?`,
     requestedSchema: {
       type: 'object',
@@ -61,7 +64,7 @@ export async function decideByElicitation(request: ApprovalRequest, elicit: Elic
   } catch (error) {
     // A 2026 client that never came back with the decision: the same as no decision in time.
     if (error instanceof InputTimeoutError) request.settle('timeout', timeoutReason(error));
-    else request.settle('unavailable', elicitationFailure(error));
+    else request.settle('unavailable', elicitationFailure(error, request));
     return;
   }
   if (answer.action === 'accept' && answer.content?.approve !== false) request.accept();
@@ -72,13 +75,15 @@ function timeoutReason(error: InputTimeoutError): string {
   return `within ${error.seconds} s (the MCP client did not come back with the decision)`;
 }
 
-function elicitationFailure(error: unknown): string {
+function elicitationFailure(error: unknown, request: ApprovalRequest): string {
   const message = errorMessage(error);
   if (/does not support|method not found/i.test(message)) {
-    return (
-      'approval is set to elicit, but the MCP client does not support elicitation, so the call ' +
-      'cannot be approved (use a client with elicitation, or start ipybox with --approval auto)'
-    );
+    return request.privileged
+      ? 'a privileged tool needs an approval, and the MCP client does not support elicitation, ' +
+          'so the call cannot be approved (use a client with elicitation, or approval clients: ' +
+          '--approval channel)'
+      : 'approval is set to elicit, but the MCP client does not support elicitation, so the call ' +
+          'cannot be approved (use a client with elicitation, or start ipybox with --approval auto)';
   }
   return `asking the MCP client for approval failed: ${message}`;
 }

@@ -50,8 +50,6 @@ export interface ExecuteToolOptions {
    * registered once); `false`: not kept (long outputs are cut in the middle).
    */
   outputResources?: OutputScheme | false;
-  /** Whether approvals are asked by elicitation. Default: `approval: elicit`. */
-  elicits?: boolean;
   /** Runs before each cell, with the kernel it will run in (code mode refreshes mcptools). */
   beforeCell?: (lease: KernelLease) => Promise<void>;
   /** Shows the cell's rich outputs as an MCP App to clients that render them (`app/`). */
@@ -69,7 +67,6 @@ export function registerExecuteTool(
       ? undefined
       : new OutputResources({ scheme: options.outputResources });
   if (outputs) registerOutputResources(server, outputs);
-  const elicits = options.elicits ?? ipybox.settings.approval === 'elicit';
   server.registerTool(
     options.name ?? 'execute_ipython_cell',
     {
@@ -122,7 +119,9 @@ export function registerExecuteTool(
         const result = await runCellTraced(session, code, {
           timeoutMs: timeout * 1000,
           onChunk: outputStreamer(ctx, shown.maxOutputChars),
-          elicit: elicits ? approvalElicitor(ctx) : undefined,
+          // Asked only for calls that need a decision: every one under `approval: elicit`, a
+          // code-mode rule's, a privileged tool's under `auto` (the others never reach it).
+          elicit: approvalElicitor(ctx),
           askUser: userAskersOf(ctx),
           signal: ctx.mcpReq.signal,
           context: ctx,

@@ -114,6 +114,7 @@ export class KernelSession {
           : settings.approval,
       timeoutMs: settings.approvalTimeoutMs,
       policyFor: context.approvalPolicy,
+      allowPrivileged: settings.allowPrivilegedTools,
       logger: context.logger,
     });
     // The running cell's context, shared by the session (writes it) and its tool calls (read it).

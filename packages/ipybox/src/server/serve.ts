@@ -27,6 +27,8 @@ export interface ServeIpyboxOptions {
   python?: string;
   approval?: WrittenSettings['approval'];
   approvalTimeout?: number;
+  /** Kernel code may call privileged tools, each after an approval. */
+  allowPrivilegedTools?: boolean;
   maxKernels?: number;
   kernelIdleTimeout?: number;
   sandbox?: boolean;
@@ -66,6 +68,7 @@ export async function serveIpybox(options: ServeIpyboxOptions): Promise<void> {
     python: options.python,
     approval: options.approval,
     approval_timeout: options.approvalTimeout,
+    allow_privileged_tools: options.allowPrivilegedTools,
     max_kernels: options.maxKernels,
     kernel_idle_timeout: options.kernelIdleTimeout,
     sandbox: options.sandbox,

@@ -42,6 +42,7 @@ export const writtenSettingsSchema = z
     python: z.string().min(1, 'must not be empty').optional(),
     approval: z.enum(APPROVAL_MODES).optional(),
     approval_timeout: seconds.optional(),
+    allow_privileged_tools: z.boolean().optional(),
     max_kernels: z.number().int().positive('must be at least 1').optional(),
     kernel_idle_timeout: seconds.optional(),
     sandbox: z.boolean().optional(),
@@ -78,6 +79,11 @@ export interface IpyboxSettings {
   approval: ApprovalMode;
   /** No limit when undefined. */
   approvalTimeoutMs: number | undefined;
+  /**
+   * Kernel code may call privileged tools (`register_mcp_server`, `install_package`, ...: they
+   * run programs on the host, outside the sandbox), each after an approval. Default false.
+   */
+  allowPrivilegedTools: boolean;
   maxKernels: number;
   kernelIdleTimeoutMs: number;
   sandbox: boolean;
@@ -145,6 +151,7 @@ export function parseSettings(
     approval: written.approval ?? 'auto',
     approvalTimeoutMs:
       written.approval_timeout === undefined ? undefined : written.approval_timeout * 1000,
+    allowPrivilegedTools: written.allow_privileged_tools ?? false,
     maxKernels: written.max_kernels ?? DEFAULT_MAX_KERNELS,
     kernelIdleTimeoutMs: (written.kernel_idle_timeout ?? DEFAULT_KERNEL_IDLE_TIMEOUT_S) * 1000,
     sandbox,

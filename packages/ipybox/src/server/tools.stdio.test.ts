@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { untypedSchemas } from '../../../framework/src/__fixtures__/schemaLint.ts';
 import { EVERYTHING_BIN, runCell, stdioIpyboxPerSuite, textOf } from './testing.ts';
 
 const FIXTURE = fileURLToPath(new URL('../__fixtures__/toolserver-upstream.ts', import.meta.url));
@@ -107,6 +108,18 @@ describe('ipybox over stdio: MCP tools from kernel code', () => {
       ].join('\n'),
     );
     assert.equal(textOf(result), 'crashed\nTrue');
+  });
+
+  test("every tool's input schema says what each value is (the MCP Inspector's --strict lint)", async () => {
+    const { tools } = await box.client.listTools();
+    assert.ok(tools.some((tool) => tool.name === 'register_mcp_server'));
+    for (const tool of tools) assert.deepEqual(untypedSchemas(tool), [], tool.name);
+    // The privileged ones say so in their listing.
+    const privileged = tools.filter((tool) => tool._meta?.['io.mcpbox/privileged'] === true);
+    assert.deepEqual(privileged.map((tool) => tool.name).sort(), [
+      'install_package',
+      'register_mcp_server',
+    ]);
   });
 
   test('server_params missing or wrong fields: a clear error naming the field', async () => {

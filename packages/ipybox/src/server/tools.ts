@@ -3,6 +3,11 @@
  * `register_mcp_server`, `reset` — the Python ipybox's four tools, with the same names,
  * parameters and defaults.
  *
+ * `install_package` and `register_mcp_server` run programs on the host, outside any sandbox
+ * (pip; the server's command): they are privileged, so kernel code — through `mcptools` or code
+ * mode — cannot call them unless the operator allows it (`catalog/privileged.ts` in the
+ * framework, `approval/approvalGate.ts`).
+ *
  * @module
  */
 import { errorMessage, type PluginServer } from '@mcpbox/framework';
@@ -24,6 +29,25 @@ replaced from the server's environment when connecting; their values never reach
 Registering the same name again replaces the generated modules; call reset() to re-import them.
 mcptools/ survives reset(), and registrations are remembered when ipybox restarts (one holding a
 literal secret instead of a \${VAR} placeholder is not: the result says so).`;
+
+const stringMap = (what: string) =>
+  z.record(z.string(), z.string()).describe(`${what}; values may hold \${VAR} placeholders`);
+
+/**
+ * `server_params` as clients see it: each field typed, unknown keys let through so that
+ * `parseUpstreamParams` names them ("unknown key 'arg'") and says which fields go together.
+ */
+const serverParams = z
+  .looseObject({
+    command: z.string().optional().describe('stdio: the program to run'),
+    args: z.array(z.string()).optional().describe('stdio: its arguments'),
+    env: stringMap('stdio: environment variables for it').optional(),
+    cwd: z.string().optional().describe('stdio: its working directory'),
+    url: z.string().optional().describe('HTTP: the Streamable HTTP (or SSE) endpoint'),
+    headers: stringMap('HTTP: headers sent with every request').optional(),
+  })
+  .meta({ additionalProperties: true })
+  .describe('{"command","args","env","cwd"} (stdio) or {"url","headers"} (HTTP)');
 
 function textResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }] };
@@ -51,6 +75,7 @@ export function registerIpyboxTools(server: PluginServer, ipybox: Ipybox): void 
           .describe("Requirement: 'name', 'name==1.2', 'name>=1', a URL or a local path"),
       },
       annotations: { destructiveHint: false, openWorldHint: true },
+      privileged: true,
     },
     async ({ package_name }, ctx) => {
       try {
@@ -78,11 +103,10 @@ export function registerIpyboxTools(server: PluginServer, ipybox: Ipybox): void 
         server_name: z
           .string()
           .describe('Name of the server; the Python package mcptools.<server_name>'),
-        server_params: z
-          .record(z.string(), z.unknown())
-          .describe('{"command","args","env"} (stdio) or {"url","headers"} (HTTP)'),
+        server_params: serverParams,
       },
       annotations: { destructiveHint: false, openWorldHint: true },
+      privileged: true,
     },
     async ({ server_name, server_params }) => {
       try {

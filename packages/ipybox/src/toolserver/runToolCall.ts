@@ -10,6 +10,7 @@ import { type CallOptions, errorMessage } from '@mcpbox/framework';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { ApprovalDeniedError, type ApprovalGate } from '../approval/approvalGate.ts';
 import type { ToolCall } from '../approval/approvalRequest.ts';
+import { isPrivilegedCall } from './privilege.ts';
 import { NoAnswerError, type UpstreamQuestions } from './upstreamQuestions.ts';
 
 /** The error types of a reply; each maps to one Python exception class. */
@@ -47,6 +48,8 @@ export interface ToolConnection {
     options?: CallOptions,
   ): Promise<CallToolResult>;
   listTools(): Promise<Tool[]>;
+  /** Whether `name` is privileged, for a connection that knows without listing (code mode). */
+  privileged?(name: string): boolean;
 }
 
 /**
@@ -97,16 +100,17 @@ export function parseToolCall(
 }
 
 /**
- * Runs `call`. Nothing is started before the call is approved; the timeout starts after
- * approval (waiting for a human does not eat the tool's time). `signal` aborts the wait and
- * the upstream request (it receives `notifications/cancelled`) when the caller goes away.
+ * Runs `call`. Whether the tool is privileged is read first (`privilege.ts`: that may start the
+ * upstream); nothing is called before the call is approved. The timeout starts after approval
+ * (waiting for a human does not eat the tool's time). `signal` aborts the wait and the upstream
+ * request (it receives `notifications/cancelled`) when the caller goes away.
  */
 export async function runToolCall(
   deps: RunToolCallDeps,
   call: ToolCall,
   { timeoutMs, signal }: { timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<ToolCallReply> {
-  const { connections, approval } = deps;
+  const { connections } = deps;
   const what = `${call.server_name}.${call.tool_name}`;
   if (!connections.has(call.server_name)) {
     const known = connections.names();
@@ -118,20 +122,8 @@ export async function runToolCall(
     };
   }
 
-  try {
-    await approval.check(call, { signal });
-  } catch (error) {
-    if (!(error instanceof ApprovalDeniedError)) throw error;
-    const type = (
-      {
-        rejected: 'rejected',
-        timeout: 'approval_timeout',
-        unavailable: 'approval_unavailable',
-        cancelled: 'rejected',
-      } as const
-    )[error.code];
-    return { type, error: error.message };
-  }
+  const refused = await approve(deps, call, signal);
+  if (refused) return refused;
 
   let connection: ToolConnection;
   try {
@@ -174,6 +166,41 @@ export async function runToolCall(
     };
   }
   return { result: resultValue(result) };
+}
+
+/** Marks `call` privileged when its tool is, then asks the gate; the refusal, if any. */
+async function approve(
+  { connections, approval }: RunToolCallDeps,
+  call: ToolCall,
+  signal: AbortSignal | undefined,
+): Promise<ToolCallReply | undefined> {
+  let checked: ToolCall = call;
+  try {
+    if (await isPrivilegedCall(connections.get(call.server_name), call.tool_name)) {
+      checked = { ...call, privileged: true };
+    }
+  } catch (error) {
+    // The listing says whether the tool is privileged: unread, nothing is called.
+    return {
+      type: 'tool_error',
+      error: `${call.server_name}.${call.tool_name} failed: ${errorMessage(error)}`,
+    };
+  }
+  try {
+    await approval.check(checked, { signal });
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ApprovalDeniedError)) throw error;
+    const type = (
+      {
+        rejected: 'rejected',
+        timeout: 'approval_timeout',
+        unavailable: 'approval_unavailable',
+        cancelled: 'rejected',
+      } as const
+    )[error.code];
+    return { type, error: error.message };
+  }
 }
 
 /**

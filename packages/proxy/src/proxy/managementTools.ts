@@ -10,6 +10,10 @@
  *   the closest matches ("did you mean") from the catalog's one search index;
  * - `proxy__search(query, limit)` only with `dynamic_dispatch: true`: that search, ranked.
  *
+ * Those that change what runs — load, unload, reload, a plugin's command, `proxy__run` (which
+ * reaches every tool, privileged ones too) — are privileged (the framework's
+ * `catalog/privileged.ts`): the operator's, never kernel code's, however it reaches this server.
+ *
  * @module
  */
 
@@ -89,6 +93,7 @@ export function managementTools(options: ManagementToolsOptions): PluginModule {
         {
           description: 'Load a plugin (or a configured MCP server) into the running proxy.',
           inputSchema: pluginArg,
+          privileged: true,
         },
         async ({ plugin }) => {
           const result = await manager.load(plugin);
@@ -102,6 +107,7 @@ export function managementTools(options: ManagementToolsOptions): PluginModule {
         {
           description: 'Unload a plugin: its tools, resources and prompts disappear.',
           inputSchema: pluginArg,
+          privileged: true,
         },
         async ({ plugin }) => {
           const result = await manager.unload(plugin);
@@ -116,6 +122,7 @@ export function managementTools(options: ManagementToolsOptions): PluginModule {
           description:
             'Reload a plugin from its files. The old version keeps serving if the new one fails to load.',
           inputSchema: pluginArg,
+          privileged: true,
         },
         async ({ plugin }) => {
           const result = await manager.reload(plugin, {
@@ -172,11 +179,14 @@ export function managementTools(options: ManagementToolsOptions): PluginModule {
           description: 'Run a management command a plugin registered; without a name, list them.',
           inputSchema: {
             command: z.string().optional().describe('Command name'),
+            // A free-form object, said so (`additionalProperties: true`): each command reads its own.
             args: z
               .record(z.string(), z.unknown())
+              .meta({ additionalProperties: true })
               .optional()
-              .describe('Arguments for the command'),
+              .describe('Arguments for the command: an object of named values'),
           },
+          privileged: true,
         },
         async ({ command, args }) => {
           if (!command) {
@@ -219,9 +229,11 @@ export function managementTools(options: ManagementToolsOptions): PluginModule {
             tool: z.string().min(1).describe('Name of the dynamically loaded tool'),
             arguments: z
               .record(z.string(), z.unknown())
+              .meta({ additionalProperties: true })
               .optional()
               .describe('Arguments for the tool'),
           },
+          privileged: true,
         },
         async ({ tool, arguments: args }, ctx) => {
           if (manager.registry.findToolOwner(tool) === undefined) {
