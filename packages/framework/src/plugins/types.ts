@@ -198,8 +198,8 @@ export interface KeepsRunning {
    */
   inputTimeoutMs?: number;
   /**
-   * Offer each call as a task (the `io.modelcontextprotocol/tasks` extension) to a client that
-   * declared the extension: the call answers at once with a task id, and the client polls
+   * Offer each call as a task (the `io.modelcontextprotocol/tasks` extension) to a request that
+   * carries the extension in its own capabilities (a 2025 `initialize` does not count): the call answers at once with a task id, and the client polls
    * `tasks/get` (progress messages so far as `statusMessage`), answers questions with
    * `tasks/update` and stops the handler (its signal) with `tasks/cancel`. `'required'`: a
    * client without the extension is refused (-32021) instead of served the plain way.

@@ -33,8 +33,8 @@ import { InputNeeded, InputRounds, type RoundsCodec } from './inputRounds.ts';
 import { serveLiveCall } from './liveCalls.ts';
 import type { ServerCounters } from './stats.ts';
 import {
-  declaresTasks,
   registerTaskMethods,
+  requestDeclaresTasks,
   startTask,
   TASKS_EXTENSION,
   tasksRequired,
@@ -216,7 +216,7 @@ export class McpSession {
         asTask:
           call.method === 'tools/call'
             ? (work) => {
-                if (!declaresTasks(extra, legacyCapabilities)) {
+                if (!requestDeclaresTasks(extra)) {
                   throw tasksRequired(
                     `Tool ${call.name} goes on as a task: declare the ${TASKS_EXTENSION} extension`,
                   );
@@ -261,7 +261,7 @@ export class McpSession {
         const { name } = request.params;
         const args = takeGateHandle(catalog, name, request.params.arguments, extra);
         const keepsRunning = catalog.getTool(name)?.keepsRunning;
-        const taskable = keepsRunning?.tasks && declaresTasks(extra, legacyCapabilities);
+        const taskable = keepsRunning?.tasks && requestDeclaresTasks(extra);
         if (keepsRunning?.tasks === 'required' && !taskable) {
           throw tasksRequired(
             `Tool ${name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,

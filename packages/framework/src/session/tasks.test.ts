@@ -1,6 +1,6 @@
 // The Tasks extension (io.modelcontextprotocol/tasks) on a real HTTP server: a tool that opts in
-// runs as a task for a client that declared the extension (2026: per request; 2025: at
-// initialize), polled with tasks/get, answered with tasks/update, stopped with tasks/cancel;
+// runs as a task for a request that carries the extension in its capabilities (either era;
+// a 2025 client's declaration at initialize is not enough), polled with tasks/get, answered with tasks/update, stopped with tasks/cancel;
 // clients without the extension keep the plain result and get -32021 from tasks/*.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -217,8 +217,9 @@ test('2026: a tool error completes the task with isError; unknown ids and undecl
   assert.deepEqual(capabilities.extensions, { 'io.modelcontextprotocol/tasks': {} });
 });
 
-test('2025: a client that declared the extension at initialize gets tasks too', async (t) => {
+test('2025: a task only for a request that carries the extension (SEP-2663: regardless of prior declarations); declared only at initialize, the plain result', async (t) => {
   const url = await startServer(t);
+  // What the MCP Inspector CLI does: the extension at initialize, nothing on the request.
   const client = new Client(
     { name: 'tasks-2025', version: '1.0.0' },
     {
@@ -226,17 +227,41 @@ test('2025: a client that declared the extension at initialize gets tasks too', 
       versionNegotiation: { mode: 'legacy' },
     },
   );
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  // What the wire carries (the SDK's 2025 client drops `resultType` when it reads a result).
+  const wire: Promise<string>[] = [];
+  const fetchRecording: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    wire.push(response.clone().text());
+    return response;
+  };
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchRecording }));
   t.after(() => client.close());
+  const plain = await client.callTool({ name: 'slow', arguments: { label: 'p', ms: 1 } });
+  assert.deepEqual(plain.content, [{ type: 'text', text: 'p finished' }]);
+  assert.ok(!('taskId' in plain), JSON.stringify(plain));
+  // A tool that runs only as a task: refused (-32021 naming the extension), never a task.
+  await assert.rejects(client.callTool({ name: 'only_task', arguments: {} }), (error: Error) => {
+    assert.match(error.message, /io\.modelcontextprotocol\/tasks/);
+    return true;
+  });
+
   const loose = z.looseObject({});
   const created = (await client.request(
-    { method: 'tools/call', params: { name: 'slow', arguments: { label: 'old', ms: 10 } } },
+    {
+      method: 'tools/call',
+      params: {
+        name: 'slow',
+        arguments: { label: 'old', ms: 10 },
+        _meta: { 'io.modelcontextprotocol/clientCapabilities': TASKS_CAPABILITIES },
+      },
+    },
     loose,
   )) as Record<string, unknown>;
-  // The 2025 wire has no resultType: the task id tells the task result.
   assert.equal(created.status, 'working', JSON.stringify(created));
   const taskId = created.taskId as string;
   assert.equal(typeof taskId, 'string');
+  const sent = (await Promise.all(wire)).find((body) => body.includes(taskId)) ?? '';
+  assert.match(sent, /"resultType":"task"/, sent);
   let view: Record<string, unknown> = {};
   for (let i = 0; i < 1000 && view.status !== 'completed'; i++) {
     view = (await client.request({ method: 'tasks/get', params: { taskId } }, loose)) as Record<
@@ -246,16 +271,6 @@ test('2025: a client that declared the extension at initialize gets tasks too', 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   assert.deepEqual(view.result, { content: [{ type: 'text', text: 'old finished' }] });
-
-  // A 2025 client without the extension: the plain result.
-  const plain = new Client(
-    { name: 'plain-2025', version: '1.0.0' },
-    { versionNegotiation: { mode: 'legacy' } },
-  );
-  await plain.connect(new StreamableHTTPClientTransport(new URL(url)));
-  t.after(() => plain.close());
-  const result = await plain.callTool({ name: 'slow', arguments: { label: 'p', ms: 1 } });
-  assert.deepEqual(result.content, [{ type: 'text', text: 'p finished' }]);
 });
 
 test('2026: a handler asks in input_required rounds, then goes on as a task (ctx.runAsTask)', async (t) => {

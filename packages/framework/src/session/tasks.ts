@@ -4,11 +4,15 @@
  * task handle at once (`resultType: "task"`) and runs on as a {@link DetachedCall}; the client
  * polls `tasks/get`, answers questions with `tasks/update`, and stops it with `tasks/cancel`.
  *
- * Who declares it: a 2026-07-28 client in its per-request capabilities (`extensions`), a 2025
- * client in the capabilities it sent at `initialize` (`capabilities.extensions`). A client that
- * did not gets today's behaviour (the call answers when done), and `tasks/*` answer -32021. The
- * 2025 wire has no `resultType`: a 2025 client knows the task result by its `taskId`. The SDK's
- * `tools/call` result check adds an empty `content` to the task result in both eras.
+ * Who gets a task: a request that carries the extension in its own capabilities
+ * (`_meta["io.modelcontextprotocol/clientCapabilities"].extensions`) — a 2026-07-28 request's
+ * envelope, or the same key in a 2025 request's `_meta`. The extension forbids a task result to a
+ * request without it "regardless of prior declarations", so a 2025 client that listed the
+ * extension at `initialize` only (the MCP Inspector CLI does) gets the plain result: the call
+ * answers when done. The task result is the extension's, `resultType: "task"` in both eras (the
+ * SDK's `tools/call` result check adds an empty `content`). The 2025 core's own `params.task` is
+ * another mechanism, untouched here. `tasks/*` answer -32021 to a client that declared the
+ * extension nowhere (a 2025 client's `initialize` counts there: it only reads what it was given).
  *
  * What a poll shows: `working`, `input_required` (with the questions as `inputRequests`),
  * `completed` (the tool result, a tool error included, as `result`), `failed` (a protocol error
@@ -151,20 +155,31 @@ class TaskTable {
 
 const tasks = new TaskTable();
 
-/** Whether the client of this request declared the Tasks extension. */
-export function declaresTasks(
-  extra: RequestExtra,
-  legacyCapabilities: () => ClientCapabilities | undefined,
-): boolean {
-  const capabilities =
-    eraOf(extra) === 'modern'
-      ? ((extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[
-          CLIENT_CAPABILITIES_META_KEY
-        ] as ClientCapabilities | undefined)
-      : legacyCapabilities();
+function listsTasks(capabilities: unknown): boolean {
   const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)
     ?.extensions;
   return extensions?.[TASKS_EXTENSION] !== undefined;
+}
+
+/**
+ * Whether this request itself carries the Tasks extension in its capabilities: the one test for
+ * answering with a task (SEP-2663), in both eras.
+ */
+export function requestDeclaresTasks(extra: RequestExtra): boolean {
+  const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined;
+  const meta = extra.mcpReq._meta as Record<string, unknown> | undefined;
+  return listsTasks(
+    envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? meta?.[CLIENT_CAPABILITIES_META_KEY],
+  );
+}
+
+/** Whether the client declared the extension at all: this request, or a 2025 `initialize`. */
+function clientDeclaresTasks(
+  extra: RequestExtra,
+  legacyCapabilities: () => ClientCapabilities | undefined,
+): boolean {
+  if (requestDeclaresTasks(extra)) return true;
+  return eraOf(extra) === 'legacy' && listsTasks(legacyCapabilities());
 }
 
 /** The -32021 error naming the extension, for a client that did not declare it. */
@@ -218,7 +233,7 @@ export function registerTaskMethods(
   ) => (request: Q, ctx: never) => Promise<R>,
 ): void {
   const find = (extra: RequestExtra, taskId: string): Task => {
-    if (!declaresTasks(extra, legacyCapabilities)) {
+    if (!clientDeclaresTasks(extra, legacyCapabilities)) {
       throw tasksRequired(
         `tasks/* needs the ${TASKS_EXTENSION} extension in the client's capabilities`,
       );

@@ -2,8 +2,10 @@
  * Long cells as tasks (the `io.modelcontextprotocol/tasks` extension) against the real
  * `ipybox --http` and `mcp-proxy -a ipybox`: a 2026 client that declares the extension gets a task
  * for each cell, sees the output so far on `tasks/get`, and gets the cell's result when it ends;
- * `tasks/cancel` interrupts the kernel and keeps its variables. A 2025 client that declared the
- * extension at initialize gets the same. Clients without it keep the plain result.
+ * `tasks/cancel` interrupts the kernel and keeps its variables. A 2025 client gets a task only for
+ * a request that carries the extension in its `_meta` (SEP-2663: "regardless of prior
+ * declarations"); declared at initialize only, it gets the cell's output. Clients without it keep
+ * the plain result.
  */
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
@@ -141,7 +143,7 @@ for (const [name, start] of [
       assert.equal(unknown.error?.code, -32602);
     });
 
-    test('2025: a client that declared the extension at initialize gets a task too', async (t) => {
+    test("2025: declared at initialize only (the MCP Inspector CLI's way), the cell's output; declared on the request, a task", async (t) => {
       const url = await start(t, await workspace(t));
       const client = new Client(
         { name: 'tasks-2025', version: '1.0.0' },
@@ -149,11 +151,22 @@ for (const [name, start] of [
       );
       await client.connect(new StreamableHTTPClientTransport(url));
       t.after(() => client.close());
+      const plain = await client.callTool(
+        { name: 'execute_ipython_cell', arguments: { code: "print('hello plain')" } },
+        { timeout: 300_000 },
+      );
+      assert.equal(textOf(plain), 'hello plain', JSON.stringify(plain));
+      assert.ok(!('taskId' in plain), JSON.stringify(plain));
+
       const loose = z.looseObject({});
       const created = (await client.request(
         {
           method: 'tools/call',
-          params: { name: 'execute_ipython_cell', arguments: { code: "print('hello task')" } },
+          params: {
+            name: 'execute_ipython_cell',
+            arguments: { code: "print('hello task')" },
+            _meta: { 'io.modelcontextprotocol/clientCapabilities': TASKS_CAPABILITIES },
+          },
         },
         loose,
         { timeout: 300_000 },
