@@ -93,6 +93,38 @@ describe('output resources', () => {
     assert.deepEqual([huge.size, huge.whole], [text.length, false]);
   });
 
+  test("a budget per caller: another caller's outputs never push out yours; over the store's bound the largest holder gives way", async () => {
+    const bob = { caller: 'principal:bob', kernel: 'k2' };
+    const store = new OutputResources({ maxEntries: 3, maxChars: 100, maxTotalEntries: 5 });
+    const kept = store.addText(alice, 'text/plain', 'alice 1').uri;
+    const flood = Array.from(
+      { length: 10 },
+      (_, i) => store.addText(bob, 'text/plain', `b${i}`).uri,
+    );
+    assert.ok(await store.read(kept, alice.caller), "bob's outputs pushed out alice's");
+    // Bob keeps his latest 3, his own budget.
+    await assert.rejects(store.read(flood[6] as string, bob.caller), ResourceNotFoundError);
+    assert.ok(await store.read(flood[9] as string, bob.caller));
+    assert.equal(store.size, 4);
+    // Carol's two make six, over the store's bound of five: bob, holding the most, gives way.
+    const carol = { caller: 'principal:carol', kernel: 'k3' };
+    store.addText(carol, 'text/plain', 'carol 1');
+    store.addText(carol, 'text/plain', 'carol 2');
+    assert.equal(store.size, 5);
+    await assert.rejects(store.read(flood[7] as string, bob.caller), ResourceNotFoundError);
+    assert.ok(await store.read(kept, alice.caller));
+    // Characters too: bob's 90 characters go before alice's small ones.
+    const chars = new OutputResources({ maxChars: 100, maxTotalChars: 120 });
+    const small = chars.addText(alice, 'text/plain', 'a'.repeat(20)).uri;
+    const big = chars.addText(bob, 'text/plain', 'b'.repeat(90)).uri;
+    chars.addText(bob, 'text/plain', 'c'.repeat(20));
+    assert.ok(await chars.read(small, alice.caller));
+    await assert.rejects(chars.read(big, bob.caller), ResourceNotFoundError);
+    // A session that ends frees its budget.
+    chars.dropCaller(bob.caller);
+    assert.equal(chars.size, 1);
+  });
+
   test('callers: the OAuth principal, else the 2025 session, else one shared key', () => {
     const ctx = (extra: object) => extra as Parameters<typeof callerOf>[0];
     const alice = callerOf(

@@ -9,9 +9,12 @@
  * once per server.
  *
  * Ids are 128 random bits, so a URI cannot be guessed, and each entry remembers the caller that
- * produced it (the OAuth principal, else the 2025 session or the connection): another caller reading it is told it
- * does not exist. The store is bounded (entries and characters): the oldest go first, and a
- * read of an evicted one says so.
+ * produced it (the OAuth principal, else the 2025 session or the connection): another caller
+ * reading it is told it does not exist. Each caller has a budget of its own (entries and
+ * characters): its oldest entries go first, and another caller's outputs never push out yours.
+ * The whole store is bounded too (many callers at once); over that bound the oldest entry of the
+ * caller holding the most goes, so a caller within its share keeps its outputs. A read of an
+ * evicted entry says so.
  *
  * @module
  */
@@ -60,10 +63,14 @@ type Entry = ResourceOwner &
 export interface OutputResourceLimits {
   /** URIs and names (default {@link IPYBOX_OUTPUTS}). */
   scheme?: OutputScheme;
-  /** Most entries kept (default 200). */
+  /** Most entries kept of one caller (default 200). */
   maxEntries?: number;
-  /** Most characters of text kept over all entries (default 32 M). */
+  /** Most characters of text kept of one caller (default 8 M). */
   maxChars?: number;
+  /** Most entries kept of all callers together (default 2000). */
+  maxTotalEntries?: number;
+  /** Most characters of text kept of all callers together (default 32 M). */
+  maxTotalChars?: number;
   /**
    * Most characters of one entry (default 2 M): the start and the end of a longer text are kept.
    * A `resources/read` answer is one JSON-RPC message, and the SDK's stdio transport closes the
@@ -92,31 +99,41 @@ export interface StoredText {
   whole: boolean;
 }
 
+/** What one caller holds: its entries by id, oldest first, and their characters. */
+interface Holding {
+  readonly entries: Map<string, Entry>;
+  chars: number;
+}
+
 export class OutputResources {
   readonly scheme: OutputScheme;
   /** `<scheme>://outputs/` */
   readonly outputsUri: string;
   /** `<scheme>://images/` */
   readonly imagesUri: string;
-  readonly #maxEntries: number;
-  readonly #maxChars: number;
-  readonly #maxEntryChars: number;
-  /** Insertion order is age: the first entry is evicted first. */
+  readonly #limits: Required<Omit<OutputResourceLimits, 'scheme'>>;
   readonly #entries = new Map<string, Entry>();
+  readonly #holdings = new Map<string, Holding>();
   #chars = 0;
 
   constructor({
     scheme = IPYBOX_OUTPUTS,
     maxEntries = 200,
-    maxChars = 32_000_000,
+    maxChars = 8_000_000,
+    maxTotalEntries = 2000,
+    maxTotalChars = 32_000_000,
     maxEntryChars = 2_000_000,
   }: OutputResourceLimits = {}) {
     this.scheme = scheme;
     this.outputsUri = `${scheme.scheme}://outputs/`;
     this.imagesUri = `${scheme.scheme}://images/`;
-    this.#maxEntries = maxEntries;
-    this.#maxChars = maxChars;
-    this.#maxEntryChars = Math.min(maxEntryChars, maxChars);
+    this.#limits = {
+      maxEntries,
+      maxChars,
+      maxTotalEntries,
+      maxTotalChars,
+      maxEntryChars: Math.min(maxEntryChars, maxChars, maxTotalChars),
+    };
   }
 
   get size(): number {
@@ -128,7 +145,7 @@ export class OutputResources {
    * from its middle (the kernel layer's bound), for the note. Returns its `<scheme>://outputs/` URI.
    */
   addText(owner: ResourceOwner, mimeType: string, text: string, omitted = 0): StoredText {
-    const max = this.#maxEntryChars;
+    const max = this.#limits.maxEntryChars;
     let kept = text;
     if (text.length > max) {
       const half = Math.floor(max / 2);
@@ -151,7 +168,7 @@ export class OutputResources {
     if (!entry || entry.caller !== caller) {
       throw new ResourceNotFoundError(
         uri,
-        `ipybox has no output ${uri}: the server keeps only the latest ${this.#maxEntries} outputs of each caller's cells (older ones are dropped, and all are gone after a restart). Run the cell again to get it back.`,
+        `ipybox has no output ${uri}: the server keeps only the latest ${this.#limits.maxEntries} outputs of each caller's cells (older ones are dropped, fewer when many callers fill the server, and all are gone after a restart). Run the cell again to get it back.`,
       );
     }
     if (entry.kind === 'text') {
@@ -183,11 +200,11 @@ export class OutputResources {
 
   /** Forgets everything `caller` produced (its session ended: nobody can read them any more). */
   dropCaller(caller: string): void {
-    for (const [id, entry] of this.#entries) {
-      if (entry.caller !== caller) continue;
-      this.#entries.delete(id);
-      this.#chars -= charsOf(entry);
-    }
+    const holding = this.#holdings.get(caller);
+    if (holding === undefined) return;
+    for (const id of holding.entries.keys()) this.#entries.delete(id);
+    this.#chars -= holding.chars;
+    this.#holdings.delete(caller);
   }
 
   #idOf(uri: string): string | undefined {
@@ -199,15 +216,53 @@ export class OutputResources {
 
   #add(entry: Entry): string {
     const id = randomBytes(16).toString('base64url');
+    let holding = this.#holdings.get(entry.caller);
+    if (holding === undefined) {
+      holding = { entries: new Map(), chars: 0 };
+      this.#holdings.set(entry.caller, holding);
+    }
+    holding.entries.set(id, entry);
+    holding.chars += charsOf(entry);
     this.#entries.set(id, entry);
     this.#chars += charsOf(entry);
-    for (const [oldId, old] of this.#entries) {
-      if (this.#entries.size <= this.#maxEntries && this.#chars <= this.#maxChars) break;
-      if (oldId === id) break;
-      this.#entries.delete(oldId);
-      this.#chars -= charsOf(old);
-    }
+    const { maxEntries, maxChars, maxTotalEntries, maxTotalChars } = this.#limits;
+    // The caller's own budget first: its oldest go, never the one just added.
+    while (
+      (holding.entries.size > maxEntries || holding.chars > maxChars) &&
+      this.#evictOldest(holding, id)
+    );
+    // Then the store's: the caller holding the most gives up its oldest.
+    while (
+      (this.#entries.size > maxTotalEntries || this.#chars > maxTotalChars) &&
+      this.#evictOldest(this.#largest(this.#chars > maxTotalChars, id), id)
+    );
     return id;
+  }
+
+  /** The caller holding the most characters (`byChars`) or entries, besides entry `keep`. */
+  #largest(byChars: boolean, keep: string): Holding {
+    let largest: Holding | undefined;
+    for (const holding of this.#holdings.values()) {
+      if (holding.entries.size === 1 && holding.entries.has(keep)) continue;
+      const size = byChars ? holding.chars : holding.entries.size;
+      if (largest === undefined || size > (byChars ? largest.chars : largest.entries.size)) {
+        largest = holding;
+      }
+    }
+    // Some other entry exists while the store is over its bound with `keep` in it.
+    return largest as Holding;
+  }
+
+  /** Drops the oldest entry of `holding` unless it is `keep`; false when nothing was dropped. */
+  #evictOldest(holding: Holding, keep: string): boolean {
+    const [oldId, old] = holding.entries.entries().next().value ?? [];
+    if (oldId === undefined || old === undefined || oldId === keep) return false;
+    holding.entries.delete(oldId);
+    holding.chars -= charsOf(old);
+    this.#entries.delete(oldId);
+    this.#chars -= charsOf(old);
+    if (holding.entries.size === 0) this.#holdings.delete(old.caller);
+    return true;
   }
 }
 
