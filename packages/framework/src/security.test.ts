@@ -390,10 +390,11 @@ describe('OAuth and the gated plugin over real HTTP', () => {
     assert.match(metrics, /^mcpbox_gate_unlocks_total\{group="secrets"\} 1$/m);
     assert.ok(!metrics.includes(code), 'the TOTP code is in no metric');
 
-    // Each entry names the caller: the MCP session and the OAuth subject (else the client id).
+    // Each entry names the caller: the MCP session (its first 8 characters, as the console
+    // shows it) and the OAuth subject (else the client id).
     const log = await readLog(toolLogger);
-    const aliceSession = alice.transport?.sessionId;
-    const bobSession = bob.transport?.sessionId;
+    const aliceSession = alice.transport?.sessionId?.slice(0, 8);
+    const bobSession = bob.transport?.sessionId?.slice(0, 8);
     assert.ok(aliceSession && bobSession && aliceSession !== bobSession);
     assert.deepEqual(
       log.map((e) => [e.tool, e.session, e.principal]),

@@ -83,6 +83,19 @@ async function setup(t: After, overrides: Partial<OAuthConfig> = {}, timeoutMs =
   };
 }
 
+/** The rejection reasons published on the OAuth channel while `run` runs. */
+async function rejectionsDuring(run: () => Promise<void>): Promise<string[]> {
+  const reasons: string[] = [];
+  const listener = (m: unknown) => reasons.push((m as { reason: string }).reason);
+  subscribe(OAUTH_CHANNEL, listener);
+  try {
+    await run();
+  } finally {
+    unsubscribe(OAUTH_CHANNEL, listener);
+  }
+  return reasons;
+}
+
 function activeToken(
   as: TestAuthorizationServer,
   token: string,
@@ -203,6 +216,91 @@ describe('OAuth bearer check against a real introspection server', () => {
     await as.close();
     assert.equal((await call('other')).status, 401, 'down');
     assert.ok(!logger.lines.join('\n').includes('good'), 'tokens never logged');
+  });
+
+  test('a token naming nobody, or naming someone with a non-string, gets 401 saying so; one warning', async (t) => {
+    const { as, call, logger } = await setup(t);
+    const exp = nowSeconds() + 3600;
+    as.tokens.set('nobody', { active: true, scope: 'user', exp });
+    as.tokens.set('empty', { active: true, sub: '', username: '', client_id: '', exp });
+    as.tokens.set('numeric-sub', { active: true, sub: 42, client_id: 'app', exp });
+    as.tokens.set('list-user', { active: true, username: ['alice'], exp });
+    as.tokens.set('username-only', { active: true, username: 'alice', exp });
+    const reasons = await rejectionsDuring(async () => {
+      for (const token of ['nobody', 'empty', 'nobody']) {
+        const res = await call(token);
+        assert.equal(res.status, 401, token);
+        assert.match(
+          res.headers.get('www-authenticate') ?? '',
+          /error="invalid_token", error_description="Token names no sub, username or client_id"/,
+        );
+      }
+      for (const [token, claim] of [
+        ['numeric-sub', 'sub'],
+        ['list-user', 'username'],
+      ]) {
+        const res = await call(token);
+        assert.equal(res.status, 401, token);
+        assert.match(
+          res.headers.get('www-authenticate') ?? '',
+          new RegExp(`error_description="Token's ${claim} is not a string"`),
+        );
+      }
+    });
+    assert.deepEqual(reasons, [
+      'no_principal',
+      'no_principal',
+      'no_principal',
+      'invalid_claims',
+      'invalid_claims',
+    ]);
+    const warnings = logger.lines.filter((l) => l.startsWith('warn'));
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0], /answered for a token with no sub, username or client_id/);
+    // A username alone names a caller: RFC 7662 makes every identifying field optional.
+    const alice = await call('username-only');
+    assert.equal(alice.status, 200);
+    assert.deepEqual(await alice.json(), { client: '', scopes: [] });
+  });
+
+  test('exp, nbf and iat must be numbers, and a token whose nbf is ahead is not valid yet', async (t) => {
+    const { as, call, advance } = await setup(t);
+    const now = nowSeconds();
+    as.tokens.set('exp-never', { active: true, sub: 'a', exp: 'never' });
+    as.tokens.set('nbf-text', { active: true, sub: 'a', exp: now + 3600, nbf: 'soon' });
+    as.tokens.set('iat-text', { active: true, sub: 'a', exp: now + 3600, iat: '2020-01-01' });
+    as.tokens.set('later', { active: true, sub: 'a', exp: now + 3600, nbf: now + 600 });
+    as.tokens.set('fine', { active: true, sub: 'a', exp: now + 3600, nbf: now - 5, iat: now - 5 });
+    const reasons = await rejectionsDuring(async () => {
+      for (const [token, claim] of [
+        ['exp-never', 'exp'],
+        ['nbf-text', 'nbf'],
+        ['iat-text', 'iat'],
+      ]) {
+        const res = await call(token);
+        assert.equal(res.status, 401, token);
+        assert.match(
+          res.headers.get('www-authenticate') ?? '',
+          new RegExp(`error_description="Token's ${claim} is not a number"`),
+        );
+      }
+      const early = await call('later');
+      assert.equal(early.status, 401);
+      assert.match(
+        early.headers.get('www-authenticate') ?? '',
+        /error_description="Token is not valid yet \(its nbf is ahead\)"/,
+      );
+    });
+    assert.deepEqual(reasons, [
+      'invalid_claims',
+      'invalid_claims',
+      'invalid_claims',
+      'not_yet_valid',
+    ]);
+    assert.equal((await call('fine')).status, 200);
+    // Refused, not cached: once its nbf has passed the same token is let in.
+    advance(601);
+    assert.equal((await call('later')).status, 200);
   });
 
   test('serves RFC 9728 metadata at the bare and the path-specific URL', async (t) => {

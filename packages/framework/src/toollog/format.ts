@@ -57,13 +57,25 @@ export function resultText(redactor: Redactor, result: unknown, max: number): st
   return truncate(safeJson(redactor.value(result, max)), max);
 }
 
+/** Characters of a session id a log keeps: as many as the console shows. */
+const SESSION_ID_CHARS = 8;
+
+/**
+ * The part of an MCP session id a log records: its first 8 characters, enough to tell sessions
+ * apart and to match the console's `abcd1234…`, not enough to act as the session (whose id,
+ * without OAuth, is all a caller needs to use its gate unlock).
+ */
+export function loggedSessionId(id: string): string {
+  return id.slice(0, SESSION_ID_CHARS);
+}
+
 /**
  * ` session=… principal=… via=code`: who made the call and how, the parts that are known
- * (metadata, not redacted).
+ * (metadata, not redacted; the session id shortened by {@link loggedSessionId}).
  */
 export function callerText(details: CallDetails | undefined): string {
   return (
-    (details?.sessionId === undefined ? '' : ` session=${details.sessionId}`) +
+    (details?.sessionId === undefined ? '' : ` session=${loggedSessionId(details.sessionId)}`) +
     (details?.principal === undefined ? '' : ` principal=${details.principal}`) +
     (details?.via === undefined ? '' : ` via=${details.via}`)
   );

@@ -9,7 +9,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { appendFile, mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { boundedParams, resultText } from './format.ts';
+import { boundedParams, loggedSessionId, resultText } from './format.ts';
 import { localDate, localIso } from './time.ts';
 import type { ToolLoggerBaseOptions } from './types.ts';
 import { formatOrSkip, type QueuedCall, QueuedToolLogger } from './writeQueue.ts';
@@ -57,8 +57,9 @@ export class JsonlToolLogger extends QueuedToolLogger {
       ts: localIso(ts),
       tool,
       ...(details?.plugin === undefined ? {} : { plugin: details.plugin }),
-      // Who called: metadata from the transport and OAuth, not arguments, so not redacted.
-      ...(details?.sessionId === undefined ? {} : { session: details.sessionId }),
+      // Who called: metadata from the transport and OAuth, not arguments, so not redacted (the
+      // session id only shortened: see loggedSessionId).
+      ...(details?.sessionId === undefined ? {} : { session: loggedSessionId(details.sessionId) }),
       ...(details?.principal === undefined ? {} : { principal: details.principal }),
       ...(details?.via === undefined ? {} : { via: details.via }),
       params: boundedParams(this.redactor, tool, params, this.#maxParamChars),

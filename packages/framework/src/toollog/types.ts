@@ -20,7 +20,10 @@ export type CallOutcome = 'ok' | 'error' | 'rejected';
 export interface CallDetails {
   outcome?: CallOutcome;
   plugin?: string;
-  /** The MCP session the call came in on (Streamable HTTP), when there is one. */
+  /**
+   * The MCP session the call came in on (Streamable HTTP), when there is one. The file loggers
+   * keep its first 8 characters (`loggedSessionId`).
+   */
   sessionId?: string;
   /** Who made the call: the OAuth subject, else the OAuth client id, when authenticated. */
   principal?: string;
