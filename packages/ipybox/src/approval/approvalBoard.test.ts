@@ -66,3 +66,22 @@ test('approve, deny, a second answer, an answer after the timeout, and closing',
   close();
   await assert.rejects(abandoned, { code: 'unavailable' });
 });
+
+test('a privileged call from code: refused unless allowed; allowed, the board is asked even under auto, and says it is privileged', async () => {
+  const privileged = { ...CALL, privileged: true as const };
+  await assert.rejects(new ApprovalGate({ policy: 'auto' }).check(privileged), (error: Error) => {
+    assert.match(error.message, /refused: it is a privileged tool .*allow_privileged_tools: true/);
+    return true;
+  });
+  const board = new ApprovalBoard();
+  const gate = new ApprovalGate({ policy: 'auto', allowPrivileged: true });
+  board.watch(gate, 'k1');
+  const close = board.open();
+  await gate.check(CALL); // an ordinary call: auto
+  const asked = gate.check(privileged);
+  const [pending] = await pendingOn(board, 1);
+  assert.equal(pending.privileged, true);
+  board.answer(pending.id, false);
+  await assert.rejects(asked, { code: 'rejected' });
+  close();
+});

@@ -20,6 +20,8 @@ export interface PendingApproval {
   serverName: string;
   toolName: string;
   toolArgs: Readonly<Record<string, unknown>>;
+  /** The tool runs programs on the host (`ApprovalRequest.privileged`). */
+  privileged: boolean;
   /** `Date.now()` when it arrived. */
   since: number;
 }
@@ -97,6 +99,7 @@ export class ApprovalBoard {
           serverName: request.serverName,
           toolName: request.toolName,
           toolArgs: request.toolArgs,
+          privileged: request.privileged,
           since: Date.now(),
         },
       });

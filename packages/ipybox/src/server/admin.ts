@@ -50,7 +50,8 @@ function approvalsSection(ipybox: Ipybox): AdminSection {
         id: p.id,
         values: {
           server: p.serverName,
-          tool: p.toolName,
+          // Said in the row: approving it runs a program on the host, outside any sandbox.
+          tool: p.privileged ? `${p.toolName} (privileged: runs programs on the host)` : p.toolName,
           arguments: JSON.stringify(p.toolArgs),
           kernel: p.kernelId,
           waiting: now - p.since,
