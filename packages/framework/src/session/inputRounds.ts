@@ -21,7 +21,9 @@
  *
  * `requestState` is HMAC-sealed (the SDK's codec; key per process or configured) and bound to
  * the caller, the method, the tool or prompt and its arguments, so it cannot be forged, edited
- * or carried to another call; it expires after {@link STATE_TTL_SECONDS}.
+ * or carried to another call; it expires after {@link STATE_TTL_SECONDS}, and it is good for one
+ * retry: it names a random round, spent by the first retry that presents it (`spentRounds.ts`),
+ * so a completed round cannot be sent again to run the handler a second time.
  *
  * @module
  */
@@ -45,6 +47,7 @@ import {
 import { principalKeyOf } from '../auth/principal.ts';
 import { nodeCrypto } from '../lazy.ts';
 import { inputRequestOf } from './detachedCall.ts';
+import { spentRounds } from './spentRounds.ts';
 
 /** How long a client may take to answer one round. */
 export const STATE_TTL_SECONDS = 15 * 60;
@@ -70,6 +73,8 @@ export interface SealedRounds {
   asked?: Record<string, string>;
   /** A call that keeps running between rounds ({@link DetachedCall}): its id. */
   run?: string;
+  /** A re-run round's random id, spent by the retry that presents it ({@link SpentRounds}). */
+  round?: string;
 }
 
 /** Thrown by `ctx.elicit`/`ctx.sample`/`ctx.listRoots` when this run reached a question not yet answered. */
@@ -139,6 +144,28 @@ export function questionDigest(kind: InputKind, params: unknown): string {
     .digest('base64url');
 }
 
+/** Spends a retried state's round: -32602 when it was answered before (or names none). */
+async function spendRound(round: unknown): Promise<string> {
+  let fresh: boolean;
+  try {
+    fresh =
+      typeof round === 'string' && (await spentRounds().spend(round, STATE_TTL_SECONDS * 1000));
+  } catch {
+    // The shared store is away: refuse rather than risk running a round twice.
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      'this input round cannot be checked right now (shared state unavailable); retry shortly',
+    );
+  }
+  if (!fresh) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      'requestState was already used: each input_required round takes one retry; start the call again without requestState',
+    );
+  }
+  return round as string;
+}
+
 const ANSWER_KIND = { elicit: 'elicit', sampling: 'sample', roots: 'roots' } as const;
 const ASKED = {
   elicit: 'an elicitation result',
@@ -185,6 +212,8 @@ export class InputRounds {
   readonly #pending: { key: string; question: string; request: InputRequest }[] = [];
   #asked = 0;
   #failure: ProtocolError | undefined;
+  /** The round this retry spent, if it came with a state. */
+  readonly #round: string | undefined;
 
   private constructor(
     codec: RoundsCodec | undefined,
@@ -192,12 +221,14 @@ export class InputRounds {
     answers: Record<string, SealedAnswer>,
     responses: Record<string, unknown>,
     asked: Record<string, string> = {},
+    round?: string,
   ) {
     this.#codec = codec;
     this.#call = call;
     this.#answers = answers;
     this.#responses = responses;
     this.#askedBefore = asked;
+    this.#round = round;
   }
 
   /** For 2025 requests, which never go through rounds. */
@@ -207,14 +238,14 @@ export class InputRounds {
 
   /**
    * Reads the earlier answers from the request's sealed state (already verified by the SDK's
-   * hook) and keeps this round's `inputResponses` for the questions to read. Throws -32602 when
-   * the state belongs to another call.
+   * hook), spends its round, and keeps this round's `inputResponses` for the questions to read.
+   * Throws -32602 when the state belongs to another call or its round was answered already.
    */
-  static fromRequest(
+  static async fromRequest(
     ctx: ServerContext,
     codec: RoundsCodec,
     call: { method: string; name: string; args: unknown },
-  ): InputRounds {
+  ): Promise<InputRounds> {
     let digest: string | undefined;
     const digestOf = () => {
       digest ??= callDigest(call.method, call.name, call.args);
@@ -235,6 +266,7 @@ export class InputRounds {
         'requestState does not belong to this request; start the call again',
       );
     }
+    const round = await spendRound(state.round);
     const asked = state.asked !== null && typeof state.asked === 'object' ? state.asked : {};
     return new InputRounds(
       codec,
@@ -242,6 +274,7 @@ export class InputRounds {
       { ...(state.answers as Record<string, SealedAnswer>) },
       responses,
       { ...asked },
+      round,
     );
   }
 
@@ -289,6 +322,11 @@ export class InputRounds {
     } catch (error) {
       // Remembered so the call answers with this error even if the handler catches it.
       this.#failure = error as ProtocolError;
+      // Nothing was answered: the client may send this round again with a proper answer.
+      if (this.#round !== undefined)
+        void spentRounds()
+          .release(this.#round)
+          .catch(() => {});
       throw error;
     }
     const answer = { kind, question: this.#askedBefore[key] ?? question, value };
@@ -311,7 +349,12 @@ export class InputRounds {
     if (this.#pending.length === 0 || !this.#codec) throw new Error('no question is pending');
     const asked = Object.fromEntries(this.#pending.map((p) => [p.key, p.question]));
     const requestState = await this.#codec.mint(
-      { call: this.#call(), answers: this.#answers, asked },
+      {
+        call: this.#call(),
+        answers: this.#answers,
+        asked,
+        round: nodeCrypto().randomBytes(16).toString('base64url'),
+      },
       ctx,
     );
     const inputRequests = Object.fromEntries(this.#pending.map((p) => [p.key, p.request]));

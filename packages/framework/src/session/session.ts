@@ -208,7 +208,7 @@ export class McpSession {
       }
       const rounds =
         eraOf(extra) === 'modern'
-          ? InputRounds.fromRequest(extra, options.rounds, call)
+          ? await InputRounds.fromRequest(extra, options.rounds, call)
           : InputRounds.none();
       const ctx = toToolContext(extra, {
         legacyCapabilities,
