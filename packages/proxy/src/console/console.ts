@@ -27,6 +27,7 @@ import type { PluginManager } from '../proxy/manager.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import { CallRates } from './callRates.ts';
 import { duration, type Html, type NavEntry, page } from './html.ts';
+import { LoginThrottle } from './loginThrottle.ts';
 import {
   adminPage,
   type CallView,
@@ -86,6 +87,7 @@ function callView(call: TappedCall): CallView {
 export class WebConsole {
   readonly #options: WebConsoleOptions;
   readonly #sessions: ConsoleSessions;
+  readonly #throttle: LoginThrottle;
   readonly #rates = new CallRates();
   readonly #clock: () => number;
   readonly #startedAt: number;
@@ -100,6 +102,7 @@ export class WebConsole {
     this.#clock = options.clock ?? Date.now;
     this.#startedAt = this.#clock();
     this.#sessions = new ConsoleSessions(options.token, this.#clock);
+    this.#throttle = new LoginThrottle(this.#clock);
     if (options.tap) {
       for (const call of options.tap.recent()) this.#rates.add(call);
       this.#stop.push(options.tap.subscribe((call) => this.#onCall(call)));
@@ -282,13 +285,24 @@ export class WebConsole {
     if (!this.#sessions.needsToken) return this.#redirect(res, '/console/plugins');
     if (method === 'GET') return this.#html(res, 200, loginPage(undefined));
     if (method !== 'POST') return this.#text(res, 405, `method ${method} not allowed`);
+    const address = req.socket.remoteAddress ?? 'unknown';
     return readText(req).then((text) => {
+      // Checked and counted in one turn with the comparison: parallel guesses cannot slip by.
+      const waitMs = this.#throttle.waitMs(address);
+      if (waitMs > 0) {
+        const seconds = Math.ceil(waitMs / 1000);
+        res.setHeader('retry-after', String(seconds));
+        const why = `Too many wrong tokens from this address: try again in ${seconds} s.`;
+        return this.#html(res, 429, loginPage(why));
+      }
       const token = new URLSearchParams(text).get('token') ?? undefined;
       const session = this.#sessions.login(token);
       if (session === undefined) {
-        log.warn('console: a log-in with a wrong token was refused');
+        this.#throttle.failed(address);
+        log.warn(`console: a log-in with a wrong token from ${address} was refused`);
         return this.#html(res, 401, loginPage('Wrong token: nothing was shown or changed.'));
       }
+      this.#throttle.succeeded(address);
       res.setHeader('set-cookie', sessionCookie(session, isTls(req)));
       this.#redirect(res, '/console/plugins');
     });
