@@ -17,6 +17,7 @@
  * Environment: BENCH_ROUNDS (default 5), BENCH_CALLS (sequential calls per round, 200),
  * BENCH_CONCURRENCY (8), BENCH_LOADS (load/unload pairs, 15).
  */
+import { randomBytes } from 'node:crypto';
 import { type Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   freePort,
@@ -124,7 +125,7 @@ try {
   console.log('starting: Redis, 1 + 3 mcp-proxy replicas (cluster mode), 1 alone, 2 HAProxies …');
   const redis = await startRedis(await freePort());
   started.push(redis);
-  const cluster = { MCP_REDIS_URL: redis.url };
+  const cluster = { MCP_REDIS_URL: redis.url, MCP_CLUSTER_SECRET: randomBytes(32).toString('hex') };
   const [alone, r1, r2, r3] = await Promise.all([
     replica('alone'),
     replica('replica1', cluster),

@@ -159,6 +159,8 @@ export async function startCluster(
     log(`Redis:          ${redisUrl}`);
 
     const token = randomBytes(24).toString('hex');
+    // The replicas' shared secret (cluster.secret): their records are signed with it.
+    const clusterSecret = randomBytes(32).toString('base64url');
     const jupyter = startJupyter(dir, ports.jupyter, token);
     started.push(jupyter);
     const jupyterUrl = `http://127.0.0.1:${ports.jupyter}`;
@@ -188,7 +190,11 @@ export async function startCluster(
           {
             port,
             healthPort: port + 1,
-            env: { MCP_REDIS_URL: redisUrl, IPYBOX_KERNEL_GATEWAY_TOKEN: token },
+            env: {
+              MCP_REDIS_URL: redisUrl,
+              MCP_CLUSTER_SECRET: clusterSecret,
+              IPYBOX_KERNEL_GATEWAY_TOKEN: token,
+            },
           },
         );
         started.push(replica);

@@ -73,6 +73,7 @@ export {
 export { UpstreamPool } from './client/pool.ts';
 export { processGroupGuardAvailable } from './client/stdioLaunch.ts';
 export {
+  ClusterConfigError,
   ClusterLink,
   type ClusterMembership,
   type ClusterSettings,
@@ -80,11 +81,7 @@ export {
   ClusterUnavailableError,
   joinCluster,
   openCluster,
-  RedisGateStateStore,
-  type ReplicaReport,
   redactRedisUrl,
-  SharedPluginSet,
-  sharedSealingKey,
   shareSecurityState,
 } from './cluster/index.ts';
 export {
@@ -218,6 +215,18 @@ export { InputTimeoutError } from './session/detachedCall.ts';
 export { SessionHub } from './session/hub.ts';
 export { McpSession } from './session/session.ts';
 export type { ServerCounters } from './session/stats.ts';
+// Shared state: one seam (RecordStore), in memory or in the cluster's Redis (signed).
+export {
+  GateStateStore,
+  MemoryRecordStore,
+  type RecordChange,
+  type RecordStore,
+  type ReplicaReport,
+  SharedPluginSet,
+  type SharedPlugins,
+  type StateScope,
+  UnverifiedRecordError,
+} from './state/index.ts';
 // OpenTelemetry traces: off (and the SDK not loaded) unless configured.
 export {
   type Carrier,

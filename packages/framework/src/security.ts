@@ -173,8 +173,8 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
       // Without a validator there is nothing to wait for: no await (a microtask turn) per call.
       const reason = validator === undefined ? undefined : await validate(call);
       const group = reason === undefined ? gate?.groupOfTool(call.tool) : undefined;
-      // Shared (cluster) state is read fresh before deciding; in memory there is nothing to wait for.
-      if (group !== undefined && gate!.shared) await gate!.sync(group);
+      // The gate's state is read fresh before deciding (memory or the cluster's Redis alike).
+      if (group !== undefined) await gate!.sync(group);
       const blocked = group === undefined ? undefined : gate!.check(group, call.ctx);
       if (reason !== undefined) {
         logger.info(`tool call rejected: ${call.tool}`, {

@@ -19,6 +19,7 @@ import type {
 } from '@modelcontextprotocol/server-legacy/auth';
 import { legacyAuth, nodeCrypto } from '../lazy.ts';
 import type { Logger } from '../logging/index.ts';
+import { IntrospectionCache } from '../state/introspectionCache.ts';
 import { identityOf } from './principal.ts';
 
 /** Milliseconds since the epoch. */
@@ -63,32 +64,6 @@ const NEGATIVE_CACHE_SECONDS = 60;
 /** Without an `exp`, report an expiry this far ahead when the cache is off (the SDK needs one). */
 const NO_EXP_VALIDITY_SECONDS = 60;
 
-type CacheEntry =
-  | { kind: 'active'; info: AuthInfo; until: number }
-  | { kind: 'inactive'; until: number };
-
-/** A cache entry as replicas share it: without the token (the key is the token's hash). */
-export type SharedIntrospectionEntry =
-  | { kind: 'active'; info: Omit<AuthInfo, 'token'>; until: number }
-  | { kind: 'inactive'; until: number };
-
-/**
- * Verified answers shared by the replicas of a cluster (`cluster/introspectionCache.ts`), so a
- * token checked through one replica is not introspected again by each of the others. Consulted
- * after this process's own cache; its failures only cost an introspection.
- */
-export interface SharedIntrospectionCache {
-  get(tokenHash: string): Promise<SharedIntrospectionEntry | undefined>;
-  set(tokenHash: string, entry: SharedIntrospectionEntry, ttlMs: number): Promise<void>;
-}
-
-let sharedCache: SharedIntrospectionCache | undefined;
-
-/** Cluster mode: every verifier of this process also reads and writes `cache`. */
-export function shareIntrospectionCache(cache: SharedIntrospectionCache | undefined): void {
-  sharedCache = cache;
-}
-
 /** What an RFC 7662 answer may hold (all optional but `active`). */
 interface IntrospectionResponse {
   active?: unknown;
@@ -109,8 +84,8 @@ export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
   readonly #timeoutMs: number;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #maxEntries: number;
-  readonly #cache = new Map<string, CacheEntry>();
+  /** This process's answers, then the replicas' (`state/introspectionCache.ts`). */
+  readonly #cache: IntrospectionCache;
   /** So an outage is logged once when it starts and once when it ends, not per request. */
   #serverFailing = false;
   #warnedNoPrincipal = false;
@@ -123,35 +98,27 @@ export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#clock = options.clock ?? Date.now;
     this.#logger = options.logger;
-    this.#maxEntries = options.maxCacheEntries ?? 10_000;
+    this.#cache = new IntrospectionCache({
+      maxEntries: options.maxCacheEntries,
+      clock: this.#clock,
+    });
   }
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const key = nodeCrypto().createHash('sha256').update(token).digest('hex');
     const now = this.#clock();
-    const cached = this.#cache.get(key);
+    const cached = this.#ttlMs > 0 ? await this.#cache.get(key, now) : undefined;
     if (cached !== undefined) {
-      if (cached.until > now) {
-        if (cached.kind === 'inactive') throw this.#reject('inactive', 'Token is not active');
-        return cached.info;
-      }
-      this.#cache.delete(key);
-    }
-    const fromReplicas = await this.#sharedEntry(key, token, now);
-    if (fromReplicas !== undefined) {
-      this.#remember(key, fromReplicas, { share: false });
-      if (fromReplicas.kind === 'inactive') throw this.#reject('inactive', 'Token is not active');
-      return fromReplicas.info;
+      if (cached.kind === 'inactive') throw this.#reject('inactive', 'Token is not active');
+      return { ...cached.info, token };
     }
 
     const answer = await this.#introspect(token);
     const checkedAt = this.#clock();
     if (answer.active !== true) {
       if (this.#ttlMs > 0) {
-        this.#remember(key, {
-          kind: 'inactive',
-          until: checkedAt + Math.min(this.#ttlMs, NEGATIVE_CACHE_SECONDS * 1000),
-        });
+        const until = checkedAt + Math.min(this.#ttlMs, NEGATIVE_CACHE_SECONDS * 1000);
+        this.#cache.set(key, { kind: 'inactive', until }, checkedAt);
       }
       throw this.#reject('inactive', 'Token is not active');
     }
@@ -177,7 +144,9 @@ export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
         ...(typeof answer.iss === 'string' ? { iss: answer.iss } : {}),
       },
     };
-    if (this.#ttlMs > 0) this.#remember(key, { kind: 'active', info, until });
+    if (this.#ttlMs > 0) {
+      this.#cache.set(key, { kind: 'active', info: withoutToken(info), until }, checkedAt);
+    }
     return info;
   }
 
@@ -250,48 +219,6 @@ export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
     publishRejection(reason);
     this.#logger.debug(`oauth: token refused (${reason})`);
     return new (legacyAuth().InvalidTokenError)(message);
-  }
-
-  /** A live entry another replica cached, with the token put back; undefined otherwise. */
-  async #sharedEntry(key: string, token: string, now: number): Promise<CacheEntry | undefined> {
-    if (sharedCache === undefined || this.#ttlMs <= 0) return undefined;
-    let entry: SharedIntrospectionEntry | undefined;
-    try {
-      entry = await sharedCache.get(key);
-    } catch {
-      return undefined; // the shared cache is away: ask the authorization server
-    }
-    if (entry === undefined || entry.until <= now) return undefined;
-    // Never past the token's own expiry, whoever cached it.
-    if (
-      entry.kind === 'active' &&
-      entry.info.expiresAt !== undefined &&
-      entry.info.expiresAt * 1000 <= now
-    )
-      return undefined;
-    return entry.kind === 'active'
-      ? { kind: 'active', info: { ...entry.info, token }, until: entry.until }
-      : entry;
-  }
-
-  #remember(key: string, entry: CacheEntry, { share = true } = {}): void {
-    if (share && sharedCache !== undefined) {
-      const shared: SharedIntrospectionEntry =
-        entry.kind === 'active'
-          ? { kind: 'active', info: withoutToken(entry.info), until: entry.until }
-          : entry;
-      const ttl = entry.until - this.#clock();
-      if (ttl > 0) void sharedCache.set(key, shared, ttl).catch(() => undefined);
-    }
-    if (this.#cache.size >= this.#maxEntries) {
-      const now = this.#clock();
-      for (const [k, e] of this.#cache) if (e.until <= now) this.#cache.delete(k);
-      // Still full: drop the oldest (Map keeps insertion order).
-      while (this.#cache.size >= this.#maxEntries) {
-        this.#cache.delete(this.#cache.keys().next().value as string);
-      }
-    }
-    this.#cache.set(key, entry);
   }
 }
 

@@ -45,3 +45,22 @@ test('an empty cluster: (or MCP_REDIS_URL empty) is one process on its own', () 
   }
   assert.equal(loadConfig({ env: { MCP_REDIS_URL: '' } }).cluster, undefined);
 });
+
+test('cluster.secret: kept when long enough; a short one is named, never echoed', () => {
+  const secret = 'a-cluster-secret-of-forty-characters-000';
+  const config = loadConfig({
+    env: {},
+    overrides: { cluster: { redis_url: 'redis://h:1', secret } },
+  });
+  assert.equal(config.cluster?.secret, secret);
+  const short = readConfig({
+    env: {},
+    overrides: { cluster: { redis_url: 'redis://h:1', secret: 'hunter2-hunter2' } },
+  });
+  assert.equal(short.ok, false);
+  assert.match(
+    JSON.stringify(short),
+    /cluster\.secret: expected a secret of at least 32 characters/,
+  );
+  assert.doesNotMatch(JSON.stringify(short), /hunter2/);
+});

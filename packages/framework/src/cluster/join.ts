@@ -1,17 +1,17 @@
 /**
  * What a server program does to join its cluster, in one place for mcp-proxy, mcp-factory and
  * ipybox: connect (or fail clearly, or fall back alone when configured), share the security
- * state, get the cluster's `requestState` key, relay resource updates, and say in
- * `/health/ready` when Redis is away.
+ * state, take the cluster's `requestState` key (derived from `cluster.secret`, never in Redis),
+ * relay resource updates, and say in `/health/ready` when Redis is away.
  *
  * @module
  */
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Logger } from '../logging/index.ts';
-import { RedisServerEventBus, relayResourceUpdates } from './eventBus.ts';
+import { SharedEventBus } from '../state/events.ts';
+import { relayResourceUpdates } from './eventBus.ts';
 import type { ClusterLink } from './link.ts';
 import { openCluster } from './open.ts';
-import { sharedSealingKey } from './sealingKey.ts';
 import { shareSecurityState } from './security.ts';
 import type { ClusterSettings } from './settings.ts';
 
@@ -30,28 +30,25 @@ export interface ClusterMembership {
  * Joins the cluster `settings` describe, before the program creates its server and gates;
  * `undefined` without a cluster (or alone under `fallback: local`).
  *
+ * @throws ClusterConfigError when no usable `cluster.secret` (or `MCP_CLUSTER_SECRET`) is set.
  * @throws ClusterUnavailableError when Redis is down at start and no fallback is configured.
  */
 export async function joinCluster(
   settings: ClusterSettings | undefined,
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; env?: Readonly<Record<string, string | undefined>> } = {},
 ): Promise<ClusterMembership | undefined> {
   const link = await openCluster(settings, options);
   if (!link) return undefined;
-  let requestStateKey: string;
-  try {
-    await shareSecurityState(link);
-    requestStateKey = await sharedSealingKey(link);
-  } catch (error) {
-    await link.close();
-    throw error;
-  }
-  const stops: Array<() => void> = [];
+  const stops: Array<() => void> = [shareSecurityState(link)];
+  const requestStateKey = link.keys.key('request-state').toString('base64url');
   return {
     link,
     requestStateKey,
     async relay(catalog) {
-      const bus = await RedisServerEventBus.create(link, options.logger);
+      const bus = await SharedEventBus.create(link.records, {
+        origin: link.replicaId,
+        logger: options.logger,
+      });
       stops.push(relayResourceUpdates(catalog, bus), () => bus.close());
     },
     notReady() {

@@ -3,8 +3,9 @@ import { test } from 'node:test';
 import { startRedisServer } from '../__fixtures__/redisServer.ts';
 import { freePort } from '../__fixtures__/upstream-processes.ts';
 import type { Logger } from '../logging/index.ts';
-import { ClusterLink, ClusterUnavailableError } from './link.ts';
-import { waitFor } from './testing.ts';
+import { ClusterConfigError, ClusterLink, ClusterUnavailableError } from './link.ts';
+import { redisUrlRisk } from './settings.ts';
+import { TEST_CLUSTER_SECRET, waitFor } from './testing.ts';
 
 function captureLogger(): { lines: string[]; logger: Logger } {
   const lines: string[] = [];
@@ -21,6 +22,7 @@ test('Redis down at start: a clear error naming the URL (not its password) and w
       redisUrl: `redis://:hunter2@127.0.0.1:${port}`,
       name: 't',
       fallback: 'none',
+      secret: TEST_CLUSTER_SECRET,
     }),
     (error: unknown) => {
       assert.ok(error instanceof ClusterUnavailableError);
@@ -33,9 +35,61 @@ test('Redis down at start: a clear error naming the URL (not its password) and w
   );
 });
 
+test('no cluster secret, or a short one: refused before connecting, saying what to set', async () => {
+  const port = await freePort();
+  const settings = { redisUrl: `redis://127.0.0.1:${port}`, name: 't', fallback: 'none' as const };
+  await assert.rejects(ClusterLink.connect(settings, { env: {} }), (error: unknown) => {
+    assert.ok(error instanceof ClusterConfigError, String(error));
+    assert.match(error.message, /cluster\.secret \(or MCP_CLUSTER_SECRET\)/);
+    assert.match(error.message, /openssl rand -base64 32/);
+    return true;
+  });
+  const short = 'tooshort-but-secret';
+  await assert.rejects(
+    ClusterLink.connect(settings, { env: { MCP_CLUSTER_SECRET: short } }),
+    (error: unknown) => {
+      assert.ok(error instanceof ClusterConfigError);
+      assert.match(error.message, /19 characters; at least 32/);
+      assert.doesNotMatch(error.message, new RegExp(short));
+      return true;
+    },
+  );
+});
+
+test('a Redis URL without a password outside loopback is warned about; with one, or local, not', () => {
+  assert.match(
+    redisUrlRisk('redis://cache.internal:6379') ?? '',
+    /no password and is not on loopback/,
+  );
+  assert.match(redisUrlRisk('rediss://10.0.0.5:6380/2') ?? '', /Set a password/);
+  assert.equal(redisUrlRisk('redis://:pw@cache.internal:6379'), undefined);
+  assert.equal(redisUrlRisk('redis://user:pw@cache.internal:6379'), undefined);
+  for (const local of ['redis://127.0.0.1:6379', 'redis://localhost', 'redis://[::1]:6379'])
+    assert.equal(redisUrlRisk(local), undefined, local);
+  assert.doesNotMatch(redisUrlRisk('redis://user@cache:1') ?? '', /pw/);
+});
+
+test('joining through a password-less Redis beyond loopback says so at start', async () => {
+  const { lines, logger } = captureLogger();
+  // TEST-NET-1 (RFC 5737): nothing answers, the warning comes first.
+  const settings = {
+    redisUrl: 'redis://192.0.2.1:6379',
+    name: 't',
+    fallback: 'none' as const,
+    secret: TEST_CLUSTER_SECRET,
+  };
+  await assert.rejects(ClusterLink.connect(settings, { logger, connectTimeoutMs: 200 }));
+  assert.equal(lines.filter((l) => /no password and is not on loopback/.test(l)).length, 1);
+});
+
 test('publish reaches a subscriber on another link; loss and return are reported once each', async (t) => {
   const redis = await startRedisServer(t);
-  const settings = { redisUrl: redis.url, name: 'linktest', fallback: 'none' as const };
+  const settings = {
+    redisUrl: redis.url,
+    name: 'linktest',
+    fallback: 'none' as const,
+    secret: TEST_CLUSTER_SECRET,
+  };
   const { lines, logger } = captureLogger();
   const a = await ClusterLink.connect(settings, { logger });
   const b = await ClusterLink.connect(settings);

@@ -8,6 +8,9 @@
  * back the link says so and tells its users (`onRestored`) to re-read the shared state: Redis
  * may have restarted empty, or changes were published while this replica could not hear them.
  *
+ * The link also holds the cluster's keys (derived from `cluster.secret`, see `state/keys.ts`)
+ * and its {@link RedisRecordStore}, through which every shared state reads and writes, signed.
+ *
  * ioredis is imported only here, and this module only when a cluster is configured.
  *
  * @module
@@ -17,7 +20,14 @@ import { hostname } from 'node:os';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { nodeCrypto } from '../lazy.ts';
 import { createLogger, type Logger } from '../logging/index.ts';
-import { type ClusterSettings, redactRedisUrl } from './settings.ts';
+import { type KeyRing, secretKeyRing } from '../state/keys.ts';
+import { RedisRecordStore } from './redisRecords.ts';
+import {
+  CLUSTER_SECRET_VARIABLE,
+  type ClusterSettings,
+  redactRedisUrl,
+  redisUrlRisk,
+} from './settings.ts';
 
 export interface ClusterStatus {
   /** Both connections are up. */
@@ -32,6 +42,17 @@ export interface ClusterLinkOptions {
   replicaId?: string;
   /** Milliseconds the first connection may take. Default 5000. */
   connectTimeoutMs?: number;
+  /** Where `MCP_CLUSTER_SECRET` is read when the settings have no secret. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** The cluster is configured in a way it cannot run: no usable secret. */
+export class ClusterConfigError extends Error {
+  readonly code = 'CLUSTER_MISCONFIGURED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClusterConfigError';
+  }
 }
 
 /** Redis could not be reached at start. */
@@ -48,6 +69,10 @@ export class ClusterLink {
   readonly replicaId: string;
   /** Commands (keys, scripts, publish). */
   readonly redis: RedisClient;
+  /** The cluster's keys, derived from its secret: the same on every replica, never in Redis. */
+  readonly keys: KeyRing;
+  /** Shared state, signed: what every state store of the cluster reads and writes. */
+  readonly records: RedisRecordStore;
   readonly #subscriber: RedisClient;
   readonly #logger: Logger;
   readonly #handlers = new Map<string, Set<(message: string) => void>>();
@@ -57,14 +82,16 @@ export class ClusterLink {
 
   private constructor(
     settings: ClusterSettings,
-    redis: RedisClient,
-    subscriber: RedisClient,
+    connections: { redis: RedisClient; subscriber: RedisClient; keys: KeyRing },
     options: ClusterLinkOptions,
   ) {
+    const { redis, subscriber } = connections;
     this.settings = settings;
     this.redis = redis;
+    this.keys = connections.keys;
     this.#subscriber = subscriber;
     this.#logger = options.logger ?? createLogger('cluster');
+    this.records = new RedisRecordStore(this, this.keys.key('records'), this.#logger);
     this.replicaId =
       options.replicaId ??
       `${hostname()}:${process.pid}:${nodeCrypto().randomBytes(3).toString('hex')}`;
@@ -86,12 +113,15 @@ export class ClusterLink {
 
   /**
    * Connects both connections, or throws {@link ClusterUnavailableError} naming the URL (never
-   * its password) and what to do.
+   * its password) and what to do; {@link ClusterConfigError} first when no usable secret is set.
    */
   static async connect(
     settings: ClusterSettings,
     options: ClusterLinkOptions = {},
   ): Promise<ClusterLink> {
+    const keys = clusterKeys(settings, options.env ?? process.env);
+    const risk = redisUrlRisk(settings.redisUrl);
+    if (risk) (options.logger ?? createLogger('cluster')).warn(risk);
     const { Redis } = await import('ioredis');
     const common: RedisOptions = {
       lazyConnect: true,
@@ -127,7 +157,7 @@ export class ClusterLink {
     }
     redis.off('error', swallow);
     subscriber.off('error', swallow);
-    return new ClusterLink(settings, redis, subscriber, options);
+    return new ClusterLink(settings, { redis, subscriber, keys }, options);
   }
 
   /** `<prefix>:<parts…>`: every key and channel of this cluster. */
@@ -208,6 +238,29 @@ export class ClusterLink {
         this.#logger.warn(`cluster: re-reading after reconnect failed: ${String(error)}`);
       }
     }
+  }
+}
+
+/** The keys of the cluster's secret, or a {@link ClusterConfigError} saying what to set. */
+function clusterKeys(
+  settings: ClusterSettings,
+  env: Readonly<Record<string, string | undefined>>,
+): KeyRing {
+  const secret = settings.secret || env[CLUSTER_SECRET_VARIABLE];
+  if (!secret) {
+    throw new ClusterConfigError(
+      `cluster mode needs a secret shared by every replica: set cluster.secret (or ${CLUSTER_SECRET_VARIABLE}) ` +
+        'to the same random value on each, e.g. the output of: openssl rand -base64 32. The ' +
+        "cluster's records are signed with it, so whoever can write Redis cannot forge an unlock " +
+        'or a token',
+    );
+  }
+  try {
+    return secretKeyRing(secret);
+  } catch (error) {
+    throw new ClusterConfigError(
+      `cluster.secret (or ${CLUSTER_SECRET_VARIABLE}): ${errorText(error)}`,
+    );
   }
 }
 

@@ -4,8 +4,7 @@
  *
  * @module
  */
-import type { Logger } from '../logging/index.ts';
-import { ClusterLink, ClusterUnavailableError } from './link.ts';
+import { ClusterLink, type ClusterLinkOptions, ClusterUnavailableError } from './link.ts';
 import type { ClusterSettings } from './settings.ts';
 
 /**
@@ -16,7 +15,7 @@ import type { ClusterSettings } from './settings.ts';
  */
 export async function openCluster(
   settings: ClusterSettings | undefined,
-  options: { logger?: Logger; replicaId?: string } = {},
+  options: ClusterLinkOptions = {},
 ): Promise<ClusterLink | undefined> {
   if (!settings) return undefined;
   try {

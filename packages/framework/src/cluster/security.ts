@@ -1,20 +1,19 @@
 /**
- * Cluster mode's security state, installed once at start before any gate, session or token is
- * used: the gate's unlocks, failures and lockouts in Redis, the gate handle key, and the OAuth
- * introspection cache. (The `requestState` key goes to `createServer`; see `sealingKey.ts`.)
+ * Cluster mode's state, installed once at start before any gate, session or token is used:
+ * every shared state of this process (the gate's unlocks, failures and lockouts; the OAuth
+ * introspection cache) goes to the cluster's signed Redis records, and the keys it signs and
+ * seals with (gate handles, `requestState`) become the ones derived from `cluster.secret`.
  *
  * @module
  */
-import { shareIntrospectionCache } from '../auth/introspection.ts';
-import { shareHandleKey } from '../gate/handles.ts';
-import { shareProcessGateStore } from '../gate/store.ts';
-import { RedisGateStateStore } from './gateStore.ts';
-import { RedisIntrospectionCache } from './introspectionCache.ts';
+import { installProcessState } from '../state/process.ts';
 import type { ClusterLink } from './link.ts';
-import { sharedSecret } from './sealingKey.ts';
 
-export async function shareSecurityState(link: ClusterLink): Promise<void> {
-  shareHandleKey(await sharedSecret(link, 'gate-handle-key'));
-  shareProcessGateStore(new RedisGateStateStore(link));
-  shareIntrospectionCache(new RedisIntrospectionCache(link));
+/** Installs the cluster's state for this process; returns what puts the previous one back. */
+export function shareSecurityState(link: ClusterLink): () => void {
+  return installProcessState({
+    records: link.records,
+    keys: link.keys,
+    sharedCaches: [link.records],
+  });
 }

@@ -1,18 +1,27 @@
 /**
  * Test helpers of cluster mode: wait for a condition with a generous deadline (a loaded 2-core
- * machine), never for a fixed time.
+ * machine), never for a fixed time; links to a test cluster, as its replicas would have.
  *
  * @module
  */
+import { ClusterLink } from './link.ts';
 
-export async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+export { waitFor } from '../state/testing.ts';
+
+/** The `cluster.secret` of test clusters (tests only; a real one comes from openssl rand). */
+export const TEST_CLUSTER_SECRET = 'test-cluster-secret-0123456789abcdef';
+
+/** `count` links to the cluster `name` on `redisUrl`, as `count` replicas; closed after `t`. */
+export async function clusterLinks(
+  t: { after(fn: () => unknown): void },
+  redisUrl: string,
+  name: string,
+  count = 2,
+): Promise<ClusterLink[]> {
+  const settings = { redisUrl, name, fallback: 'none' as const, secret: TEST_CLUSTER_SECRET };
+  const links = await Promise.all(
+    Array.from({ length: count }, () => ClusterLink.connect(settings)),
+  );
+  t.after(() => Promise.all(links.map((link) => link.close())));
+  return links;
 }

@@ -142,3 +142,4 @@ export function resolveConfig(
     config_file: context.configFile,
   };
 }
+          ...(written.cluster.secret ? { secret: written.cluster.secret } : {}),

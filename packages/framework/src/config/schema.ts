@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { CLUSTER_FALLBACKS, type ClusterFallback } from '../cluster/settings.ts';
+import { MIN_SECRET_LENGTH } from '../state/keys.ts';
 import {
   CODE_MODES,
   type CodeMode,
@@ -164,6 +165,15 @@ function buildSchemas() {
   const clusterConfig = z.preprocess(
     (v) => (v === null || v === '' ? undefined : typeof v === 'string' ? { redis_url: v } : v),
     z
+  // Unlike other leaves, a wrong secret is never echoed: the message says only its length.
+  const clusterSecret = z.unknown().transform((v, ctx): string => {
+    if (typeof v === 'string' && v.length >= MIN_SECRET_LENGTH) return v;
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected a secret of at least ${MIN_SECRET_LENGTH} characters (e.g. openssl rand -base64 32), got ${typeof v === 'string' ? `${v.length} characters` : describeValue(v)}`,
+    });
+    return z.NEVER;
+  });
       .object(
         {
           redis_url: redisUrl,
@@ -177,6 +187,7 @@ function buildSchemas() {
         },
         { error: 'expected a mapping with redis_url (or a Redis URL)' },
       )
+          secret: clusterSecret.optional(),
       .strict()
       .optional(),
   );

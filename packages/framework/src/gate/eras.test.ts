@@ -152,17 +152,19 @@ test('a 2025 session that ends takes its unlock with it', async (t) => {
   gate.registerTools(server);
   const url = (await server.start()) as string;
   t.after(() => server.close());
-  const record = processGateStore.group(`shell\u0000env\u0000\u0000${ref}`);
+  const unlocked = async () => [
+    ...(await processGateStore.read(`shell\u0000env\u0000\u0000${ref}`)).unlocked.keys(),
+  ];
 
   const transport = new StreamableHTTPClientTransport(new URL(url));
   const client = new Client({ name: 'leaving', version: '1.0.0' });
   await client.connect(transport);
   t.after(() => client.close());
   await call(client, 'gate_unlock', { group: 'shell', code: codeAt(secret, Date.now()) });
-  assert.deepEqual([...record.unlocked.keys()], [`session:${transport.sessionId}`]);
+  assert.deepEqual(await unlocked(), [`session:${transport.sessionId}`]);
 
   await transport.terminateSession(); // DELETE: the server closes the session
-  for (let i = 0; i < 50 && record.unlocked.size > 0; i++)
+  for (let i = 0; i < 50 && (await unlocked()).length > 0; i++)
     await new Promise((r) => setTimeout(r, 20));
-  assert.equal(record.unlocked.size, 0, 'the closed session holds no unlock');
+  assert.deepEqual(await unlocked(), [], 'the closed session holds no unlock');
 });

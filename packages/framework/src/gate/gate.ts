@@ -2,7 +2,8 @@
  * The TOTP gate: groups of sensitive tools that stay locked until a session proves possession of
  * the group's authenticator with `gate_unlock(group, code)`.
  *
- * - Every group starts locked at every start; nothing is persisted.
+ * - Every group starts locked; nothing outlives the state's store (memory alone, Redis in a
+ *   cluster).
  * - Unlocks belong to the caller that presented the code (principal, session or connection; see
  *   `session.ts`); a caller with no lasting identity gets an unlock handle instead
  *   (`handles.ts`). An unlocked group locks again after `timeout` seconds without a protected
@@ -10,10 +11,12 @@
  * - Locks are global: `gate_lock(group)` and the kill switch `gate_lock()` revoke every unlock
  *   and handle, because locking is always safe and an operator pulling the switch means all.
  * - Failures and replays are counted per group across callers: 5 consecutive wrong codes lock
- *   the group out until restart, and a code (time step) once accepted is refused afterwards —
- *   opening a new session must not buy an attacker fresh attempts or a second use of a code.
- * - All of that lives in a {@link GateStateStore} keyed by the group's secret, not in this
- *   object: reloading or re-creating a plugin's gate resets nothing.
+ *   the group out, and a code (time step) once accepted is refused afterwards — opening a new
+ *   session must not buy an attacker fresh attempts or a second use of a code.
+ * - All of that lives in one {@link GateStateStore} (`state/gate.ts`, where its rules are) keyed
+ *   by the group's secret, not in this object: reloading or re-creating a plugin's gate resets
+ *   nothing. Every decision reads the store first ({@link Gate.sync}); when it cannot be read,
+ *   protected calls are refused (fail closed).
  * - Neither a secret nor a code ever reaches a log line, an error text or a metric.
  *
  * @module
@@ -21,25 +24,31 @@
 import { channel } from 'node:diagnostics_channel';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { createLogger, type Logger } from '../logging/index.ts';
-import {
-  type Clock,
-  type SecretBackend,
-  SecretUnavailableError,
-  secretBackendFor,
-} from './backends.ts';
+import type { ClaimAnswer, GroupState } from '../state/gate.ts';
+import { type Clock, type SecretBackend, secretBackendFor } from './backends.ts';
+import { checkCode, type GateAnswer } from './codes.ts';
 import { type GateGroupSettings, type GateSettings, parseGateConfig } from './config.ts';
-import { GATE_HANDLE_ARGUMENT, handleUnlocks, mintHandle } from './handles.ts';
-import { callerKeyOf, findCallContext, type GateCallContext } from './session.ts';
+import { handleUnlocks, mintHandle } from './handles.ts';
 import {
-  type GateStateStore,
-  type GroupRecord,
-  processGateStore,
-  type StepClaim,
-} from './store.ts';
+  displayCallerKey,
+  formatDuration,
+  gateErrorResult,
+  handleMessage,
+  LOCKOUT,
+  MAX_FAILURES,
+  reusedMessage,
+  shortKey,
+  unavailableMessage,
+  unlockHint,
+} from './messages.ts';
+import { callerKeyOf, findCallContext, type GateCallContext } from './session.ts';
+import { type GateStateStore, processGateStore, secretKeyOf } from './store.ts';
 import { registerGateTools, type ToolRegistrar } from './tools.ts';
-import { checkTotp, stepAt, TOTP_PERIOD_SECONDS } from './totp.ts';
+import { type GateGroupSnapshot, GroupViews } from './views.ts';
 
-export const MAX_FAILURES = 5;
+export type { GateAnswer } from './codes.ts';
+export { displayCallerKey, formatDuration, gateErrorResult, MAX_FAILURES } from './messages.ts';
+export type { GateGroupSnapshot } from './views.ts';
 
 /** Published on the `mcpbox:gate` diagnostics channel; the metrics module counts them. */
 export interface GateEvent {
@@ -56,14 +65,8 @@ export interface GateOptions {
   clock?: Clock;
   /** Environment for the `env` backend; default `process.env`. */
   env?: NodeJS.ProcessEnv;
-  /** Where unlocks, failures and lockouts live; default the process-wide store. */
+  /** Where unlocks, failures and lockouts live; default the process's store. */
   store?: GateStateStore;
-}
-
-/** An answer of the gate tools: the text and whether it is an error. */
-export interface GateAnswer {
-  ok: boolean;
-  message: string;
 }
 
 export class Gate {
@@ -72,10 +75,8 @@ export class Gate {
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #store: GateStateStore;
-  /** Shared state: groups whose record could not be read at the last sync → why. */
-  readonly #unreachable = new Map<string, string>();
-  /** Shared state: writes under way (lock, touch); each resolves with a warning or undefined. */
-  readonly #writes = new Set<Promise<string | undefined>>();
+  /** Each group as of this gate's last read or own change: what `check` and `status` read. */
+  readonly #views: GroupViews;
 
   constructor(settings: GateSettings, options: GateOptions = {}) {
     this.settings = settings;
@@ -85,71 +86,39 @@ export class Gate {
       ? secretBackendFor(settings, { logger: this.#logger, clock: this.#clock, env: options.env })
       : undefined;
     this.#store = options.store ?? processGateStore;
+    this.#views = new GroupViews(this.#store, this.#logger);
   }
 
-  /** The shared record of a configured group, keyed by where its secret comes from. */
-  #record(settings: GateGroupSettings): GroupRecord {
-    return this.#store.group(this.#secretKey(settings));
+  #secretKey(group: GateGroupSettings): string {
+    return secretKeyOf(this.settings, group);
   }
 
-  #secretKey(settings: GateGroupSettings): string {
-    const s = this.settings;
-    const source =
-      s.backend === 'file' ? s.secretFile : s.backend === 'vaultwarden' ? s.vaultwardenUrl : '';
-    return `${settings.name}\u0000${s.backend}\u0000${source}\u0000${settings.secretRef}`;
+  #refresh(settings: GateGroupSettings): Promise<GroupState> {
+    return this.#views.refresh(settings.name, this.#secretKey(settings));
   }
 
-  /** Whether the state is shared with other replicas: then call {@link sync} before deciding. */
-  get shared(): boolean {
-    return this.#store.shared !== undefined;
+  /** Unlocks unused this long are forgotten (`session_idle_timeout`). */
+  get #retentionMs(): number {
+    return this.settings.sessionIdleTimeoutSeconds * 1000;
   }
 
   /**
-   * Shared state only: brings this process's copy of `group` (or of every group) up to date, so
-   * `check` and `status` see unlocks and locks made on other replicas. When the shared state
-   * cannot be read, `check` refuses the group's calls until a later `sync` succeeds (fail
-   * closed). Resolves at once in memory.
+   * Brings this gate's view of `group` (or of every group) up to date, so `check` and `status`
+   * see unlocks and locks made by other gates and replicas. When the state cannot be read,
+   * `check` refuses the group's calls until a later `sync` succeeds (fail closed).
    */
   async sync(group?: string): Promise<void> {
-    const shared = this.#store.shared;
-    if (!shared) return;
     const names = group === undefined ? this.groupNames : [group];
-    await Promise.all(
-      names.map(async (name) => {
-        const settings = this.settings.groups.get(name);
-        if (!settings) return;
-        try {
-          await shared.refresh(this.#secretKey(settings));
-          this.#unreachable.delete(name);
-        } catch (error) {
-          this.#unreachable.set(name, unreachableMessage(name, error));
-        }
-      }),
-    );
+    const groups = names.flatMap((name) => {
+      const settings = this.settings.groups.get(name);
+      return settings ? [[name, this.#secretKey(settings)] as const] : [];
+    });
+    await this.#views.sync(groups);
   }
 
-  /**
-   * Shared state only: waits for the writes `lock` and `check` started; resolves with a
-   * warning when one could not reach the other replicas.
-   */
-  async settled(): Promise<string | undefined> {
-    const writes = [...this.#writes];
-    const results = await Promise.all(writes);
-    return results.find((warning) => warning !== undefined);
-  }
-
-  /** Starts a write to the shared state; a failure is logged and reported by `settled`. */
-  #write(what: string, write: Promise<void>): void {
-    const tracked: Promise<string | undefined> = write.then(
-      () => undefined,
-      (error) => {
-        const warning = `${what} could not reach the other replicas yet (${errorText(error)})`;
-        this.#logger.error(`gate: ${warning}`);
-        return warning;
-      },
-    );
-    this.#writes.add(tracked);
-    void tracked.then(() => this.#writes.delete(tracked));
+  /** Waits for the writes `lock` and `check` started; a warning when one did not land. */
+  settled(): Promise<string | undefined> {
+    return this.#views.settled();
   }
 
   get enabled(): boolean {
@@ -168,100 +137,81 @@ export class Gate {
     return undefined;
   }
 
-  /** Checks `code` for `group` and, when it is right, unlocks the group for the caller's session. */
+  /** Checks `code` for `group` and, when it is right, unlocks the group for the caller. */
   async unlock(group: string, code: string, ctx?: GateCallContext): Promise<GateAnswer> {
     if (!this.enabled) return { ok: true, message: 'The gate is disabled; nothing to unlock.' };
     const settings = this.settings.groups.get(group);
     if (settings === undefined) return { ok: false, message: this.#unknown(group) };
-    const state = this.#record(settings);
-    const shared = this.#store.shared;
-    const secretKey = this.#secretKey(settings);
-    if (shared) {
-      try {
-        await shared.refresh(secretKey);
-      } catch (error) {
-        return { ok: false, message: unreachableMessage(group, error) };
-      }
-    }
-    if (state.lockedOut) return { ok: false, message: this.#lockedOutMessage(group) };
-
-    let secret: string;
     try {
-      secret = await this.#backend!.secret(settings.secretRef);
-    } catch (error) {
-      const reason =
-        error instanceof SecretUnavailableError ? error.message : 'The secret backend failed.';
-      this.#logger.warn(`gate: cannot read the secret of group '${group}': ${reason}`);
-      return { ok: false, message: `Cannot unlock group '${group}': ${reason}` };
-    }
-
-    // From here to the end nothing awaits, so two concurrent unlocks cannot both use one code.
-    const now = this.#clock();
-    if (state.lockedOut) return { ok: false, message: this.#lockedOutMessage(group) };
-    const check = checkTotp(secret, code, now);
-    switch (check.kind) {
-      case 'malformed':
-        return {
-          ok: false,
-          message: 'Malformed code: expected the 6 digits your authenticator shows.',
-        };
-      case 'bad-secret':
-        this.#logger.error(`gate: the secret of group '${group}' is not valid base32`);
-        return {
-          ok: false,
-          message: `Cannot unlock group '${group}': its secret is not valid base32.`,
-        };
-      case 'invalid':
-        if (!shared) return this.#failure(group, state);
-        try {
-          const counted = await shared.recordFailure(secretKey, MAX_FAILURES);
-          return this.#failed(group, counted.failures, counted.lockedOut);
-        } catch (error) {
-          return { ok: false, message: unreachableMessage(group, error) };
-        }
-      case 'valid':
-        break;
-    }
-    const caller = callerKeyOf(ctx);
-    // Shared state: one atomic step in Redis decides, whichever replica the code reached.
-    let claim: StepClaim = check.step <= state.lastUsedStep ? 'reused' : 'ok';
-    if (shared && claim === 'ok') {
-      try {
-        claim = await shared.claimStep(secretKey, check.step, caller, now);
-      } catch (error) {
-        return { ok: false, message: unreachableMessage(group, error) };
+      if ((await this.#refresh(settings)).lockedOut) {
+        return { ok: false, message: this.#lockedOutMessage(group) };
       }
+    } catch (error) {
+      return { ok: false, message: unavailableMessage(group, error) };
     }
-    if (claim === 'locked-out') return { ok: false, message: this.#lockedOutMessage(group) };
-    if (claim === 'reused') {
-      const wait = (stepAt(now) + 1) * TOTP_PERIOD_SECONDS - Math.floor(now / 1000);
+    const now = this.#clock();
+    const checked = await checkCode(this.#backend!, settings, code, now, this.#logger);
+    if (checked === 'invalid') return await this.#wrongCode(settings);
+    if (!('step' in checked)) return checked;
+    return await this.#claim(settings, checked.step, callerKeyOf(ctx), now);
+  }
+
+  /** A right code: its step is claimed in the store (once, whichever replica it reached). */
+  async #claim(
+    settings: GateGroupSettings,
+    step: number,
+    caller: string | undefined,
+    now: number,
+  ): Promise<GateAnswer> {
+    const group = settings.name;
+    let answer: ClaimAnswer;
+    try {
+      const secretKey = this.#secretKey(settings);
+      answer = await this.#store.claimStep(secretKey, step, caller, now, this.#retentionMs);
+    } catch (error) {
+      return { ok: false, message: unavailableMessage(group, error) };
+    }
+    await this.#refresh(settings).catch(() => undefined);
+    if (answer.claim === 'locked-out') return { ok: false, message: this.#lockedOutMessage(group) };
+    if (answer.claim === 'reused') {
       this.#logger.warn(`gate: refused a reused code for group '${group}'`);
-      return {
-        ok: false,
-        message: `This code was already used. Wait for the next code (about ${wait}s).`,
-      };
+      return { ok: false, message: reusedMessage(now) };
     }
-    state.lastUsedStep = check.step;
-    state.consecutiveFailures = 0;
     this.#publish('unlock', group);
     const timeout = formatDuration(settings.timeoutSeconds);
     if (caller === undefined) {
-      const handle = mintHandle(group, state.lockEpoch, now + settings.timeoutSeconds * 1000);
+      const handle = mintHandle(group, answer, now + settings.timeoutSeconds * 1000);
       this.#logger.info(`gate: group '${group}' unlocked with a handle (caller without a session)`);
-      return {
-        ok: true,
-        message:
-          `Group '${group}' unlocked for ${timeout}. This connection has no session, so pass ` +
-          `${GATE_HANDLE_ARGUMENT}='${handle}' as an extra argument of every call to a tool in ` +
-          `this group. Keep it private: it works for whoever presents it until the group locks.`,
-      };
+      return { ok: true, message: handleMessage(group, timeout, handle) };
     }
-    this.#touch(state, caller, now).unlocked.set(caller, now);
     this.#logger.info(`gate: group '${group}' unlocked`, { caller: shortKey(caller) });
     return {
       ok: true,
       message: `Group '${group}' unlocked. Auto-lock after ${timeout} of inactivity.`,
     };
+  }
+
+  /** A wrong code, counted in the store: the lockout is decided there. */
+  async #wrongCode(settings: GateGroupSettings): Promise<GateAnswer> {
+    const group = settings.name;
+    let counted: { failures: number; lockedOut: boolean };
+    try {
+      counted = await this.#store.recordFailure(this.#secretKey(settings), MAX_FAILURES);
+    } catch (error) {
+      return { ok: false, message: unavailableMessage(group, error) };
+    }
+    await this.#refresh(settings).catch(() => undefined);
+    this.#publish('failure', group);
+    if (counted.lockedOut) {
+      this.#publish('lockout', group);
+      this.#logger.warn(
+        `gate: group '${group}' locked out after ${MAX_FAILURES} failed attempts; ${this.#lockout.hint}`,
+      );
+      return { ok: false, message: this.#lockedOutMessage(group) };
+    }
+    const left = MAX_FAILURES - counted.failures;
+    this.#logger.warn(`gate: wrong code for group '${group}' (${left} attempt(s) left)`);
+    return { ok: false, message: `Invalid code. ${left} attempt(s) left.` };
   }
 
   /** Locks `group` — or, with `''`, every group — for every caller, voiding every handle. */
@@ -278,16 +228,18 @@ export class Gate {
     return { ok: true, message: `Group '${group}' locked.` };
   }
 
-  /** Revokes here at once and, with shared state, on every replica (see `settled`). */
+  /** Revokes in this gate's view at once and in the store (see `settled`). */
   #revoke(settings: GateGroupSettings): void {
-    revoke(this.#record(settings));
-    const shared = this.#store.shared;
-    if (shared) {
-      this.#write(`the lock of group '${settings.name}'`, shared.revoke(this.#secretKey(settings)));
-    }
+    const view = this.#views.get(settings.name);
+    view.unlocked.clear();
+    view.lockEpoch++;
+    this.#views.write(
+      `the lock of group '${settings.name}'`,
+      this.#store.revoke(this.#secretKey(settings)),
+    );
   }
 
-  /** One line per group, as the caller's session sees it. */
+  /** One line per group, as the caller sees it. */
   status(ctx?: GateCallContext): string {
     if (!this.enabled) return 'The gate is disabled: protected tools run without unlocking.';
     if (this.settings.groups.size === 0) return 'No groups configured.';
@@ -296,8 +248,8 @@ export class Gate {
     return this.groupNames
       .map((name) => {
         const settings = this.settings.groups.get(name)!;
-        const state = this.#record(settings);
-        if (state.lockedOut) return `⛔ ${name}: LOCKED OUT (${this.#resetHint})`;
+        const state = this.#views.get(name);
+        if (state.lockedOut) return `⛔ ${name}: LOCKED OUT (${this.#lockout.hint})`;
         const left = this.#remaining(settings, state, caller, ctx, now);
         return left === undefined
           ? `✗ ${name}: LOCKED`
@@ -315,7 +267,7 @@ export class Gate {
     const now = this.#clock();
     return this.groupNames.map((name) => {
       const settings = this.settings.groups.get(name)!;
-      const state = this.#record(settings);
+      const state = this.#views.get(name);
       const unlocked = [...state.unlocked]
         .map(([caller, last]) => ({
           caller: displayCallerKey(caller),
@@ -333,16 +285,16 @@ export class Gate {
   }
 
   /**
-   * Whether a protected call may run now: `undefined` when it may (and its inactivity clock
-   * restarts), otherwise the message to answer with.
+   * Whether a protected call may run now, by this gate's view (`sync` first): `undefined` when
+   * it may (and its inactivity clock restarts), otherwise the message to answer with.
    */
   check(group: string, ctx?: GateCallContext): string | undefined {
     if (!this.enabled) return undefined;
     const settings = this.settings.groups.get(group);
     if (settings === undefined) return this.#unknown(group);
-    const unreachable = this.#unreachable.get(group);
+    const unreachable = this.#views.unreachable(group);
     if (unreachable !== undefined) return this.#blocked(group, unreachable);
-    const state = this.#record(settings);
+    const state = this.#views.get(group);
     if (state.lockedOut) return this.#blocked(group, this.#lockedOutMessage(group));
     const now = this.#clock();
     const caller = callerKeyOf(ctx);
@@ -354,12 +306,10 @@ export class Gate {
       return this.#blocked(group, `${why} ${unlockHint(group, caller === undefined)}`);
     }
     if (caller !== undefined && state.unlocked.has(caller)) {
-      this.#touch(state, caller, now).unlocked.set(caller, now);
-      const shared = this.#store.shared;
-      if (shared) {
-        const touched = shared.touch(this.#secretKey(settings), caller, now, state.lockEpoch);
-        this.#write(`the use of group '${group}'`, touched);
-      }
+      state.unlocked.set(caller, now);
+      const secretKey = this.#secretKey(settings);
+      const touched = this.#store.touch(secretKey, caller, now, state, this.#retentionMs);
+      this.#views.write(`the use of group '${group}'`, touched);
     }
     return undefined;
   }
@@ -380,7 +330,7 @@ export class Gate {
     }
     const gate = this;
     return async function gateProtected(...args: Args) {
-      if (gate.shared) await gate.sync(group);
+      await gate.sync(group);
       const blocked = gate.check(group, findCallContext(args));
       if (blocked !== undefined) return gateErrorResult(blocked);
       return await handler(...args);
@@ -394,32 +344,7 @@ export class Gate {
 
   /** Drops the unlocks of a closed session. */
   forgetSession(sessionId: string): void {
-    this.#store.forgetCaller(`session:${sessionId}`);
-  }
-
-  #failure(group: string, state: GroupRecord): GateAnswer {
-    state.consecutiveFailures++;
-    const lockedOut = state.consecutiveFailures >= MAX_FAILURES;
-    if (lockedOut) {
-      state.lockedOut = true;
-      revoke(state);
-    }
-    return this.#failed(group, state.consecutiveFailures, lockedOut);
-  }
-
-  /** The answer to a wrong code, counted (here or in the shared state) as the `failures`-th. */
-  #failed(group: string, failures: number, lockedOut: boolean): GateAnswer {
-    this.#publish('failure', group);
-    if (lockedOut) {
-      this.#publish('lockout', group);
-      this.#logger.warn(
-        `gate: group '${group}' locked out after ${MAX_FAILURES} failed attempts; ${this.#resetHint}`,
-      );
-      return { ok: false, message: this.#lockedOutMessage(group) };
-    }
-    const left = MAX_FAILURES - failures;
-    this.#logger.warn(`gate: wrong code for group '${group}' (${left} attempt(s) left)`);
-    return { ok: false, message: `Invalid code. ${left} attempt(s) left.` };
+    this.#views.forget(`session:${sessionId}`);
   }
 
   /**
@@ -428,12 +353,12 @@ export class Gate {
    */
   #remaining(
     settings: GateGroupSettings,
-    state: GroupRecord,
+    state: GroupState,
     caller: string | undefined,
     ctx: GateCallContext | undefined,
     now: number,
   ): number | undefined {
-    if (ctx?.gateHandle && handleUnlocks(ctx.gateHandle, settings.name, state.lockEpoch, now)) {
+    if (ctx?.gateHandle && handleUnlocks(ctx.gateHandle, settings.name, state, now)) {
       return settings.timeoutSeconds * 1000;
     }
     const last = caller === undefined ? undefined : state.unlocked.get(caller);
@@ -442,30 +367,13 @@ export class Gate {
     return left > 0 ? left : undefined;
   }
 
-  /** Marks the caller seen and forgets callers silent for longer than the idle timeout. */
-  #touch(state: GroupRecord, caller: string, now: number): GroupRecord {
-    const idleMs = this.settings.sessionIdleTimeoutSeconds * 1000;
-    for (const [key, seen] of state.lastSeen) {
-      if (now - seen > idleMs) {
-        state.lastSeen.delete(key);
-        state.unlocked.delete(key);
-      }
-    }
-    state.lastSeen.set(caller, now);
-    return state;
-  }
-
-  /** Shared state outlives a restart of this process: the hint says what resets a lockout. */
-  get #resetHint(): string {
-    return this.#store.shared
-      ? "reset by deleting the cluster's gate keys in Redis"
-      : 'restart to reset';
+  /** A lockout outlives a restart only where the state does. */
+  get #lockout() {
+    return LOCKOUT[this.#store.scope];
   }
 
   #lockedOutMessage(group: string): string {
-    return this.#store.shared
-      ? `Group '${group}' is locked out after ${MAX_FAILURES} failed attempts, on every replica. An operator resets it by deleting the cluster's gate keys in Redis.`
-      : lockedOutMessage(group);
+    return this.#lockout.message(group);
   }
 
   #blocked(group: string, message: string): string {
@@ -487,67 +395,4 @@ export class Gate {
 /** Creates a gate from the `gate:` config mapping (undefined → a disabled gate). */
 export function createGate(config: unknown, options: GateOptions = {}): Gate {
   return new Gate(parseGateConfig(config), options);
-}
-
-export function gateErrorResult(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
-}
-
-function unlockHint(group: string, withHandle: boolean): string {
-  const unlock = `Call gate_unlock(group='${group}', code='<6-digit code from your authenticator>') first`;
-  return withHandle
-    ? `${unlock}, then pass the ${GATE_HANDLE_ARGUMENT} it returns as an extra argument of this call.`
-    : `${unlock}.`;
-}
-
-/** Voids every unlock and handle of a group. */
-function revoke(state: GroupRecord): void {
-  state.unlocked.clear();
-  state.lockEpoch++;
-}
-
-function lockedOutMessage(group: string): string {
-  return `Group '${group}' is locked out after ${MAX_FAILURES} failed attempts. Restart the server to reset.`;
-}
-
-/** One group in {@link Gate.snapshot}. */
-export interface GateGroupSnapshot {
-  name: string;
-  tools: string[];
-  timeoutSeconds: number;
-  lockedOut: boolean;
-  /** Callers holding an unlock now, and the milliseconds until it lapses without use. */
-  unlocked: { caller: string; msLeft: number }[];
-}
-
-/** `session:1a2b3c4d…`: the kind of caller and enough of its id to tell callers apart. */
-export function displayCallerKey(key: string): string {
-  const colon = key.indexOf(':');
-  const kind = colon < 0 ? '' : key.slice(0, colon + 1);
-  const id = key.slice(colon + 1);
-  return id.length > 8 ? `${kind}${id.slice(0, 8)}…` : key;
-}
-
-function unreachableMessage(group: string, error: unknown): string {
-  return (
-    `Group '${group}' is unavailable: the gate's shared state cannot be reached ` +
-    `(${errorText(error)}). Protected calls are refused until it is back; try again shortly.`
-  );
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function shortKey(key: string): string {
-  return key.length > 20 ? `${key.slice(0, 20)}…` : key;
-}
-
-/** `2h`, `5m`, `1m 30s`, `45s`. */
-export function formatDuration(totalSeconds: number): string {
-  const h = Math.floor(totalSeconds / 3600);
-  const m = Math.floor((totalSeconds % 3600) / 60);
-  const s = Math.floor(totalSeconds % 60);
-  const parts = [h ? `${h}h` : '', m ? `${m}m` : '', s ? `${s}s` : ''].filter(Boolean);
-  return parts.length ? parts.join(' ') : '0s';
 }

@@ -1,31 +1,27 @@
 /**
  * Unlock handles: what a caller without a lasting identity (a 2026 HTTP request without
  * authentication) gets from `gate_unlock` instead of a stored unlock. The handle is a
- * server-minted, HMAC-signed claim "group G unlocked until T, lock epoch E"; the caller passes
- * it as the `gate_handle` argument of each gated call. Only the caller that presented the code
- * ever sees it; a lock (or the kill switch) bumps the epoch and voids every handle of the group;
- * it expires with the group's timeout. The key is per process, so a restart voids them all —
- * or, in cluster mode, per cluster ({@link shareHandleKey}), so a handle works on every replica.
+ * server-minted, HMAC-signed claim "group G unlocked until T, in record generation R and lock
+ * epoch E"; the caller passes it as the `gate_handle` argument of each gated call. Only the
+ * caller that presented the code ever sees it; a lock (or the kill switch) bumps the epoch and
+ * voids every handle of the group; it expires with the group's timeout. The key is the
+ * process's (`state/keys.ts`): drawn per process, so a restart voids them all — or, in cluster
+ * mode, derived from `cluster.secret`, so a handle works on every replica and nobody who can
+ * only write Redis can mint one.
  *
  * @module
  */
 import { nodeCrypto } from '../lazy.ts';
+import { processState } from '../state/process.ts';
 
 /** The reserved tool argument that carries a handle. */
 export const GATE_HANDLE_ARGUMENT = 'gate_handle';
 
-/** Drawn on first use (a server that never mints a handle never loads node:crypto for it). */
-let KEY: Buffer | undefined;
-
-/** Cluster mode: sign and check handles with the cluster's key (at start, before any unlock). */
-export function shareHandleKey(key: string): void {
-  KEY = Buffer.from(key, 'base64url');
-}
-
 interface HandleClaim {
   /** Group. */
   g: string;
-  /** Lock epoch at minting. */
+  /** The group record's generation and lock epoch at minting. */
+  r: string;
   e: number;
   /** Expiry, ms since the epoch. */
   x: number;
@@ -34,14 +30,21 @@ interface HandleClaim {
 }
 
 function sign(payload: string): Buffer {
-  KEY ??= nodeCrypto().randomBytes(32);
-  return nodeCrypto().createHmac('sha256', KEY).update(payload).digest();
+  const key = processState().keys.key('gate-handles');
+  return nodeCrypto().createHmac('sha256', key).update(payload).digest();
 }
 
-export function mintHandle(group: string, epoch: number, expiresAt: number): string {
+/** Where a handle is valid: the group record's generation and lock epoch. */
+export interface HandleEpoch {
+  generation: string;
+  lockEpoch: number;
+}
+
+export function mintHandle(group: string, at: HandleEpoch, expiresAt: number): string {
   const claim: HandleClaim = {
     g: group,
-    e: epoch,
+    r: at.generation,
+    e: at.lockEpoch,
     x: expiresAt,
     n: nodeCrypto().randomBytes(9).toString('base64url'),
   };
@@ -49,8 +52,13 @@ export function mintHandle(group: string, epoch: number, expiresAt: number): str
   return `${payload}.${sign(payload).toString('base64url')}`;
 }
 
-/** Whether `handle` unlocks `group` at `now` under lock epoch `epoch`. Constant-time check. */
-export function handleUnlocks(handle: string, group: string, epoch: number, now: number): boolean {
+/** Whether `handle` unlocks `group` at `now` in `at`. Constant-time check. */
+export function handleUnlocks(
+  handle: string,
+  group: string,
+  at: HandleEpoch,
+  now: number,
+): boolean {
   const dot = handle.indexOf('.');
   if (dot <= 0) return false;
   const payload = handle.slice(0, dot);
@@ -64,5 +72,11 @@ export function handleUnlocks(handle: string, group: string, epoch: number, now:
   } catch {
     return false;
   }
-  return claim.g === group && claim.e === epoch && typeof claim.x === 'number' && now < claim.x;
+  return (
+    claim.g === group &&
+    claim.r === at.generation &&
+    claim.e === at.lockEpoch &&
+    typeof claim.x === 'number' &&
+    now < claim.x
+  );
 }

@@ -40,15 +40,13 @@ export {
   gateErrorResult,
   MAX_FAILURES,
 } from './gate.ts';
-export { GATE_HANDLE_ARGUMENT, shareHandleKey } from './handles.ts';
+export { GATE_HANDLE_ARGUMENT } from './handles.ts';
 export { callerKeyOf, type GateCallContext } from './session.ts';
 export {
-  type GateStateStore,
-  type GroupRecord,
+  GateStateStore,
+  type GroupState,
   InMemoryGateStateStore,
   processGateStore,
-  type SharedGateState,
   type StepClaim,
-  shareProcessGateStore,
 } from './store.ts';
 export { registerGateTools, type ToolRegistrar } from './tools.ts';

@@ -11,6 +11,7 @@ import {
   type RedisServer,
   startRedisServer,
 } from '../../../framework/src/__fixtures__/redisServer.ts';
+import { TEST_CLUSTER_SECRET } from '../../../framework/src/cluster/testing.ts';
 import { type JupyterServer, startJupyterServer } from '../__fixtures__/jupyterServer.ts';
 import { KERNEL_META_KEY } from './kernelTools.ts';
 import { type HttpIpybox, startHttpIpybox, tempWorkspace, textOf } from './testing.ts';
@@ -41,7 +42,11 @@ describe('ipybox replicas on one Redis and one Jupyter server', () => {
       startHttpIpybox(ws.dir, {
         // Every test opens a kernel of its own (an unauthenticated 2026 caller has no default).
         args: ['--kernel-gateway', jupyter.url, '--max-kernels', '10'],
-        env: { IPYBOX_KERNEL_GATEWAY_TOKEN: jupyter.token, MCP_REDIS_URL: redis.url },
+        env: {
+          IPYBOX_KERNEL_GATEWAY_TOKEN: jupyter.token,
+          MCP_REDIS_URL: redis.url,
+          MCP_CLUSTER_SECRET: TEST_CLUSTER_SECRET,
+        },
       });
     [a, b] = await Promise.all([replica(), replica()]);
     [clientA, clientB] = await Promise.all([a.connect(MODERN), b.connect(MODERN)]);

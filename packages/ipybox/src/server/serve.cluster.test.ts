@@ -1,12 +1,14 @@
 /**
  * `ipybox --http` in cluster mode (`MCP_REDIS_URL`): Redis down at start is a clear error and an
- * exit, no stack; with Redis up it joins the cluster (the shared requestState key is there).
+ * exit, no stack; with Redis up it joins the cluster, its keys derived from the cluster secret
+ * (none of them in Redis).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startRedisServer } from '../../../framework/src/__fixtures__/redisServer.ts';
 import { runServerBin } from '../../../framework/src/__fixtures__/serverProcess.ts';
 import { freePort } from '../../../framework/src/__fixtures__/upstream-processes.ts';
+import { TEST_CLUSTER_SECRET } from '../../../framework/src/cluster/testing.ts';
 import { IPYBOX_BIN, tempWorkspace } from './testing.ts';
 
 test('ipybox --http with MCP_REDIS_URL: Redis down is a clear error; up, it joins', async (t) => {
@@ -18,7 +20,7 @@ test('ipybox --http with MCP_REDIS_URL: Redis down is a clear error; up, it join
     IPYBOX_BIN,
     ['--workspace', ws.dir, '--http', '0'],
     /ipybox MCP endpoint/,
-    { env: { MCP_REDIS_URL: dead } },
+    { env: { MCP_REDIS_URL: dead, MCP_CLUSTER_SECRET: TEST_CLUSTER_SECRET } },
   );
   assert.equal(refused.match, undefined, refused.stderr());
   assert.equal(refused.exitCode, 1);
@@ -31,7 +33,7 @@ test('ipybox --http with MCP_REDIS_URL: Redis down is a clear error; up, it join
     IPYBOX_BIN,
     ['--workspace', ws.dir, '--http', '0'],
     /ipybox MCP endpoint: (\S+)/,
-    { env: { MCP_REDIS_URL: redis.url } },
+    { env: { MCP_REDIS_URL: redis.url, MCP_CLUSTER_SECRET: TEST_CLUSTER_SECRET } },
   );
   assert.ok(joined.match, joined.stderr());
   assert.match(joined.stderr(), /cluster 'mcpbox': replica \S+ sharing state through Redis/);
@@ -39,5 +41,5 @@ test('ipybox --http with MCP_REDIS_URL: Redis down is a clear error; up, it join
   const probe = new Redis(redis.url);
   probe.on('error', () => undefined); // Redis goes first in t.after
   t.after(() => probe.quit());
-  assert.ok(await probe.get('mcpbox:security:request-state-key'));
+  assert.deepEqual(await probe.keys('mcpbox:security:*'), [], 'no key of the cluster in Redis');
 });

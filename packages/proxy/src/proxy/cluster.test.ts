@@ -11,7 +11,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { rawModern } from '../../../framework/src/__fixtures__/rawModern.ts';
 import { startRedisServer } from '../../../framework/src/__fixtures__/redisServer.ts';
 import { freePort } from '../../../framework/src/__fixtures__/upstream-processes.ts';
-import { waitFor } from '../../../framework/src/cluster/testing.ts';
+import { TEST_CLUSTER_SECRET, waitFor } from '../../../framework/src/cluster/testing.ts';
 import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
 import { type ProxyProcess, runProxyCli, startProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin } from './__fixtures__/testdir.ts';
@@ -32,7 +32,12 @@ async function replica(
   if (options.pluginDir) args.push('-d', options.pluginDir);
   for (const name of options.autoload ?? ['echo']) args.push('-a', name);
   const proxy = await startProxy(args, {
-    env: { HOME: options.home, MCP_REDIS_URL: redisUrl, ...options.env },
+    env: {
+      HOME: options.home,
+      MCP_REDIS_URL: redisUrl,
+      MCP_CLUSTER_SECRET: TEST_CLUSTER_SECRET,
+      ...options.env,
+    },
     timeoutMs: 60_000,
   });
   t.after(() => proxy.stop());
@@ -253,7 +258,7 @@ test('Redis down at start: a clear error, or a single process with fallback: loc
   const home = testdir({}, t);
   const url = `redis://127.0.0.1:${await freePort()}`;
   const run = await runProxyCli(['--http', '0', '--mgmt-port', '0', '-a', 'echo'], {
-    env: { HOME: home, MCP_REDIS_URL: url },
+    env: { HOME: home, MCP_REDIS_URL: url, MCP_CLUSTER_SECRET: TEST_CLUSTER_SECRET },
   });
   assert.notEqual(run.code, 0);
   assert.match(run.stderr, new RegExp(`cannot reach the cluster's Redis at ${url}`));
@@ -265,7 +270,7 @@ test('Redis down at start: a clear error, or a single process with fallback: loc
     'proxy.yaml',
   );
   const alone = await startProxy(['--http', '0', '--mgmt-port', '0', '-a', 'echo', '-c', config], {
-    env: { HOME: home },
+    env: { HOME: home, MCP_CLUSTER_SECRET: TEST_CLUSTER_SECRET },
   });
   t.after(() => alone.stop());
   assert.match(alone.stderr(), /serving as a single process/);

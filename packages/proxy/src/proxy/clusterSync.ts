@@ -59,7 +59,7 @@ export class ClusterPluginSync {
   constructor(manager: PluginManager, link: ClusterLink, logger?: Logger) {
     this.#manager = manager;
     this.#link = link;
-    this.#set = new SharedPluginSet(link);
+    this.#set = new SharedPluginSet(link.records, link.replicaId);
     this.#logger = logger ?? createLogger('cluster');
   }
 

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startRedisServer } from '../../../../framework/src/__fixtures__/redisServer.ts';
 import { runServerBin } from '../../../../framework/src/__fixtures__/serverProcess.ts';
-import { waitFor } from '../../../../framework/src/cluster/testing.ts';
+import { TEST_CLUSTER_SECRET, waitFor } from '../../../../framework/src/cluster/testing.ts';
 import { FACTORY_BIN } from '../../proxy/__fixtures__/proxyProcess.ts';
 import { testdir } from '../../proxy/__fixtures__/testdir.ts';
 
@@ -39,7 +39,7 @@ async function factory(t: After, redisUrl: string, home: string) {
     FACTORY_BIN,
     ['-p', 'memo', '-d', join(home, 'plugins'), '--http', '0'],
     /MCP endpoint:\s+(\S+)[\s\S]*Health:\s+(\S+)\/health/,
-    { env: { HOME: home, MCP_REDIS_URL: redisUrl } },
+    { env: { HOME: home, MCP_REDIS_URL: redisUrl, MCP_CLUSTER_SECRET: TEST_CLUSTER_SECRET } },
   );
   assert.ok(proc.match, proc.stderr());
   return { url: proc.match[1]!, health: proc.match[2]!, stderr: proc.stderr };
