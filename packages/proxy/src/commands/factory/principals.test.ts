@@ -120,7 +120,7 @@ test('OAuth: tokens naming only a username are two principals in both eras; a to
   assert.match(await upper(bobLegacy.client, 'x'), /^error: Group 'ops' is locked/);
 });
 
-test("OAuth: another principal's Mcp-Session-Id is not found (POST, GET, DELETE); the owner's session goes on", async (t) => {
+test("OAuth: another principal's session id is not found (Streamable HTTP POST, GET, DELETE; SSE); the owner's session goes on", async (t) => {
   const { url, secret } = await withOAuth(t);
   const alice = await connect(t, url, 'legacy', 'alice-token');
   await alice.client.callTool({
@@ -145,7 +145,41 @@ test("OAuth: another principal's Mcp-Session-Id is not found (POST, GET, DELETE)
     id: null,
   });
   assert.equal(await upper(alice.client, 'still mine'), 'STILL MINE');
+
+  // The legacy SSE transport: the stream's session is its opener's too.
+  const stream = new AbortController();
+  t.after(() => stream.abort());
+  const sse = await fetch(new URL('/sse', url), {
+    headers: { accept: 'text/event-stream', authorization: 'Bearer alice-token' },
+    signal: stream.signal,
+  });
+  assert.equal(sse.status, 200);
+  const endpoint = await endpointOf(sse);
+  const post = (token: string) =>
+    fetch(new URL(endpoint, url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+  const bobs = await post('bob-token');
+  assert.equal(bobs.status, 404);
+  assert.deepEqual(await bobs.json(), notFound);
+  assert.equal((await post('alice-token')).status, 202);
 });
+
+/** The message endpoint an SSE stream names in its first event. */
+async function endpointOf(response: Response): Promise<string> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    assert.ok(!done, `the stream ended before naming its endpoint: ${text}`);
+    text += decoder.decode(value, { stream: true });
+    const found = /event: endpoint\ndata: (\S+)/.exec(text);
+    if (found) return found[1] as string;
+  }
+}
 
 test('no OAuth: the tool-call log keeps 8 characters of a session id, which open no session', async (t) => {
   const secret = newSecret();
