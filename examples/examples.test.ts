@@ -488,7 +488,13 @@ async function startsAndLists(
   const home = scratchHome();
   const transport = new StdioClientTransport({
     ...snippet,
-    env: { HOME: home, MGMT_PORT: String(await freePort()), MCP_MGMT_TOKEN: '' },
+    env: {
+      HOME: home,
+      MGMT_PORT: String(await freePort()),
+      MCP_MGMT_TOKEN: '',
+      // The sources, as every test runs them (scripts/run-tests.mjs), not a dist/ maybe stale.
+      MCPBOX_BIN: process.env.MCPBOX_BIN ?? 'dist',
+    },
     stderr: 'ignore',
   });
   const client = new Client({ name: 'readme-snippet', version: '1.0.0' });

@@ -5,6 +5,7 @@
 // and compiles the demo plugins the README uses (echo, greet, demo_full, ipybox) into
 // @mcpbox/proxy's dist/plugins, where an installed mcp-factory finds them. Then it bundles each
 // package's entry modules with esbuild into dist/bundle/ (see bundle() below: cold start).
+// Last, it stamps each dist/ as complete (scripts/build-state.mjs, which `npm start` reads).
 // Usage: node scripts/build.mjs [package …]   (default: all, dependencies first)
 import { spawnSync } from 'node:child_process';
 import {
@@ -21,15 +22,13 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transformSync } from 'esbuild';
+import { NOT_BUILT, PACKAGES, stampBuild } from './build-state.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-/** In dependency order: ipybox's declarations are needed by proxy's ipybox plugin. */
-const ORDER = ['framework', 'ipybox', 'proxy'];
 /** Files read at run time by path, not imported: copied as they are. */
 // .html: ipybox's MCP App viewer (src/app/viewer.html), served as a ui:// resource.
 const ASSET = /\.(mjs|py|sh|html)$/;
-const NOT_SHIPPED = /(\.test\.|\.contract\.|^testing\.ts$)/;
 /**
  * Each package's entry modules (compiled, relative to dist/), bundled into dist/bundle/NAME.js:
  * the package's exports (`index`) and the command-line modules its bins run (through
@@ -68,7 +67,7 @@ function* files(dir) {
 function copyAssets(src, dist) {
   for (const file of files(src)) {
     const name = file.slice(dirname(file).length + 1);
-    if (!ASSET.test(name) || NOT_SHIPPED.test(name)) continue;
+    if (!ASSET.test(name) || NOT_BUILT.test(name)) continue;
     const target = join(dist, relative(src, file));
     mkdirSync(dirname(target), { recursive: true });
     copyFileSync(file, target);
@@ -213,12 +212,12 @@ async function bundle(name, dist) {
 
 const wanted = process.argv.slice(2);
 for (const name of wanted) {
-  if (!ORDER.includes(name)) {
-    console.error(`build: unknown package '${name}' (one of: ${ORDER.join(', ')})`);
+  if (!PACKAGES.includes(name)) {
+    console.error(`build: unknown package '${name}' (one of: ${PACKAGES.join(', ')})`);
     process.exit(2);
   }
 }
-for (const name of ORDER) {
+for (const name of PACKAGES) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
   const dir = join(root, 'packages', name);
   rmSync(join(dir, 'dist'), { recursive: true, force: true });
@@ -226,5 +225,6 @@ for (const name of ORDER) {
   copyAssets(join(dir, 'src'), join(dir, 'dist'));
   await bundle(name, join(dir, 'dist'));
   if (name === 'proxy') compile(join(dir, 'tsconfig.plugins.json'));
+  stampBuild(name);
   console.error(`build: packages/${name}/dist`);
 }

@@ -108,7 +108,11 @@ async function startServer(target) {
           '-a',
           'conformance',
         ];
-  const child = start(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // The checkout's sources (the `conformance` plugin is a test plugin, not in dist/), as tests run.
+  const child = start(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, MCPBOX_BIN: 'source' },
+  });
   let log = '';
   child.stdout.on('data', (chunk) => {
     log += chunk;

@@ -20,30 +20,20 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { endProcessGroup } from '../packages/framework/src/__fixtures__/serverProcess.ts';
 import { installOffline } from './__fixtures__/offlineProject.ts';
+import { traceModules } from './__fixtures__/traceModules.ts';
+import { userEnv } from './__fixtures__/userEnv.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PACKAGES = ['framework', 'proxy', 'ipybox'] as const;
 const VERSION = (name: string): string =>
   JSON.parse(readFileSync(join(ROOT, 'packages', name, 'package.json'), 'utf8')).version;
-
-/**
- * The environment of everything started in the project: the test runner's `mcpbox-source`
- * condition (which points `@mcpbox/*` at sources the tarballs do not ship) is taken out.
- */
-function userEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env = { ...(process.env as Record<string, string>), ...extra };
-  const options = (env.NODE_OPTIONS ?? '').replace(/--conditions=mcpbox-source/g, '').trim();
-  if (options) env.NODE_OPTIONS = options;
-  else delete env.NODE_OPTIONS;
-  return env;
-}
 
 /** The packed tarballs of `names`, installed offline into a new project `work/name`. */
 async function project(work: string, name: string, names: readonly string[], extra: string[] = []) {
@@ -53,34 +43,6 @@ async function project(work: string, name: string, names: readonly string[], ext
   );
   await installOffline(dir, ROOT, tarballs, extra, userEnv());
   return dir;
-}
-
-/**
- * A module for `--import` that records the URL of every module the process loads (one a line,
- * in the file named by TRACE_MODULES), through a resolve hook on Node's loader thread.
- */
-function traceModules(dir: string): string {
-  const hook = join(dir, 'trace-hook.mjs');
-  const entry = join(dir, 'trace.mjs');
-  if (!existsSync(entry)) {
-    writeFileSync(
-      hook,
-      [
-        "import { appendFileSync } from 'node:fs';",
-        'export async function resolve(specifier, context, next) {',
-        '  const result = await next(specifier, context);',
-        "  if (process.env.TRACE_MODULES) appendFileSync(process.env.TRACE_MODULES, result.url + '\\n');",
-        '  return result;',
-        '}',
-        '',
-      ].join('\n'),
-    );
-    writeFileSync(
-      entry,
-      `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hook).href)});\n`,
-    );
-  }
-  return entry;
 }
 
 type Era = 'legacy' | 'modern';

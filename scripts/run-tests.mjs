@@ -27,13 +27,16 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-// `@mcpbox/*` imports resolve to the TypeScript sources (the `mcpbox-source` export condition),
-// in the test processes and in every node process they start (NODE_OPTIONS), so tests never run
-// a stale dist/. The pack-and-install test clears it for the installed packages.
+// Tests run the TypeScript sources, never a stale dist/: `@mcpbox/*` imports resolve to them (the
+// `mcpbox-source` export condition), in the test processes and in every node process they start
+// (NODE_OPTIONS), and the bins the tests start run them (MCPBOX_BIN=source; the bins run dist/
+// unless asked). A test that starts a bin with an environment of its own passes MCPBOX_BIN on;
+// the pack-and-install and launcher tests clear both for the compiled code.
 const sourceCondition = '--conditions=mcpbox-source';
 const env = {
   ...process.env,
   NODE_OPTIONS: [process.env.NODE_OPTIONS, sourceCondition].filter(Boolean).join(' '),
+  MCPBOX_BIN: 'source',
 };
 const result = spawnSync(
   process.execPath,

@@ -1,8 +1,9 @@
-// Source mode of the bins in a checkout (packages/*/bin/*.js import this when the package's src/
-// is there, which the published packages do not ship): the TypeScript sources run through tsx,
-// so an edit takes effect without a build, and `@mcpbox/*` packages resolve to their sources
-// through the `mcpbox-source` export condition (the hook below adds it to every resolution, as
-// `node --conditions=mcpbox-source` would). MCPBOX_BIN=dist runs the compiled bins instead.
+// Source mode of the bins in a checkout, which a developer asks for with MCPBOX_BIN=source (and
+// the test runner does, scripts/run-tests.mjs): packages/*/bin/*.js import this before their
+// TypeScript sources (the published packages ship none), which then run through tsx, so an edit
+// takes effect without a build; `@mcpbox/*` packages resolve to their sources through the
+// `mcpbox-source` export condition (the hook below adds it to every resolution, as
+// `node --conditions=mcpbox-source` would). Without it the bins run the compiled dist/.
 import { register as registerHooks } from 'node:module';
 import { register as registerCjs } from 'tsx/cjs/api';
 import { register } from 'tsx/esm/api';

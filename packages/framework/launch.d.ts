@@ -14,5 +14,7 @@ export function compileCacheDirectory(env?: NodeJS.ProcessEnv): string;
 export function compileCacheDirectories(env?: NodeJS.ProcessEnv): string[];
 /** Turns on Node's compile cache in our directory (Node >= 22.1); `undefined` where Node has none. */
 export function enableCompileCache(): EnableCompileCacheResult | undefined;
+/** Which code the bins run: MCPBOX_BIN `dist` (the default) or `source` (a checkout's sources); throws on anything else. */
+export function binMode(env?: NodeJS.ProcessEnv): 'dist' | 'source';
 /** Runs the command-line module `name` of the package at `packageUrl`. */
 export function launch(packageUrl: URL, name: string): Promise<void>;

@@ -1,12 +1,13 @@
 // What the bins of the mcpbox packages run (`@mcpbox/framework/launch`): Node's compile cache
-// first, then the package's command-line module — the compiled JavaScript in dist/, or in a
-// checkout (the TypeScript sources next to dist/, which the published packages do not ship) the
-// sources through tsx, so edits apply without a build; MCPBOX_BIN=dist runs dist/ there too.
-// Imports nothing but Node's modules: everything it loads, it loads before the cache is on.
+// first, then the package's command-line module — the compiled JavaScript in dist/, what users
+// run, also in a checkout; there MCPBOX_BIN=source runs the TypeScript sources through tsx
+// instead (see binMode). Imports nothing but Node's modules: everything it loads, it loads before
+// the cache is on.
 import { existsSync } from 'node:fs';
 import module from 'node:module';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Where the compile cache lives unless NODE_COMPILE_CACHE says otherwise: the user's own cache
@@ -62,16 +63,59 @@ export function enableCompileCache() {
 }
 
 /**
- * Runs the command-line module `name` of the package at `packageUrl` (its src/cli/NAME.ts,
- * compiled and bundled to dist/bundle/NAME.js).
+ * Which code the bins run, from MCPBOX_BIN: `dist` (the default) runs the compiled bundles, as
+ * an installed package does, and starts fast (the sources through tsx took ~1.5-1.9 s to a stdio
+ * server's first answer, past some clients' 1 s probe); `source` runs a checkout's TypeScript
+ * sources through tsx, for a developer who wants an edit to apply without a build. The test
+ * runner asks for `source`, so tests never run a stale dist/. Asked for, never guessed: a
+ * checkout serves and prints what users get.
+ */
+export function binMode(env = process.env) {
+  const mode = env.MCPBOX_BIN || 'dist';
+  if (mode === 'dist' || mode === 'source') return mode;
+  throw new Error(
+    `MCPBOX_BIN must be 'dist' (the compiled code, the default) or 'source' (a checkout's TypeScript sources), not ${JSON.stringify(mode)}`,
+  );
+}
+
+/**
+ * The module to import for `name` of the package at `packageUrl`, and whether it is TypeScript
+ * (then tsx comes first); throws what to do instead when there is none.
+ */
+function entryOf(packageUrl, name) {
+  const mode = binMode();
+  const source = new URL(`src/cli/${name}.ts`, packageUrl);
+  const checkout = existsSync(source);
+  if (mode === 'source') {
+    if (checkout) return { url: source, typescript: true };
+    throw new Error(
+      `MCPBOX_BIN=source runs the TypeScript sources of a checkout; this installation has none (${fileURLToPath(source)}): unset MCPBOX_BIN`,
+    );
+  }
+  const bundle = new URL(`dist/bundle/${name}.js`, packageUrl);
+  if (existsSync(bundle)) return { url: bundle, typescript: false };
+  const dist = fileURLToPath(new URL('dist', packageUrl));
+  if (!checkout) throw new Error(`${dist} is missing: reinstall the package`);
+  const root = fileURLToPath(new URL('../..', packageUrl));
+  throw new Error(
+    `${dist} is not built: run \`npm run build\` in ${root} (\`npm start\` builds it too), or set MCPBOX_BIN=source to run the TypeScript sources through tsx`,
+  );
+}
+
+/**
+ * Runs the command-line module `name` of the package at `packageUrl`: dist/bundle/NAME.js, or
+ * with MCPBOX_BIN=source its src/cli/NAME.ts. A start that cannot be made says why and exits 1.
  */
 export async function launch(packageUrl, name) {
   enableCompileCache();
-  const source = new URL(`src/cli/${name}.ts`, packageUrl);
-  if (process.env.MCPBOX_BIN !== 'dist' && existsSync(source)) {
-    await import(new URL('../../scripts/source-mode.mjs', packageUrl).href);
-    await import(source.href);
-  } else {
-    await import(new URL(`dist/bundle/${name}.js`, packageUrl).href);
+  let entry;
+  try {
+    entry = entryOf(packageUrl, name);
+  } catch (error) {
+    console.error(`${basename(process.argv[1] ?? name, '.js')}: ${error.message}`);
+    process.exitCode = 1;
+    return;
   }
+  if (entry.typescript) await import(new URL('../../scripts/source-mode.mjs', packageUrl).href);
+  await import(entry.url.href);
 }

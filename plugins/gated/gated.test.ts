@@ -18,6 +18,8 @@ test('mcp-factory -p gated: the demo tool is locked until gate_unlock with the c
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
       MCP_GATE_SECRET_SECRETS: secret,
+      // The sources, as every test runs them (scripts/run-tests.mjs): `gated` is not in dist/.
+      MCPBOX_BIN: process.env.MCPBOX_BIN ?? 'dist',
     },
     stderr: 'pipe',
   });

@@ -82,7 +82,8 @@ async function stdioClient(t: TestContext, args: string[]) {
     command: process.execPath,
     args: [BIN, ...args],
     stderr: 'pipe',
-    env: { HOME: scratchHome(t).HOME as string },
+    // MCPBOX_BIN passed on: the sources, as every test runs them (scripts/run-tests.mjs).
+    env: { HOME: scratchHome(t).HOME as string, MCPBOX_BIN: process.env.MCPBOX_BIN ?? 'dist' },
   });
   let stderr = '';
   transport.stderr?.on('data', (c) => {
