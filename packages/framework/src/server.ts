@@ -39,6 +39,7 @@ import {
   startTracing,
   toolCallSpan,
 } from './telemetry/index.ts';
+import type { ListenLimits } from './transports/listenLimits.ts';
 import { serveStdio } from './transports/stdio.ts';
 import type { MountedTransport } from './transports/streamableHttp.ts';
 
@@ -75,8 +76,14 @@ export interface ServerOptions {
   resumableStreams?: boolean;
   /** Seconds a 2025 HTTP session may stay silent before it is closed; default 1800, 0 never. */
   sessionIdleTimeout?: number;
-  /** Open 2025 HTTP sessions at most (503 past it); default 1000, 0 no cap. */
+  /** Open 2025 HTTP and legacy SSE sessions at most (503 past it); default 1000, 0 no cap. */
   maxSessions?: number;
+  /** Open sessions per caller (principal, else address; 429 past it); default 100, 0 no cap. */
+  maxSessionsPerCaller?: number;
+  /** Open 2026 `subscriptions/listen` streams over HTTP at most; default 512, 0 no cap. */
+  maxListens?: number;
+  /** Open listen streams per caller (over stdio: the connection); default 32, 0 no cap. */
+  maxListensPerCaller?: number;
   /** Largest stdio message in bytes; default 64 MiB. */
   maxMessageBytes?: number;
   /** Host names accepted in `Host`/`Origin`; default the loopback names for a loopback bind. */
@@ -129,6 +136,9 @@ export function serverOptionsFromConfig(config: Config): ServerOptions {
     resumableStreams: config.resumable_streams,
     sessionIdleTimeout: config.session_idle_timeout,
     maxSessions: config.max_sessions,
+    maxSessionsPerCaller: config.max_sessions_per_caller,
+    maxListens: config.max_listens,
+    maxListensPerCaller: config.max_listens_per_caller,
     maxMessageBytes: config.max_message_size,
     pluginDirs: config.plugin_dirs,
     codeMode: config.code_mode,
@@ -140,6 +150,10 @@ export function serverOptionsFromConfig(config: Config): ServerOptions {
     ],
     otel: config.otel,
   };
+}
+
+function listenLimitsOf(options: ServerOptions): ListenLimits {
+  return { maxListens: options.maxListens, maxListensPerCaller: options.maxListensPerCaller };
 }
 
 function isConfig(value: ServerOptions | Config): value is Config {
@@ -269,12 +283,14 @@ export function createServer(
       { mountSse },
       { mountStreamableHttp },
       { withFastLane },
+      { sessionSlots },
     ] = await Promise.all([
       import('node:http'),
       import('./transports/httpApp.ts'),
       import('./transports/sse.ts'),
       import('./transports/streamableHttp.ts'),
       import('./transports/fastLane.ts'),
+      import('./transports/sessionTable.ts'),
     ]);
     const { app, guard } = createHttpApp({
       host,
@@ -285,16 +301,22 @@ export function createServer(
       logger,
     });
     let listener: RequestListener = app;
+    const limits = {
+      idleTimeoutSeconds: options.sessionIdleTimeout,
+      maxSessions: options.maxSessions,
+      maxSessionsPerCaller: options.maxSessionsPerCaller,
+    };
+    // One pool of session slots for Streamable HTTP and legacy SSE.
+    const slots = sessionSlots(limits);
     if (kind === 'http') {
       const endpoint = mountStreamableHttp(app, {
         hub: sessions,
         counters: stats,
         stateless: options.stateless,
         resumable: options.resumableStreams ?? true,
-        limits: {
-          idleTimeoutSeconds: options.sessionIdleTimeout,
-          maxSessions: options.maxSessions,
-        },
+        limits,
+        sessionSlots: slots,
+        listenLimits: listenLimitsOf(options),
       });
       mounted.push(endpoint);
       // Only while the app holds nothing of the caller's: middleware (OAuth) and whatever
@@ -309,7 +331,7 @@ export function createServer(
         });
       }
     }
-    mounted.push(mountSse(app, { hub: sessions, counters: stats }));
+    mounted.push(mountSse(app, { hub: sessions, counters: stats, sessionSlots: slots }));
     app.use(jsonRpcErrorHandler(stats, logger));
 
     const server = createHttpServer(listener);
@@ -373,6 +395,7 @@ export function createServer(
             hub: sessions,
             logger,
             maxMessageBytes: options.maxMessageBytes,
+            listenLimits: listenLimitsOf(options),
             onClientGone: () => void server.close(),
           }),
         );

@@ -107,6 +107,9 @@ function buildSchemas() {
     v === '' ? '' : parseBoolean(v),
   ).transform((v) => (v === '' ? undefined : v));
   const port = leaf('a port number (0-65535)', (v) => parseInteger(v, 0, 65535));
+  const count = leaf('a whole number (0 or more)', (v) =>
+    parseInteger(v, 0, Number.MAX_SAFE_INTEGER),
+  );
   const seconds = leaf('a whole number of seconds (0 or more)', (v) =>
     parseInteger(v, 0, Number.MAX_SAFE_INTEGER),
   );
@@ -251,9 +254,10 @@ function buildSchemas() {
     max_message_size: leaf('a number of bytes (1024 or more)', (v) =>
       parseInteger(v, 1024, Number.MAX_SAFE_INTEGER),
     ).optional(),
-    max_sessions: leaf('a whole number (0 or more)', (v) =>
-      parseInteger(v, 0, Number.MAX_SAFE_INTEGER),
-    ).optional(),
+    max_sessions: count.optional(),
+    max_sessions_per_caller: count.optional(),
+    max_listens: count.optional(),
+    max_listens_per_caller: count.optional(),
     allow_unauthenticated: optionalBool.optional(),
     oauth_enabled: optionalBool.optional(),
     oauth_server_url: optionalUrl.optional(),

@@ -82,8 +82,14 @@ export interface WrittenConfig {
   resumable_streams?: boolean;
   /** Seconds a 2025 HTTP session may stay silent before it is closed. Default 1800; 0 never. */
   session_idle_timeout?: number;
-  /** Open 2025 HTTP sessions at most; a new one past it gets 503. Default 1000; 0 no cap. */
+  /** Open 2025 HTTP and legacy SSE sessions at most; a new one past it gets 503. Default 1000; 0 no cap. */
   max_sessions?: number;
+  /** Open sessions of one caller (principal, else address); past it 429. Default 100; 0 no cap. */
+  max_sessions_per_caller?: number;
+  /** Open 2026 `subscriptions/listen` streams over HTTP at most. Default 512; 0 no cap. */
+  max_listens?: number;
+  /** Open listen streams of one caller (over stdio: the connection). Default 32; 0 no cap. */
+  max_listens_per_caller?: number;
   /** Largest stdio message in bytes; a larger one is refused and skipped. Default 64 MiB. */
   max_message_size?: number;
   /**
@@ -165,6 +171,9 @@ export interface Config {
   resumable_streams: boolean;
   session_idle_timeout: number;
   max_sessions: number;
+  max_sessions_per_caller: number;
+  max_listens: number;
+  max_listens_per_caller: number;
   max_message_size: number;
   allow_unauthenticated: boolean;
   /** Resolved: as written, else whether either OAuth URL is set. */

@@ -1,7 +1,8 @@
 /**
  * The legacy HTTP+SSE transport (MCP 2024-11-05) for old clients, on the SDK's
  * `SSEServerTransport`: `GET /sse` opens the event stream and names the message endpoint,
- * `POST /messages?sessionId=…` carries client messages.
+ * `POST /messages?sessionId=…` carries client messages. Each stream holds a session slot
+ * (sessionTable.ts) for as long as it is open, shared with the Streamable HTTP sessions.
  *
  * @module
  */
@@ -10,7 +11,10 @@ import type { Express, Request, Response } from 'express';
 import { principalKeyOf } from '../auth/principal.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
+import { type CallerSlots, callerOf } from './callerSlots.ts';
 import { sendJsonRpcError } from './httpApp.ts';
+import { refuseTooDeep } from './jsonDepth.ts';
+import { sessionSlots, takeSessionSlot } from './sessionTable.ts';
 import type { MountedTransport } from './streamableHttp.ts';
 
 export interface SseOptions {
@@ -20,6 +24,8 @@ export interface SseOptions {
   ssePath?: string;
   /** Default `/messages`. */
   messagesPath?: string;
+  /** The session slots, shared with Streamable HTTP; default the default caps. */
+  sessionSlots?: CallerSlots;
 }
 
 export function mountSse(app: Express, options: SseOptions): MountedTransport {
@@ -29,8 +35,12 @@ export function mountSse(app: Express, options: SseOptions): MountedTransport {
   // Each stream with the principal that opened it (`principalKeyOf`): a session id is no bearer
   // credential, and another principal's session is "not found" like any other.
   const transports = new Map<string, { transport: SSEServerTransport; owner?: string }>();
+  const slots = options.sessionSlots ?? sessionSlots();
 
   app.get(ssePath, async (req: Request, res: Response) => {
+    const release = takeSessionSlot(slots, callerOf(req), res, counters);
+    if (!release) return;
+    res.once('close', release);
     const session = hub.open();
     const transport = new SSEServerTransport(messagesPath, res);
     transports.set(transport.sessionId, { transport, owner: principalKeyOf(req.auth) });
@@ -48,6 +58,7 @@ export function mountSse(app: Express, options: SseOptions): MountedTransport {
       counters.errors += 1;
       return sendJsonRpcError(res, 404, -32001, 'Session not found');
     }
+    if (!refuseTooDeep(req.body, res, counters)) return;
     await open.transport.handlePostMessage(req, res, req.body);
   });
 

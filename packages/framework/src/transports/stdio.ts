@@ -7,7 +7,8 @@
  * stdout carries only protocol messages: while serving the process's own stdout, anything else
  * written to it — a plugin's `console.log`, a stray `process.stdout.write` — goes to stderr.
  * When the client closes stdin the session closes, so a server that has nothing else to do can
- * exit.
+ * exit. The connection is one caller: it may hold `maxListensPerCaller` listen streams, each
+ * within the size bounds of listenLimits.ts.
  *
  * @module
  */
@@ -16,6 +17,13 @@ import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio'
 import type { Logger } from '../plugins/types.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { McpSession } from '../session/session.ts';
+import {
+  DEFAULT_MAX_LISTENS_PER_CALLER,
+  isListenRequest,
+  type ListenLimits,
+  listenSizeProblem,
+  sdkCap,
+} from './listenLimits.ts';
 import { StdioServerTransport } from './stdioTransport.ts';
 import type { MountedTransport } from './streamableHttp.ts';
 
@@ -30,6 +38,8 @@ export interface StdioOptions {
   logger?: Logger;
   /** Called once when the client has gone (stdin ended) and the session is closed. */
   onClientGone?: () => void;
+  /** `maxListensPerCaller` caps this connection's open listen streams. */
+  listenLimits?: ListenLimits;
 }
 
 let reservedStdout: Writable | undefined;
@@ -63,6 +73,10 @@ export async function serveStdio(options: StdioOptions): Promise<MountedTranspor
     stdout,
     maxMessageBytes: options.maxMessageBytes,
     onrejected: (reason) => options.logger?.warn(`stdio: refused a message: ${reason}`),
+    screen: (message) => {
+      const problem = isListenRequest(message) ? listenSizeProblem(message) : undefined;
+      return problem === undefined ? undefined : { code: -32602, message: problem };
+    },
     onclosed: (reason) => {
       options.logger?.info(`stdio: connection closed: ${reason}`);
       if (gone) return;
@@ -78,6 +92,9 @@ export async function serveStdio(options: StdioOptions): Promise<MountedTranspor
     {
       legacy: 'serve',
       transport,
+      maxSubscriptions: sdkCap(
+        options.listenLimits?.maxListensPerCaller ?? DEFAULT_MAX_LISTENS_PER_CALLER,
+      ),
       onerror: (error) => options.logger?.debug(`stdio: ${error.message}`),
     },
   );

@@ -4,9 +4,12 @@
  * wrong shape), so a client waits forever for an answer. Here
  *
  * - a line that is not JSON gets a `-32700` parse error;
- * - a message of the wrong shape that carries an `id` gets a `-32600` for that id;
- * - a message over `maxMessageBytes` is skipped, answered with a `-32600` when its `id` can be
- *   read from its first bytes, and reading goes on with the next line;
+ * - a message of the wrong shape (`null`, `42`, a batch — MCP has had none since 2025-06-18 —,
+ *   an object without a method, result or error) gets a `-32600` for its id, or for id `null`
+ *   when it has none that is valid (JSON-RPC 2.0 §5);
+ * - so does a message nested too deep to handle (jsonDepth.ts), or one `screen` refuses;
+ * - a message over `maxMessageBytes` is skipped, answered with a `-32600` for the `id` read
+ *   from its first bytes (else `null`), and reading goes on with the next line;
  * - a UTF-8 byte order mark before a message is ignored;
  * - whenever the transport closes, `onclosed` hears why.
  *
@@ -14,6 +17,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { echoableId, nestsDeeperThan, TOO_DEEP } from './jsonDepth.ts';
 
 /** Default largest message: 64 MiB (kernel outputs and file contents travel in messages). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -32,6 +36,11 @@ export interface StdioTransportOptions {
   onclosed?: (reason: string) => void;
   /** Told about a message that was refused (not JSON, wrong shape, too large). */
   onrejected?: (reason: string) => void;
+  /**
+   * Looks at each well-formed message before it is delivered; what it returns is sent back as
+   * the error for the message's id, and the message is dropped.
+   */
+  screen?: (message: JSONRPCMessage) => { code: number; message: string } | undefined;
 }
 
 type Id = string | number;
@@ -42,9 +51,12 @@ function isId(value: unknown): value is Id {
 
 /** Why a parsed value is not a JSON-RPC 2.0 message, or `undefined` when it is one. */
 function shapeProblem(value: unknown): string | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return 'a JSON-RPC message must be a JSON object';
+  if (Array.isArray(value)) {
+    return 'batches are not supported (MCP has none since 2025-06-18); send one message per line';
   }
+  if (value === null || typeof value !== 'object')
+    return 'a JSON-RPC message must be a JSON object';
+  if (nestsDeeperThan(value)) return TOO_DEEP;
   const m = value as Record<string, unknown>;
   if (m.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
   if ('method' in m) {
@@ -135,7 +147,7 @@ export class StdioServerTransport implements Transport {
       const prefix = this.#skipping;
       this.#skipping = undefined;
       this.#reject(
-        idFromPrefix(prefix),
+        idFromPrefix(prefix) ?? null,
         -32600,
         `Message too large: over ${this.#max} bytes (the server's max message size); ` +
           'send smaller messages or raise the limit',
@@ -159,21 +171,23 @@ export class StdioServerTransport implements Transport {
     }
     const problem = shapeProblem(value);
     if (problem) {
-      // Only what carries an id is answered: a malformed notification has nobody waiting.
-      const id = (value as { id?: unknown } | null)?.id;
-      this.#reject(isId(id) ? id : undefined, -32600, `Invalid Request: ${problem}`);
+      this.#reject(echoableId(value), -32600, `Invalid Request: ${problem}`);
+      return;
+    }
+    const refused = this.#options.screen?.(value as JSONRPCMessage);
+    if (refused) {
+      this.#reject(echoableId(value), refused.code, refused.message);
       return;
     }
     this.onmessage?.(value as JSONRPCMessage);
   }
 
   /**
-   * Reports a refused message and answers it when someone may be waiting: `id: null` for a
-   * parse error (JSON-RPC 2.0 §5), the message's own id otherwise, nothing without an id.
+   * Reports a refused message and answers it: for its own id, or `id: null` when none could be
+   * read (JSON-RPC 2.0 §5: a parse error or an invalid request is answered even then).
    */
-  #reject(id: Id | null | undefined, code: number, message: string): void {
+  #reject(id: Id | null, code: number, message: string): void {
     this.#options.onrejected?.(message);
-    if (id === undefined) return;
     this.#write({ jsonrpc: '2.0', id, error: { code, message } });
   }
 

@@ -15,6 +15,10 @@
  *   client resumes with `Last-Event-ID`; server→client requests (sampling, elicitation) ride the
  *   session. With `stateless: true` each 2025 POST gets a fresh server instead.
  *
+ * Before either, a body nested too deep to handle is refused (jsonDepth.ts); sessions and
+ * `subscriptions/listen` streams are capped in total and per caller (sessionTable.ts,
+ * listenLimits.ts).
+ *
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -30,14 +34,14 @@ import type { Express } from 'express';
 import { principalKeyOf } from '../auth/principal.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
+import { type CallerSlots, callerOf } from './callerSlots.ts';
 import { BoundedEventStore } from './eventStore.ts';
 import { type McpRequest, sendJsonRpcError } from './httpApp.ts';
+import { refuseTooDeep } from './jsonDepth.ts';
+import { DEFAULT_MAX_LISTENS, type ListenLimits, listenAdmission, sdkCap } from './listenLimits.ts';
 import { paramHeaderMismatch, paramHeadersOf } from './paramHeaders.ts';
-import { type SessionLimits, SessionTable } from './sessionTable.ts';
+import { type SessionLimits, SessionTable, sessionSlots, takeSessionSlot } from './sessionTable.ts';
 import { serveWebTransport } from './webResponse.ts';
-
-/** What a client refused for too many sessions is told to wait (seconds). */
-const RETRY_AFTER_SECONDS = 30;
 
 /** How long a client waits before reconnecting after the server closed its SSE stream (ms). */
 const SSE_RETRY_MS = 1000;
@@ -51,8 +55,12 @@ export interface StreamableHttpOptions {
   stateless?: boolean;
   /** Keep recent SSE events per 2025 session for `Last-Event-ID` resumption. Default `true`. */
   resumable?: boolean;
-  /** Idle timeout and cap for 2025 sessions. */
+  /** Idle timeout and caps for 2025 sessions. */
   limits?: SessionLimits;
+  /** The session slots, when shared with another transport (legacy SSE); default from `limits`. */
+  sessionSlots?: CallerSlots;
+  /** Caps on 2026 `subscriptions/listen` streams. */
+  listenLimits?: ListenLimits;
 }
 
 export interface MountedTransport {
@@ -78,6 +86,7 @@ export function mountStreamableHttp(
   const legacy = options.stateless ? statelessHandler(options) : statefulHandler(options);
   const modern = modernHandler(options);
   const handle: McpHandler = (req, res) => {
+    if (req.method === 'POST' && !refuseTooDeep(req.body, res, options.counters)) return;
     if (req.method !== 'POST' || isLegacy(req)) return legacy.handle(req, res);
     return modern.handle(req, res);
   };
@@ -157,9 +166,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * 2026-07-28 requests: the SDK's per-request entry, strict (2025 traffic never reaches it).
  * Every request builds a session server from the hub — a handful of closures over the catalog.
  */
-function modernHandler({ hub, counters }: StreamableHttpOptions) {
+function modernHandler({ hub, counters, listenLimits = {} }: StreamableHttpOptions) {
+  const admitListen = listenAdmission(listenLimits, counters);
   const handler = createMcpHandler(() => hub.open({ track: false }).server, {
     legacy: 'reject',
+    // The same cap as admitListen's, which answers first, naming the setting.
+    maxSubscriptions: sdkCap(listenLimits.maxListens ?? DEFAULT_MAX_LISTENS),
     onerror: () => {
       counters.errors += 1;
     },
@@ -168,6 +180,7 @@ function modernHandler({ hub, counters }: StreamableHttpOptions) {
   const serve = toNodeHandler(handler);
   return {
     handle: (req: McpRequest, res: ServerResponse) => {
+      if (!admitListen(req, res)) return;
       // `Mcp-Param-*` headers must match the call's arguments (400, -32020), checked against
       // the catalog's schema here because the SDK checks them only for McpServer products.
       const mismatch = paramHeadersCheck(hub, req);
@@ -204,8 +217,13 @@ function paramHeadersCheck(hub: SessionHub, req: McpRequest) {
   return { id: body.id ?? null, error: { code: -32020, message } };
 }
 
-function statefulHandler({ hub, counters, limits, resumable = true }: StreamableHttpOptions) {
-  const sessions = new SessionTable<WebStandardStreamableHTTPServerTransport>(counters, limits);
+function statefulHandler(options: StreamableHttpOptions) {
+  const { hub, counters, limits, resumable = true } = options;
+  const slots = options.sessionSlots ?? sessionSlots(limits);
+  const sessions = new SessionTable<WebStandardStreamableHTTPServerTransport>(
+    counters,
+    limits?.idleTimeoutSeconds,
+  );
 
   async function handle(req: McpRequest, res: ServerResponse): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
@@ -228,22 +246,14 @@ function statefulHandler({ hub, counters, limits, resumable = true }: Streamable
       counters.errors += 1;
       return sendJsonRpcError(res, 400, -32000, 'Bad Request: No valid session ID provided');
     }
-    if (!sessions.admit()) {
-      counters.errors += 1;
-      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
-      return sendJsonRpcError(
-        res,
-        503,
-        -32000,
-        `Too many open sessions (${sessions.size}); close unused sessions (DELETE) or retry later`,
-      );
-    }
+    const release = takeSessionSlot(slots, callerOf(req), res, counters);
+    if (!release) return;
     const session = hub.open();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       ...(resumable && { eventStore: new BoundedEventStore(), retryInterval: SSE_RETRY_MS }),
       onsessioninitialized: (id) => {
-        sessions.add(id, transport, owner);
+        sessions.add(id, transport, release, owner);
       },
     });
     // Set before connect(): the SDK chains its own close handling after ours.
@@ -252,6 +262,11 @@ function statefulHandler({ hub, counters, limits, resumable = true }: Streamable
     };
     await session.server.connect(transport);
     await serveWebTransport(transport, req, res, req.body);
+    // Refused before it began (e.g. 406 for a wrong Accept): free the server and the slot.
+    if (transport.sessionId === undefined) {
+      release();
+      await transport.close();
+    }
   }
 
   return { handle, close: () => sessions.close() };

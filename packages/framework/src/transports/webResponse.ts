@@ -42,12 +42,14 @@ export async function serveWebTransport(
   }
   res.cork();
   setImmediate(() => {
-    if (res.writableEnded) return;
-    res.uncork();
-    // A stream with nothing to say yet (a GET stream without priming) still answers at once.
-    if (!res.headersSent) res.flushHeaders();
+    if (!res.writableEnded) res.uncork();
   });
   res.writeHead(response.status, Object.fromEntries(response.headers));
+  // Into the corked socket, so they still leave with the first chunk when one is ready; without
+  // it Node holds the headers back until the first body write, and a stream with nothing to say
+  // yet (a 2025 GET stream) would answer only with its first event or keepalive (15 s). After
+  // writeHead() `res.headersSent` is already true, so it cannot tell whether they went out.
+  res.flushHeaders();
   if (!response.body) {
     res.end();
     return;
