@@ -231,7 +231,8 @@ test('2025: a task only for a request that carries the extension (SEP-2663: rega
   const wire: Promise<string>[] = [];
   const fetchRecording: typeof fetch = async (input, init) => {
     const response = await fetch(input, init);
-    wire.push(response.clone().text());
+    // Not the GET event stream: its body stays open for the life of the session.
+    if (init?.method === 'POST') wire.push(response.clone().text());
     return response;
   };
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchRecording }));
