@@ -142,10 +142,10 @@ export function resolveConfig(
           redisUrl: written.cluster.redis_url,
           name: written.cluster.name ?? 'mcpbox',
           fallback: written.cluster.fallback ?? 'none',
+          ...(written.cluster.secret ? { secret: written.cluster.secret } : {}),
         }
       : undefined,
     otel: written.otel,
     config_file: context.configFile,
   };
 }
-          ...(written.cluster.secret ? { secret: written.cluster.secret } : {}),

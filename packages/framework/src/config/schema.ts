@@ -165,9 +165,6 @@ function buildSchemas() {
       ? v
       : undefined,
   );
-  const clusterConfig = z.preprocess(
-    (v) => (v === null || v === '' ? undefined : typeof v === 'string' ? { redis_url: v } : v),
-    z
   // Unlike other leaves, a wrong secret is never echoed: the message says only its length.
   const clusterSecret = z.unknown().transform((v, ctx): string => {
     if (typeof v === 'string' && v.length >= MIN_SECRET_LENGTH) return v;
@@ -177,6 +174,9 @@ function buildSchemas() {
     });
     return z.NEVER;
   });
+  const clusterConfig = z.preprocess(
+    (v) => (v === null || v === '' ? undefined : typeof v === 'string' ? { redis_url: v } : v),
+    z
       .object(
         {
           redis_url: redisUrl,
@@ -187,10 +187,10 @@ function buildSchemas() {
             `one of ${CLUSTER_FALLBACKS.join(', ')}`,
             oneOf(CLUSTER_FALLBACKS),
           ).optional(),
+          secret: clusterSecret.optional(),
         },
         { error: 'expected a mapping with redis_url (or a Redis URL)' },
       )
-          secret: clusterSecret.optional(),
       .strict()
       .optional(),
   );
