@@ -5,67 +5,73 @@
  * state is valid (15 minutes), re-running the handler with the same answers — "approve" once,
  * act twice.
  *
- * In memory by default; a cluster installs a shared store ({@link shareSpentRounds}), since a
- * retry may land on any replica.
+ * A round is marked in the stores other replicas read (`processState().sharedCaches`: none
+ * alone, the cluster's signed Redis records in a cluster), since a retry may land on any
+ * replica, and in this process's bounded memory. A shared store that is away fails the spend:
+ * better to refuse a retry than to run a round twice.
  *
  * @module
  */
+import { MemoryRecordStore } from '../state/memoryRecords.ts';
+import { processState } from '../state/process.ts';
+import type { RecordStore } from '../state/records.ts';
 
-export interface SpentRounds {
-  /** Marks `round` spent for `ttlMs`; false when it was spent already. */
-  spend(round: string, ttlMs: number): Promise<boolean>;
-  /** Un-spends `round`: its retry was refused before anything ran (a malformed answer). */
-  release(round: string): Promise<void>;
-}
-
-/** Round ids kept at most in memory (about 100 bytes each). */
+/** Round ids kept at most in this process's memory (about 100 bytes each). */
 const MAX_ROUNDS = 100_000;
 
-/**
- * This process's spent rounds, each kept until its state has expired. Past {@link MAX_ROUNDS}
- * the oldest go first: a flood of rounds can then make the oldest replayable again, which
- * beats refusing every retry once full.
- */
-export class MemorySpentRounds implements SpentRounds {
-  /** Round id → when it may be forgotten. One TTL for all, so insertion order is expiry order. */
-  readonly #spent = new Map<string, number>();
-  readonly #now: () => number;
-  readonly #max: number;
+export interface SpentRoundsOptions {
+  /** Milliseconds since the epoch. Default `Date.now`. */
+  clock?: () => number;
+  /**
+   * Rounds this process remembers; past it, expired ones go first, then the oldest: a flood of
+   * rounds can make the oldest replayable again (alone), which beats refusing every retry.
+   * Default 100 000.
+   */
+  maxRounds?: number;
+}
 
-  constructor(now: () => number = Date.now, max = MAX_ROUNDS) {
-    this.#now = now;
-    this.#max = max;
+export class SpentRounds {
+  readonly #local: MemoryRecordStore;
+
+  constructor(options: SpentRoundsOptions = {}) {
+    this.#local = new MemoryRecordStore({
+      clock: options.clock,
+      maxEntries: options.maxRounds ?? MAX_ROUNDS,
+    });
   }
 
+  /** Marks `round` spent for `ttlMs`; false when it was spent already. */
   async spend(round: string, ttlMs: number): Promise<boolean> {
-    const now = this.#now();
-    const until = this.#spent.get(round);
-    if (until !== undefined && until > now) return false;
-    this.#spent.delete(round);
-    for (const [id, expires] of this.#spent) {
-      if (expires > now && this.#spent.size < this.#max) break;
-      this.#spent.delete(id);
+    // Shared stores first: if one is away, nothing was marked here and the client may retry.
+    for (const store of this.#stores()) {
+      const fresh = await store.update(
+        keyOf(round),
+        (current) => (current === undefined ? { value: '1', result: true } : { result: false }),
+        ttlMs,
+      );
+      if (!fresh) return false;
     }
-    this.#spent.set(round, now + ttlMs);
     return true;
   }
 
+  /** Un-spends `round`: its retry was refused before anything ran (a malformed answer). */
   async release(round: string): Promise<void> {
-    this.#spent.delete(round);
+    await Promise.all(this.#stores().map((store) => store.delete(keyOf(round))));
+  }
+
+  #stores(): RecordStore[] {
+    return [...processState().sharedCaches, this.#local];
   }
 }
 
-let shared: SpentRounds | undefined;
-let local: MemorySpentRounds | undefined;
-
-/** Cluster mode: every server of this process spends rounds in `store`. */
-export function shareSpentRounds(store: SpentRounds | undefined): void {
-  shared = store;
+function keyOf(round: string): string {
+  return `round:${round}`;
 }
 
-/** The store rounds are spent in: the shared one, else this process's. */
+let processRounds: SpentRounds | undefined;
+
+/** This process's spent rounds. */
 export function spentRounds(): SpentRounds {
-  if (shared !== undefined) return shared;
-  local ??= new MemorySpentRounds();
-  return local;
+  processRounds ??= new SpentRounds();
+  return processRounds;
 }

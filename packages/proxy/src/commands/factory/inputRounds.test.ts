@@ -2,8 +2,9 @@
  * 2026 input rounds are single-use, end to end: the real mcp-factory bin over HTTP serving a
  * plugin whose tool pays once the user confirms, and real SDK v2 clients of the 2026 era — one
  * answering `input_required` by hand (as a replaying client would), one answering on its own.
- * A completed round sent again is refused and pays nothing; a retry refused for a malformed
- * answer may be sent again with a proper one.
+ * A completed round sent again is refused and pays nothing, on the replica that answered it and
+ * on another one sharing its Redis; a retry refused for a malformed answer may be sent again
+ * with a proper one.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -14,7 +15,9 @@ import {
   type InputRequiredResult,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
+import { startRedisServer } from '../../../../framework/src/__fixtures__/redisServer.ts';
 import { runServerBin } from '../../../../framework/src/__fixtures__/serverProcess.ts';
+import { TEST_CLUSTER_SECRET } from '../../../../framework/src/cluster/testing.ts';
 import { FACTORY_BIN } from '../../proxy/__fixtures__/proxyProcess.ts';
 import { testdir } from '../../proxy/__fixtures__/testdir.ts';
 
@@ -35,14 +38,16 @@ export function register(server) {
 }
 `;
 
-async function factory(t: After): Promise<string> {
+/** mcp-factory serving `pay`; with `redisUrl`, a replica of that cluster. */
+async function factory(t: After, redisUrl?: string): Promise<string> {
   const home = testdir({ 'plugins/pay.js': PAY }, t);
+  const cluster = redisUrl && { MCP_REDIS_URL: redisUrl, MCP_CLUSTER_SECRET: TEST_CLUSTER_SECRET };
   const proc = await runServerBin(
     t,
     FACTORY_BIN,
     ['-p', 'pay', '-d', join(home, 'plugins'), '--http', '0'],
     /MCP endpoint:\s+(\S+)/,
-    { env: { HOME: home } },
+    { env: { HOME: home, ...cluster } },
   );
   assert.ok(proc.match, proc.stderr());
   return proc.match[1] as string;
@@ -114,4 +119,21 @@ test('a retry refused for a malformed answer can be sent again with a proper one
   });
   assert.equal(await answer(client, round.requestState!, YES), 'paid, payments so far: 1');
   await assert.rejects(answer(client, round.requestState!, YES), { code: -32602 });
+});
+
+test('replicas: a round answered on one is refused on the other', async (t) => {
+  const redis = await startRedisServer(t);
+  const a = await factory(t, redis.url);
+  const b = await factory(t, redis.url);
+  const onA = await connect(t, a, true);
+  const onB = await connect(t, b, true);
+  const round = await firstRound(onA);
+  assert.equal(await answer(onA, round.requestState!, YES), 'paid, payments so far: 1');
+  await assert.rejects(answer(onB, round.requestState!, YES), {
+    code: -32602,
+    message: /requestState was already used/,
+  });
+  // B serves rounds of its own as usual.
+  const own = await firstRound(onB);
+  assert.equal(await answer(onB, own.requestState!, YES), 'paid, payments so far: 1');
 });
