@@ -12,14 +12,11 @@ import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import express from 'express';
 import { Redis } from 'ioredis';
-import { z } from 'zod';
 import { startRedisServer } from '../__fixtures__/redisServer.ts';
 import { firstText } from '../__fixtures__/testServer.ts';
 import { createOAuth } from '../auth/oauth.ts';
 import { startIntrospectionServer } from '../auth/testing.ts';
-import { createGate } from '../gate/gate.ts';
-import { codeAt, newSecret, recordingLogger } from '../gate/testing.ts';
-import { createServer } from '../server.ts';
+import { codeAt, recordingLogger, startGatedServer } from '../gate/testing.ts';
 import { joinCluster } from './join.ts';
 
 type After = { after(fn: () => unknown): void };
@@ -43,24 +40,6 @@ function attacker(t: After, redisUrl: string): Redis {
   redis.on('error', () => undefined);
   t.after(() => redis.quit().catch(() => undefined));
   return redis;
-}
-
-async function gatedServer(t: After) {
-  const secret = newSecret();
-  const gate = createGate(
-    { groups: { shell: { secret_ref: 'S' } } },
-    { env: { S: secret }, logger: recordingLogger() },
-  );
-  const server = createServer({ name: 'gated', transport: 'http', port: 0 });
-  gate.registerTools(server);
-  server.registerTool(
-    'secret_action',
-    { inputSchema: { what: z.string() } },
-    gate.protect('shell', ({ what }: { what: string }) => `done: ${what}`),
-  );
-  const url = (await server.start()) as string;
-  t.after(() => server.close());
-  return { url, secret };
 }
 
 async function client(t: After, url: string, era: 'legacy' | '2026-07-28') {
@@ -87,7 +66,7 @@ test('an unlock written into Redis, or moved there from another caller, unlocks 
   const redis = await startRedisServer(t);
   const raw = attacker(t, redis.url);
   await join(t, redis.url, 'forge-unlock');
-  const { url, secret } = await gatedServer(t);
+  const { url, secret } = await startGatedServer(t);
   const mallory = await client(t, url, 'legacy');
   const unlocks = `forge-unlock:gate:${gateId}:unlocked`;
 
@@ -116,7 +95,7 @@ test('the gate state from before a lock, put back after it, does not revive the 
   const redis = await startRedisServer(t);
   const raw = attacker(t, redis.url);
   await join(t, redis.url, 'forge-replay');
-  const { url, secret } = await gatedServer(t);
+  const { url, secret } = await startGatedServer(t);
   const alice = await client(t, url, 'legacy');
   const unlocked = await alice.client.callTool({
     name: 'gate_unlock',
@@ -145,7 +124,7 @@ test('a gate handle signed with a key planted in Redis before the start is refus
   const planted = randomBytes(32);
   await raw.set('forge-handle:security:gate-handle-key', planted.toString('base64url'));
   await join(t, redis.url, 'forge-handle');
-  const { url } = await gatedServer(t);
+  const { url } = await startGatedServer(t);
   const mallory = await client(t, url, '2026-07-28');
 
   const claim = { g: 'shell', e: 0, x: Date.now() + 3600_000, n: 'forged' };

@@ -3,33 +3,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { z } from 'zod';
 import { firstText, inMemoryClient } from '../__fixtures__/testServer.ts';
 import { createServer } from '../server.ts';
 import { createGate } from './gate.ts';
 import { callerKeyOf } from './session.ts';
 import { InMemoryGateStateStore, processGateStore } from './store.ts';
-import { codeAt, newSecret, recordingLogger } from './testing.ts';
+import { codeAt, newSecret, recordingLogger, startGatedServer } from './testing.ts';
 
 type Era = 'legacy' | '2026-07-28';
-
-async function gatedServer(t: { after: (fn: () => Promise<void>) => void }) {
-  const secret = newSecret();
-  const gate = createGate(
-    { groups: { shell: { secret_ref: 'S', timeout: 600 } } },
-    { env: { S: secret }, logger: recordingLogger(), store: new InMemoryGateStateStore() },
-  );
-  const server = createServer({ name: 'gated', transport: 'http', port: 0 });
-  gate.registerTools(server);
-  server.registerTool(
-    'secret_action',
-    { inputSchema: { what: z.string() } },
-    gate.protect('shell', ({ what }: { what: string }) => `done: ${what}`),
-  );
-  const url = (await server.start()) as string;
-  t.after(() => server.close());
-  return { gate, url, secret };
-}
 
 async function client(url: string, era: Era, t: { after: (fn: () => Promise<void>) => void }) {
   const c = new Client(
@@ -45,7 +26,7 @@ const call = (c: Client, name: string, args: Record<string, unknown>) =>
   c.callTool({ name, arguments: args });
 
 test('2026 clients without a session: the unlock comes back as a handle only the unlocker holds', async (t) => {
-  const { url, secret, gate } = await gatedServer(t);
+  const { url, secret, gate } = await startGatedServer(t, new InMemoryGateStateStore());
   const a = await client(url, '2026-07-28', t);
   const b = await client(url, '2026-07-28', t);
   assert.equal(a.getProtocolEra(), 'modern');
@@ -82,7 +63,7 @@ test('2026 clients without a session: the unlock comes back as a handle only the
 });
 
 test('2025 sessions: an unlock stays with its session, and is gone when the session ends', async (t) => {
-  const { url, secret } = await gatedServer(t);
+  const { url, secret } = await startGatedServer(t, new InMemoryGateStateStore());
   const a = await client(url, 'legacy', t);
   const b = await client(url, 'legacy', t);
   const modern = await client(url, '2026-07-28', t);

@@ -1,11 +1,15 @@
 /**
- * Test helpers for the gate: a logger that keeps its lines, and TOTP codes for a given time.
- * Not exported from the package.
+ * Test helpers for the gate: a logger that keeps its lines, TOTP codes for a given time, and a
+ * gated HTTP server. Not exported from the package.
  *
  * @module
  */
 import { Secret, TOTP } from 'otpauth';
+import { z } from 'zod';
 import type { Logger } from '../logging/index.ts';
+import { createServer } from '../server.ts';
+import { createGate } from './gate.ts';
+import type { GateStateStore } from './store.ts';
 
 /** A base32 secret (20 random bytes) as `otpauth` would generate it. */
 export const newSecret = (): string => new Secret({ size: 20 }).base32;
@@ -39,4 +43,29 @@ export function testClock(start = 30_000 * 60_000_000 + 10_000) {
       now += seconds * 1000;
     },
   };
+}
+
+/**
+ * An MCP server over HTTP with the gate group `shell` (10 minutes) and `secret_action` behind
+ * it, closed after the test. `store` defaults to the process's (the cluster's once joined).
+ */
+export async function startGatedServer(
+  t: { after: (fn: () => Promise<void>) => void },
+  store?: GateStateStore,
+) {
+  const secret = newSecret();
+  const gate = createGate(
+    { groups: { shell: { secret_ref: 'S', timeout: 600 } } },
+    { env: { S: secret }, logger: recordingLogger(), ...(store ? { store } : {}) },
+  );
+  const server = createServer({ name: 'gated', transport: 'http', port: 0 });
+  gate.registerTools(server);
+  server.registerTool(
+    'secret_action',
+    { inputSchema: { what: z.string() } },
+    gate.protect('shell', ({ what }: { what: string }) => `done: ${what}`),
+  );
+  const url = (await server.start()) as string;
+  t.after(() => server.close());
+  return { gate, url, secret };
 }

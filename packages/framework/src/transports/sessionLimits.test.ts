@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { RAW_INITIALIZE } from '../__fixtures__/testServer.ts';
 import { createOAuth } from '../auth/oauth.ts';
 import { startIntrospectionServer } from '../auth/testing.ts';
 import { recordingLogger } from '../gate/testing.ts';
@@ -113,16 +114,7 @@ function rawRequest(
   });
 }
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'greedy-client', version: '1' },
-  },
-});
+const INITIALIZE = JSON.stringify(RAW_INITIALIZE);
 
 function initializeFrom(url: string, localAddress: string, headers: Record<string, string> = {}) {
   return rawRequest(
