@@ -40,8 +40,15 @@ test('100 calls of 2–3.9 MB leave the heap of mcp-proxy (console on) without t
     env: { HOME: home, MCP_MGMT_TOKEN: '' },
   });
   const client = await connectHttp(t, proxy.mcpUrl);
+  // Should the proxy die under the load, the test fails with its stderr instead of waiting on
+  // a call nobody will answer.
+  const died = proxy.exited.then((code) => {
+    throw new Error(`mcp-proxy exited (${code}) during the calls:\n${proxy.stderr()}`);
+  });
+  died.catch(() => {});
   const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const answer = client.callTool({ name, arguments: args });
+    const result = (await Promise.race([answer, died])) as CallToolResult;
     const text = (result.content[0] as { text: string }).text;
     assert.equal(result.isError ?? false, false, text);
     return text;

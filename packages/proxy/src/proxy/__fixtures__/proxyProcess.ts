@@ -23,6 +23,8 @@ export interface ProxyProcess {
   mcpUrl: string | undefined;
   mgmtPort: number;
   healthUrl: string | undefined;
+  /** Resolves with the exit code when the proxy ends, for or without a `stop()`. */
+  exited: Promise<number | null>;
   stderr(): string;
   stop(): Promise<void>;
 }
@@ -58,6 +60,7 @@ export async function startProxy(
         mcpUrl: mcp?.[1],
         mgmtPort: Number(line[1]),
         healthUrl: health?.[1],
+        exited,
         stderr: () => stderr,
         stop,
       };
