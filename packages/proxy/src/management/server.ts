@@ -33,13 +33,23 @@ import {
   rebindingCheck,
   sendJson,
 } from '@mcpbox/framework';
-import type { WebConsole } from '../console/console.ts';
 import type { PluginManager } from '../proxy/manager.ts';
 import { bearerCheck } from './auth.ts';
 import { readText } from './body.ts';
 import { HttpError } from './errors.ts';
 import { crossSiteRefusal } from './origin.ts';
 import { statusJson } from './status.ts';
+
+/**
+ * Pages served beside the API with their own log-in (the web console, `console/console.ts`):
+ * named here by what the server needs of them, so the API does not import the console.
+ */
+export interface ManagementConsole {
+  /** Whether `path` is the console's (the rest belongs to the REST API). */
+  handles(path: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
+  close(): void;
+}
 
 export interface ManagementServerOptions {
   manager: PluginManager;
@@ -52,7 +62,7 @@ export interface ManagementServerOptions {
   /** Without a token, a `host` beyond loopback is refused unless this is true. */
   allowUnauthenticated?: boolean;
   /** The web console at `/` and `/console/*` (its own log-in); none: those paths are 404. */
-  console?: WebConsole;
+  console?: ManagementConsole;
 }
 
 export interface ManagementServer {

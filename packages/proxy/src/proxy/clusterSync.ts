@@ -13,24 +13,10 @@ import {
   createLogger,
   errorMessage,
   type Logger,
-  type ReplicaReport,
   SharedPluginSet,
 } from '@mcpbox/framework';
+import type { ClusterView } from './clusterView.ts';
 import type { ManagerEvent, PluginManager } from './manager.ts';
-
-/** How the replicas compare with the shared set, for `GET /proxy/status` and `proxy__status`. */
-export interface ClusterView {
-  cluster: string;
-  /** This replica. */
-  replica: string;
-  redis: 'connected' | 'unreachable';
-  error?: string;
-  /** The set every replica should have. */
-  shared: string[];
-  replicas: Array<ReplicaReport & { missing: string[]; extra: string[] }>;
-  /** Some live replica lacks a shared plugin, has one that is not shared, or reports an error. */
-  diverged: boolean;
-}
 
 /** How often a replica refreshes its report (it expires after `REPORT_TTL_MS`). */
 const REPORT_INTERVAL_MS = 10_000;

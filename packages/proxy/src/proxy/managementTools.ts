@@ -28,7 +28,7 @@ import {
 } from '@mcpbox/framework';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { clusterText } from './clusterText.ts';
+import { clusterText } from './clusterView.ts';
 import type { InnerClient } from './innerClient.ts';
 import type { PluginManager } from './manager.ts';
 

@@ -25,7 +25,7 @@ import {
   resolvePlugin,
   type UnloadResult,
 } from '@mcpbox/framework';
-import type { ClusterView } from './clusterSync.ts';
+import type { ClusterView } from './clusterView.ts';
 import type { CommandRegistry } from './commands.ts';
 import { resolvePluginConfig } from './pluginConfig.ts';
 import { pluginNameError } from './pluginName.ts';
