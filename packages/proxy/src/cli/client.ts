@@ -52,10 +52,10 @@ async function runInteractiveCli(): Promise<void> {
       // Loaded here, not at the top, so `--help` and argument errors do not load the SDK.
       const [{ formatError }, { defaultHistoryFile }, { ReplOutput, runRepl }, { ClientSession }] =
         await Promise.all([
-          import('../client/format.ts'),
-          import('../client/history.ts'),
-          import('../client/repl.ts'),
-          import('../client/session.ts'),
+          import('../repl/format.ts'),
+          import('../repl/history.ts'),
+          import('../repl/repl.ts'),
+          import('../repl/session.ts'),
         ]);
       const out = new ReplOutput(process.stdout, process.stderr);
       const session = new ClientSession(target, out);

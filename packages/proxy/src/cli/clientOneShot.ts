@@ -1,7 +1,7 @@
 /**
  * The command lines of `mcp-client call` and `mcp-client inspect`. Declares flags only; the work
- * is in `client/oneShot.ts`, loaded after the command line parsed, so `--help` and usage errors
- * load no SDK. A command-line mistake exits 2, like the usage errors `client/oneShot.ts` finds.
+ * is in `repl/oneShot.ts`, loaded after the command line parsed, so `--help` and usage errors
+ * load no SDK. A command-line mistake exits 2, like the usage errors `repl/oneShot.ts` finds.
  *
  * @module
  */
@@ -52,7 +52,7 @@ function callProgram(argv: string[]): Command {
       }
       const target = targetOrUsageError('call', server, options);
       if (!target) return;
-      const { callOnce } = await import('../client/oneShot.ts');
+      const { callOnce } = await import('../repl/oneShot.ts');
       process.exitCode = await callOnce(target, {
         tool,
         pairs: options.arg ?? [],
@@ -88,7 +88,7 @@ function inspectProgram(): Command {
   ).action(async (server: string[], options: ConnectionOptions) => {
     const target = targetOrUsageError('inspect', server, options);
     if (!target) return;
-    const { inspectOnce } = await import('../client/oneShot.ts');
+    const { inspectOnce } = await import('../repl/oneShot.ts');
     process.exitCode = await inspectOnce(target);
   });
 }

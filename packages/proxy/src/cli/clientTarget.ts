@@ -6,7 +6,7 @@
  * @module
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { ConnectTarget, HttpTransportChoice, ProtocolChoice } from '../client/connect.ts';
+import type { ConnectTarget, HttpTransportChoice, ProtocolChoice } from '../repl/connect.ts';
 
 export interface ConnectionOptions {
   token?: string;
