@@ -24,12 +24,6 @@ export {
   UnauthenticatedBindError,
 } from './auth/index.ts';
 export { Catalog } from './catalog/catalog.ts';
-export type {
-  CallVia,
-  CatalogSearchHit,
-  CatalogToolInfo,
-  CatalogView,
-} from './catalog/catalogView.ts';
 export { isPrivileged, PRIVILEGED_META_KEY } from './catalog/privileged.ts';
 export { splitWords, ToolSearchIndex } from './catalog/search.ts';
 export {
@@ -106,6 +100,46 @@ export {
   type InterpolationIssue,
   interpolateTree,
 } from './config/interpolate.ts';
+export type {
+  AdminAction,
+  AdminColumn,
+  AdminRow,
+  AdminSection,
+  AdminSurface,
+  AdminValue,
+  PublishedAdmin,
+} from './contract/admin.ts';
+export type {
+  CallVia,
+  CatalogSearchHit,
+  CatalogToolInfo,
+  CatalogView,
+} from './contract/catalogView.ts';
+export type {
+  PluginConfig,
+  PluginModule,
+  PluginServer,
+  PromptConfig,
+  PromptHandler,
+  ProxyCommands,
+  ReadResourceHandler,
+  ReadResourceTemplateHandler,
+  RegisteredPrompt,
+  RegisteredResource,
+  RegisteredTool,
+  ResourceMetadata,
+} from './contract/plugin.ts';
+export type { JsonSchemaObject, SchemaLike } from './contract/schema.ts';
+export type { ClosedSession } from './contract/session.ts';
+export type {
+  InputOptions,
+  KeepsRunning,
+  RequestExtra,
+  ToolConfig,
+  ToolContext,
+  ToolHandler,
+  ToolReturn,
+} from './contract/tool.ts';
 export { errorMessage, McpboxError, type McpboxErrorCode } from './errors.ts';
 export { findProgram } from './findProgram.ts';
 export {
@@ -136,15 +170,6 @@ export { isLoopbackHost, type RebindingCheck, rebindingCheck, sendJson } from '.
 export { lazyRequire } from './lazy.ts';
 export { configureLogging, createLogger, type Logger } from './logging/index.ts';
 export { ServerMetrics, type ServerMetricsOptions, type ToolCallOutcome } from './metrics/index.ts';
-export type {
-  AdminAction,
-  AdminColumn,
-  AdminRow,
-  AdminSection,
-  AdminSurface,
-  AdminValue,
-  PublishedAdmin,
-} from './plugins/admin.ts';
 export {
   type AvailablePlugin,
   importPluginSource,
@@ -166,30 +191,6 @@ export {
   type UnloadResult,
 } from './plugins/registry.ts';
 export { pluginList, pluginStatus, type StatusInfo, toolList } from './plugins/text.ts';
-export type {
-  ClosedSession,
-  InputOptions,
-  JsonSchemaObject,
-  KeepsRunning,
-  PluginConfig,
-  PluginModule,
-  PluginServer,
-  PromptConfig,
-  PromptHandler,
-  ProxyCommands,
-  ReadResourceHandler,
-  ReadResourceTemplateHandler,
-  RegisteredPrompt,
-  RegisteredResource,
-  RegisteredTool,
-  RequestExtra,
-  ResourceMetadata,
-  SchemaLike,
-  ToolConfig,
-  ToolContext,
-  ToolHandler,
-  ToolReturn,
-} from './plugins/types.ts';
 export {
   type UpstreamPlugin,
   type UpstreamPluginOptions,

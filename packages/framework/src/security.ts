@@ -29,7 +29,7 @@ import {
   type OAuthConfig,
 } from './auth/oauth.ts';
 import { identityOf } from './auth/principal.ts';
-import { ConfigError } from './config/errors.ts';
+import { ConfigError } from './errors.ts';
 import { createGate, type Gate } from './gate/gate.ts';
 import type { GateCallContext } from './gate/session.ts';
 import type { ToolRegistrar } from './gate/tools.ts';

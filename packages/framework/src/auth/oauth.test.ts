@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import express from 'express';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { recordingLogger } from '../gate/testing.ts';
 import { UnauthenticatedBindError } from './exposure.ts';
 import { OAUTH_CHANNEL } from './introspection.ts';

@@ -23,7 +23,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { legacyAuth } from '../lazy.ts';
 import type { Logger } from '../logging/index.ts';
 import { checkCredentialEndpoint, trimTrailingSlash } from './endpoint.ts';

@@ -6,11 +6,11 @@ import { test } from 'node:test';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { firstText, inMemoryClient, kitchenServer } from '../__fixtures__/testServer.ts';
+import type { CatalogView } from '../contract/catalogView.ts';
+import type { PluginServer } from '../contract/plugin.ts';
 import { codeAt, newSecret } from '../gate/testing.ts';
-import type { PluginServer } from '../plugins/types.ts';
 import { createSecurity, type SecurityConfig } from '../security.ts';
 import { JsonlToolLogger } from '../toollog/jsonl.ts';
-import type { CatalogView } from './catalogView.ts';
 
 type After = { after: (fn: () => unknown) => void };
 

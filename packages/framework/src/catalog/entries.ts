@@ -15,9 +15,9 @@ import type {
   ReadResourceHandler,
   ReadResourceTemplateHandler,
   ResourceMetadata,
-  SchemaLike,
-  ToolConfig,
-} from '../plugins/types.ts';
+} from '../contract/plugin.ts';
+import type { SchemaLike } from '../contract/schema.ts';
+import type { ToolConfig } from '../contract/tool.ts';
 import { withPrivilegedMark } from './privileged.ts';
 import { compileSchema, NO_INPUT_SCHEMA } from './schema.ts';
 import type {

@@ -8,11 +8,10 @@
 
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { AnySchema, SchemaLike } from '../contract/schema.ts';
 import { McpboxError } from '../errors.ts';
 import { lazyRequire } from '../lazy.ts';
-import type { SchemaLike } from '../plugins/types.ts';
 import {
-  type AnySchema,
   isZodRawShape,
   isZodSchema,
   objectFromShape,

@@ -12,8 +12,8 @@
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { ToolContext, ToolReturn } from '../contract/tool.ts';
 import { errorMessage } from '../errors.ts';
-import type { ToolContext, ToolReturn } from '../plugins/types.ts';
 import type { Catalog } from './catalog.ts';
 import type { ToolEntry } from './types.ts';
 

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { z } from 'zod';
 import { FIXTURE_PLUGINS, firstText, inMemoryClient } from '../__fixtures__/testServer.ts';
 import { loadConfig } from '../config/index.ts';
-import type { PluginServer } from '../plugins/types.ts';
+import type { PluginServer } from '../contract/plugin.ts';
 import { createServer, type ServerOptions, serverOptionsFromConfig } from '../server.ts';
 import { deferLoadingMatcher } from './toolListing.ts';
 

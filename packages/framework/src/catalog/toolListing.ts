@@ -18,8 +18,15 @@
  * @module
  */
 import type { Tool } from '@modelcontextprotocol/server';
-import type { CodeMode } from '../config/types.ts';
 import type { ToolEntry } from './types.ts';
+
+/**
+ * Code mode: `on` lists only the code-mode tools (`search_tools`, `execute_code`) and the
+ * proxy's `proxy__*` tools, every other tool staying callable by name and from code; `both`
+ * lists everything; `off` (default) loads no code mode.
+ */
+export const CODE_MODES = ['off', 'on', 'both'] as const;
+export type CodeMode = (typeof CODE_MODES)[number];
 
 /** The plugin that offers code mode's tools (`search_tools`, `execute_code`). */
 export const CODE_MODE_PLUGIN = 'code_mode';

@@ -13,14 +13,11 @@ import type {
   UriTemplate,
 } from '@modelcontextprotocol/server';
 import type {
-  KeepsRunning,
   PromptReturn,
   ReadResourceHandler,
   ReadResourceTemplateHandler,
-  RequestExtra,
-  ToolContext,
-  ToolReturn,
-} from '../plugins/types.ts';
+} from '../contract/plugin.ts';
+import type { KeepsRunning, RequestExtra, ToolContext, ToolReturn } from '../contract/tool.ts';
 import type { CompiledSchema } from './schema.ts';
 
 /** The three lists a client can be told changed. */

@@ -9,21 +9,8 @@
  */
 import { z } from 'zod';
 import type * as z3 from 'zod/v3';
+import type { AnySchema, ZodRawShapeCompat } from '../contract/schema.ts';
 import { zodToJsonSchemaPackage, zodV3 } from '../lazy.ts';
-
-/** Any schema with a Standard Schema validator (zod ≥ 3.24, zod 4, valibot, arktype…). */
-export interface AnySchema {
-  readonly '~standard': {
-    validate(value: unknown): StandardResult | Promise<StandardResult>;
-  };
-}
-
-type StandardResult =
-  | { value: unknown; issues?: undefined }
-  | { issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<unknown> }> };
-
-/** A zod raw shape: `{ name: z.string(), … }`. */
-export type ZodRawShapeCompat = Record<string, AnySchema>;
 
 interface Zod4Like {
   _zod: { def: { type: string; innerType?: unknown } };

@@ -18,6 +18,7 @@
 
 import { hostname } from 'node:os';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
+import type { ClusterStatus, PluginClusterLink } from '../contract/cluster.ts';
 import { nodeCrypto } from '../lazy.ts';
 import { createLogger, type Logger } from '../logging/index.ts';
 import { type KeyRing, secretKeyRing } from '../state/keys.ts';
@@ -29,12 +30,7 @@ import {
   redisUrlRisk,
 } from './settings.ts';
 
-export interface ClusterStatus {
-  /** Both connections are up. */
-  connected: boolean;
-  /** Why not, when not connected (for `/health/ready`). */
-  error?: string;
-}
+export type { ClusterStatus };
 
 export interface ClusterLinkOptions {
   logger?: Logger;
@@ -64,7 +60,7 @@ export class ClusterUnavailableError extends Error {
   }
 }
 
-export class ClusterLink {
+export class ClusterLink implements PluginClusterLink {
   readonly settings: ClusterSettings;
   readonly replicaId: string;
   /** Commands (keys, scripts, publish). */

@@ -1,5 +1,5 @@
+export { ConfigError } from '../errors.ts';
 export { ENVIRONMENT_KEYS } from './environment.ts';
-export { ConfigError } from './errors.ts';
 export { interpolateString } from './interpolate.ts';
 export {
   applyOverrides,

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from '../errors.ts';
 import { applyOverrides, loadConfig, readConfig } from './load.ts';
 
 /** Writes `files` into a fresh temp folder removed after the test. */

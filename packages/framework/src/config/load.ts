@@ -17,10 +17,10 @@ import type { z } from 'zod';
 
 type ZodIssue = z.core.$ZodIssue;
 
+import { ConfigError } from '../errors.ts';
 import { yaml } from '../lazy.ts';
 import { createLogger } from '../logging/index.ts';
 import { environmentLayers } from './environment.ts';
-import { ConfigError } from './errors.ts';
 import { type ConfigPath, interpolateTree } from './interpolate.ts';
 import { absolutePaths, homeDirectory, mergeLayers, resolveConfig } from './resolve.ts';
 import { describeValue, knownConfigKeys, writtenConfigSchema } from './schema.ts';

@@ -6,22 +6,13 @@
  * @module
  */
 
+import { CODE_MODES, type CodeMode } from '../catalog/toolListing.ts';
 import type { ClusterSettings, WrittenClusterConfig } from '../cluster/settings.ts';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../logging/logger.ts';
 import type { OtelConfig } from '../telemetry/settings.ts';
 
-export const LOG_LEVELS = ['debug', 'info', 'warning', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export const LOG_FORMATS = ['text', 'json'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
-
-/**
- * Code mode: `on` lists only the code-mode tools (`search_tools`, `execute_code`) and the
- * proxy's `proxy__*` tools, every other tool staying callable by name and from code; `both`
- * lists everything; `off` (default) loads no code mode.
- */
-export const CODE_MODES = ['off', 'on', 'both'] as const;
-export type CodeMode = (typeof CODE_MODES)[number];
+// Each concern defines its own settings' values; the configuration names them here too.
+export { CODE_MODES, type CodeMode, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel };
 
 /** `http` is Streamable HTTP at `/mcp`; `sse` is the legacy `/sse` + `/messages` pair. */
 export const TRANSPORTS = ['stdio', 'http', 'sse'] as const;

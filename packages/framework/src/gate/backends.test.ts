@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { parseSecretFile } from './backends.ts';
 import { createGate } from './gate.ts';
 import { codeAt, newSecret, recordingLogger, testClock } from './testing.ts';

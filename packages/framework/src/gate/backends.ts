@@ -7,7 +7,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { checkCredentialEndpoint, trimTrailingSlash } from '../auth/endpoint.ts';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
 import type { GateSettings } from './config.ts';
 

@@ -7,7 +7,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 
 export const SECRET_BACKENDS = ['env', 'file', 'vaultwarden'] as const;
 export type SecretBackendKind = (typeof SECRET_BACKENDS)[number];

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { createServer } from '../server.ts';
 import { createGate, GATE_CHANNEL, type GateEvent } from './gate.ts';
 import { InMemoryGateStateStore } from './store.ts';

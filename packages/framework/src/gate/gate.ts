@@ -43,7 +43,7 @@ import {
 } from './messages.ts';
 import { callerKeyOf, findCallContext, type GateCallContext } from './session.ts';
 import { type GateStateStore, processGateStore, secretKeyOf } from './store.ts';
-import { registerGateTools, type ToolRegistrar } from './tools.ts';
+import { type GateToolActions, registerGateTools, type ToolRegistrar } from './tools.ts';
 import { type GateGroupSnapshot, GroupViews } from './views.ts';
 
 export type { GateAnswer } from './codes.ts';
@@ -69,7 +69,7 @@ export interface GateOptions {
   store?: GateStateStore;
 }
 
-export class Gate {
+export class Gate implements GateToolActions {
   readonly settings: GateSettings;
   readonly #backend: SecretBackend | undefined;
   readonly #logger: Logger;

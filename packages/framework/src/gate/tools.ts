@@ -11,8 +11,21 @@
  */
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { Gate } from './gate.ts';
+import type { GateAnswer } from './codes.ts';
 import type { GateCallContext } from './session.ts';
+
+/** What the tools ask of the gate (`Gate` has it); the gate registers them, so they name no class. */
+export interface GateToolActions {
+  readonly enabled: boolean;
+  /** Group names, sorted. */
+  readonly groupNames: string[];
+  unlock(group: string, code: string, ctx?: GateCallContext): Promise<GateAnswer>;
+  lock(group?: string): GateAnswer;
+  /** Waits for the writes a lock started; a warning when one did not land. */
+  settled(): Promise<string | undefined>;
+  sync(group?: string): Promise<void>;
+  status(ctx?: GateCallContext): string;
+}
 
 /** The registration call the gate needs, as both `McpServer` and `PluginServer` offer it. */
 export interface ToolRegistrar {
@@ -36,7 +49,7 @@ const text = (message: string, isError = false): CallToolResult => ({
 });
 
 /** Registers the three gate tools; registers nothing when the gate is disabled. */
-export function registerGateTools(gate: Gate, server: ToolRegistrar): void {
+export function registerGateTools(gate: GateToolActions, server: ToolRegistrar): void {
   if (!gate.enabled) return;
   const groups = gate.groupNames.join(', ') || '(none)';
   server.registerTool(

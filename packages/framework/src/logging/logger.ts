@@ -11,16 +11,15 @@
  *
  * @module
  */
-import type { LogFormat, LogLevel } from '../config/types.ts';
+import type { LogExtra, Logger } from '../contract/logger.ts';
 
-export type LogExtra = Record<string, unknown> | Error;
+export type { LogExtra, Logger };
 
-export interface Logger {
-  debug(msg: string, extra?: LogExtra): void;
-  info(msg: string, extra?: LogExtra): void;
-  warn(msg: string, extra?: LogExtra): void;
-  error(msg: string, extra?: LogExtra): void;
-}
+export const LOG_LEVELS = ['debug', 'info', 'warning', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface LoggingOptions {
   /** Least severe level written. Default `info`. */

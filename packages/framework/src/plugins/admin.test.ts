@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Catalog } from '../catalog/catalog.ts';
-import type { AdminSurface } from './admin.ts';
+import type { AdminSurface } from '../contract/admin.ts';
+import type { PluginServer } from '../contract/plugin.ts';
 import { PluginRegistry } from './registry.ts';
-import type { PluginServer } from './types.ts';
 
 const surface = (title: string): AdminSurface => ({ title, sections: [] });
 

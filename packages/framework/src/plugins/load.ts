@@ -12,10 +12,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { PluginModule } from '../contract/plugin.ts';
 import { errorMessage, McpboxError } from '../errors.ts';
 import { yaml } from '../lazy.ts';
 import { needsHostPackages, shareHostPackages } from './hostPackages.ts';
-import type { PluginModule } from './types.ts';
 import { enableTypeScript, isTypeScriptFile } from './typescript.ts';
 
 /** Where a plugin's code came from; kept for reloads and file watching. */

@@ -4,9 +4,9 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Catalog } from '../catalog/catalog.ts';
 import type { CatalogKind } from '../catalog/types.ts';
+import type { PluginServer } from '../contract/plugin.ts';
 import { PluginRegistry } from './registry.ts';
 import { pluginList, pluginStatus, toolList } from './text.ts';
-import type { PluginServer } from './types.ts';
 
 const FIXTURES = join(fileURLToPath(new URL('.', import.meta.url)), '../__fixtures__/plugins');
 

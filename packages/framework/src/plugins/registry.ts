@@ -11,16 +11,18 @@
  * @module
  */
 import type { Catalog } from '../catalog/catalog.ts';
-import { type CatalogView, createCatalogView } from '../catalog/catalogView.ts';
+import { createCatalogView } from '../catalog/catalogView.ts';
 import { ToolCallDispatcher } from '../catalog/toolCalls.ts';
 import type { Collision } from '../catalog/types.ts';
 import type { ClusterLink } from '../cluster/link.ts';
+import type { AdminSurface, PublishedAdmin } from '../contract/admin.ts';
+import type { CatalogView } from '../contract/catalogView.ts';
+import type { Logger } from '../contract/logger.ts';
+import type { PluginConfig, PluginModule, ProxyCommands } from '../contract/plugin.ts';
 import { errorMessage, McpboxError } from '../errors.ts';
 import { createLogger } from '../logging/index.ts';
-import type { AdminSurface, PublishedAdmin } from './admin.ts';
 import { importPluginSource, type PluginSource, pluginModuleOf, resolvePlugin } from './load.ts';
 import { type SessionClosedSource, StagingServer } from './staging.ts';
-import type { Logger, PluginConfig, PluginModule, ProxyCommands } from './types.ts';
 
 export interface LoadOptions {
   /** An already-imported module (or any object with `register`); skips resolution. */

@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { PluginServer } from '../contract/plugin.ts';
+import type { ClosedSession } from '../contract/session.ts';
 import { createServer } from '../server.ts';
-import type { ClosedSession, PluginServer } from './types.ts';
 
 async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 20));

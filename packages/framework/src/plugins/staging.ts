@@ -11,7 +11,6 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import type { Catalog } from '../catalog/catalog.ts';
-import type { CatalogView } from '../catalog/catalogView.ts';
 import {
   createPromptEntry,
   createResourceEntry,
@@ -31,10 +30,10 @@ import type {
   ToolEntry,
 } from '../catalog/types.ts';
 import type { ClusterLink } from '../cluster/link.ts';
-import type { AdminSurface } from './admin.ts';
+import type { AdminSurface } from '../contract/admin.ts';
+import type { CatalogView } from '../contract/catalogView.ts';
+import type { Logger } from '../contract/logger.ts';
 import type {
-  ClosedSession,
-  Logger,
   PluginConfig,
   PluginServer,
   PromptArgsShape,
@@ -46,9 +45,10 @@ import type {
   RegisteredResource,
   RegisteredTool,
   ResourceMetadata,
-  SchemaLike,
-  ToolConfig,
-} from './types.ts';
+} from '../contract/plugin.ts';
+import type { SchemaLike } from '../contract/schema.ts';
+import type { ClosedSession } from '../contract/session.ts';
+import type { ToolConfig } from '../contract/tool.ts';
 
 export interface StagingServerOptions {
   /** The plugin's name: owner of every entry. */

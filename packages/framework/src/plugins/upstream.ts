@@ -40,17 +40,11 @@ import {
 } from '../client/connection.ts';
 import { describeUpstream, type UpstreamParams } from '../client/params.ts';
 import { VerdictCache } from '../client/verdicts.ts';
+import type { Logger } from '../contract/logger.ts';
+import type { PluginModule, PluginServer, PromptConfig } from '../contract/plugin.ts';
+import type { JsonSchemaObject } from '../contract/schema.ts';
+import type { RequestExtra, ToolConfig, ToolContext } from '../contract/tool.ts';
 import { errorMessage } from '../errors.ts';
-import type {
-  JsonSchemaObject,
-  Logger,
-  PluginModule,
-  PluginServer,
-  PromptConfig,
-  RequestExtra,
-  ToolConfig,
-  ToolContext,
-} from './types.ts';
 import { rememberUpstreamSecrets } from './upstreamSecrets.ts';
 
 /** What changed in one list, by name (tools, prompts) or URI (resources and templates). */

@@ -21,7 +21,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { InputOptions, RequestExtra, ToolContext } from '../plugins/types.ts';
+import type { InputOptions, RequestExtra, ToolContext } from '../contract/tool.ts';
 import type { DetachedCall } from './detachedCall.ts';
 import { type InputRounds, questionDigest } from './inputRounds.ts';
 

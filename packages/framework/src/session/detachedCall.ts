@@ -20,18 +20,10 @@
  * @module
  */
 
-import type {
-  CreateMessageRequestParams,
-  ElicitRequestParams,
-  ElicitRequestURLParams,
-  InputRequest,
-  Notification,
-  ServerContext,
-} from '@modelcontextprotocol/server';
-import { inputRequired } from '@modelcontextprotocol/server';
+import type { InputRequest, Notification, ServerContext } from '@modelcontextprotocol/server';
+import type { RequestExtra } from '../contract/tool.ts';
 import { nodeCrypto } from '../lazy.ts';
-import type { RequestExtra } from '../plugins/types.ts';
-import type { InputKind } from './inputRounds.ts';
+import { type InputKind, inputRequestOf } from './questions.ts';
 
 /** Default time a question waits for its answer: the lifetime of a sealed `requestState`. */
 export const DEFAULT_INPUT_TIMEOUT_MS = 15 * 60 * 1000;
@@ -69,18 +61,6 @@ export class InputTimeoutError extends Error {
     this.name = 'InputTimeoutError';
     this.seconds = seconds;
   }
-}
-
-/** The embedded request for a question, in the SDK's wire shape. */
-export function inputRequestOf(kind: InputKind, params: unknown): InputRequest {
-  if (kind === 'sample') return inputRequired.createMessage(params as CreateMessageRequestParams);
-  if (kind === 'roots') return inputRequired.listRoots();
-  const elicit = params as ElicitRequestParams;
-  if (elicit.mode === 'url') {
-    const { mode: _mode, elicitationId: _id, ...url } = elicit as ElicitRequestURLParams;
-    return inputRequired.elicitUrl(url);
-  }
-  return inputRequired.elicit(elicit as never);
 }
 
 /** One question waiting for the client. */

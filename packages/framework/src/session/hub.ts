@@ -9,6 +9,7 @@
 import type { Implementation } from '@modelcontextprotocol/server';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
+import type { ClosedSession } from '../contract/session.ts';
 import { nodeCrypto } from '../lazy.ts';
 import { createRoundsCodec, type RoundsCodec } from './inputRounds.ts';
 import { type CacheHints, McpSession } from './session.ts';
@@ -31,13 +32,6 @@ export interface ModernNotifier {
   promptsChanged(): void;
   resourcesChanged(): void;
   resourceUpdated(uri: string): void;
-}
-
-/** Who a closed session was, so state keyed by it (gate unlocks, kernels) can be freed. */
-export interface ClosedSession {
-  connectionId: string;
-  /** The 2025 `Mcp-Session-Id`, when it had one. */
-  sessionId?: string;
 }
 
 export class SessionHub {

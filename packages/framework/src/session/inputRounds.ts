@@ -46,14 +46,11 @@ import {
 } from '@modelcontextprotocol/server';
 import { principalKeyOf } from '../auth/principal.ts';
 import { nodeCrypto } from '../lazy.ts';
-import { inputRequestOf } from './detachedCall.ts';
+import { type InputKind, inputRequestOf } from './questions.ts';
 import { spentRounds } from './spentRounds.ts';
 
 /** How long a client may take to answer one round. */
 export const STATE_TTL_SECONDS = 15 * 60;
-
-/** What a question asks for: an elicitation, a sampling result, or the client's roots. */
-export type InputKind = 'elicit' | 'sample' | 'roots';
 
 /** One answer carried between rounds, with the kind and a digest of the question it answered. */
 interface SealedAnswer {

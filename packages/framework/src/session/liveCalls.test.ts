@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { firstText } from '../__fixtures__/testServer.ts';
-import type { RequestExtra } from '../plugins/types.ts';
+import type { RequestExtra } from '../contract/tool.ts';
 import { createServer } from '../server.ts';
 import { DetachedCall, DetachedCallTable, InputTimeoutError } from './detachedCall.ts';
 import { createRoundsCodec, principalOf } from './inputRounds.ts';

@@ -18,7 +18,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
-import type { RequestExtra } from '../plugins/types.ts';
+import type { RequestExtra } from '../contract/tool.ts';
 import {
   DetachedCall,
   type DetachedCallTable,

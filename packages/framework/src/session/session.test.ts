@@ -5,7 +5,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { observed } from '../__fixtures__/plugins/kitchen.ts';
 import { firstText, inMemoryClient, kitchenServer } from '../__fixtures__/testServer.ts';
-import type { PluginServer } from '../plugins/types.ts';
+import type { PluginServer } from '../contract/plugin.ts';
 
 describe('session: tools', () => {
   test('lists tools with their schemas and calls them', async (t) => {

@@ -24,8 +24,9 @@ import {
 import type { Catalog } from '../catalog/catalog.ts';
 import { type ToolCallDispatcher, toToolResult } from '../catalog/toolCalls.ts';
 import type { Completer } from '../catalog/types.ts';
+import type { PromptReturn, ResourceReturn } from '../contract/plugin.ts';
+import type { RequestExtra, ToolContext } from '../contract/tool.ts';
 import { GATE_HANDLE_ARGUMENT } from '../gate/handles.ts';
-import type { PromptReturn, RequestExtra, ResourceReturn, ToolContext } from '../plugins/types.ts';
 import { observeRequest } from '../telemetry/requests.ts';
 import { toolsFor } from './appOnlyTools.ts';
 import { clientCapabilitiesOf, eraOf, toToolContext, withV1Aliases } from './context.ts';

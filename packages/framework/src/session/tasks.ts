@@ -37,8 +37,8 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import type { RequestExtra } from '../contract/tool.ts';
 import { errorMessage } from '../errors.ts';
-import type { RequestExtra } from '../plugins/types.ts';
 import { eraOf } from './context.ts';
 import { DetachedCall } from './detachedCall.ts';
 import { answerOf, callDigest, principalOf } from './inputRounds.ts';

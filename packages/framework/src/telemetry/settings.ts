@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from '../errors.ts';
 
 /** The `otel:` mapping of the config file. */
 export interface OtelConfig {

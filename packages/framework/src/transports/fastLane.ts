@@ -14,7 +14,7 @@
  * @module
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Logger } from '../plugins/types.ts';
+import type { Logger } from '../contract/logger.ts';
 import type { ServerCounters } from '../session/stats.ts';
 import {
   answerRequestError,

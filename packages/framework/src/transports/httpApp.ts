@@ -9,9 +9,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import type { Logger } from '../contract/logger.ts';
 import { rebindingCheck } from '../http/guard.ts';
 import { sendJsonRpcError } from '../http/json.ts';
-import type { Logger } from '../plugins/types.ts';
 import type { ServerCounters } from '../session/stats.ts';
 
 // The transports' modules import it from here, beside the other HTTP pieces they use.

@@ -14,7 +14,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
-import type { Logger } from '../plugins/types.ts';
+import type { Logger } from '../contract/logger.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { McpSession } from '../session/session.ts';
 import {

@@ -14,7 +14,7 @@
  */
 import { isPrivileged } from '@mcpbox/framework';
 import type { Tool } from '@modelcontextprotocol/server';
-import type { ToolConnection } from './runToolCall.ts';
+import type { ToolConnection } from './connections.ts';
 
 /** Each upstream connection's last listing; it goes with the connection (reset, restart). */
 const listings = new WeakMap<ToolConnection, readonly Tool[]>();

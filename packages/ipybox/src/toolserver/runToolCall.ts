@@ -6,10 +6,11 @@
  *
  * @module
  */
-import { type CallOptions, errorMessage } from '@mcpbox/framework';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import { errorMessage } from '@mcpbox/framework';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ApprovalDeniedError, type ApprovalGate } from '../approval/approvalGate.ts';
 import type { ToolCall } from '../approval/approvalRequest.ts';
+import type { ToolConnection, ToolConnections } from './connections.ts';
 import { isPrivilegedCall } from './privilege.ts';
 import { NoAnswerError, type UpstreamQuestions } from './upstreamQuestions.ts';
 
@@ -40,28 +41,7 @@ export class ToolCallRefused extends Error {
   }
 }
 
-/** One upstream server's connection, as the framework's `UpstreamConnection` offers it. */
-export interface ToolConnection {
-  callTool(
-    name: string,
-    args: Record<string, unknown> | undefined,
-    options?: CallOptions,
-  ): Promise<CallToolResult>;
-  listTools(): Promise<Tool[]>;
-  /** Whether `name` is privileged, for a connection that knows without listing (code mode). */
-  privileged?(name: string): boolean;
-}
-
-/**
- * Named upstream servers with lazily started, cached, self-restarting connections: the
- * framework's `UpstreamPool` satisfies this. Its params (and secrets) stay on the host side.
- */
-export interface ToolConnections {
-  has(name: string): boolean;
-  names(): string[];
-  get(name: string): ToolConnection;
-  closeAll(): Promise<void>;
-}
+export type { ToolConnection, ToolConnections };
 
 export interface RunToolCallDeps {
   connections: ToolConnections;

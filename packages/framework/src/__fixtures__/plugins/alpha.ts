@@ -1,7 +1,7 @@
 // Test plugin: one of each kind (tool, resource, resource template, prompt).
 import { ResourceTemplate } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { PluginServer } from '../../plugins/types.ts';
+import type { PluginServer } from '../../contract/plugin.ts';
 
 export const description = 'alpha test plugin';
 

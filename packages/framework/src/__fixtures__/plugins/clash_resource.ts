@@ -1,5 +1,5 @@
 // Test plugin: a fresh tool plus a resource URI that `alpha` already owns.
-import type { PluginServer } from '../../plugins/types.ts';
+import type { PluginServer } from '../../contract/plugin.ts';
 
 export function register(server: PluginServer): void {
   server.registerTool('clash_fresh', {}, () => 'fresh');

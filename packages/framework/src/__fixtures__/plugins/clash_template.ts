@@ -1,6 +1,6 @@
 // Test plugin: a fresh tool plus a resource template that `alpha` already owns.
 import { ResourceTemplate } from '@modelcontextprotocol/server';
-import type { PluginServer } from '../../plugins/types.ts';
+import type { PluginServer } from '../../contract/plugin.ts';
 
 export function register(server: PluginServer): void {
   server.registerTool('clash_fresh', {}, () => 'fresh');

@@ -1,5 +1,5 @@
 // Test plugin: the contract on the default export, as some bundlers emit it.
-import type { PluginServer } from '../../plugins/types.ts';
+import type { PluginServer } from '../../contract/plugin.ts';
 
 export default {
   register(server: PluginServer): void {

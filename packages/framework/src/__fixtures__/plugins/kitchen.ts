@@ -1,7 +1,7 @@
 // Test plugin that uses every part of the plugin API, for session and transport tests.
 import { completable, ResourceTemplate } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { PluginServer } from '../../plugins/types.ts';
+import type { PluginServer } from '../../contract/plugin.ts';
 
 const COLOURS = ['red', 'green', 'blue', 'black'];
 

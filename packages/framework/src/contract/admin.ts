@@ -1,9 +1,9 @@
 /**
- * Admin surfaces: what a plugin offers a host's operator — rows to look at and actions to take
- * on them — without the host importing the plugin. A plugin publishes one with
- * `server.publishAdmin('ipybox', surface)`; a host (mcp-proxy's web console) reads
- * `registry.adminSurfaces()` and renders whatever is there. A surface leaves with the
- * registration that published it (unload, or replaced by a reload).
+ * Admin surfaces, part of the plugin contract: what a plugin offers a host's operator — rows to
+ * look at and actions to take on them — without the host importing the plugin. A plugin
+ * publishes one with `server.publishAdmin('ipybox', surface)`; a host (mcp-proxy's web
+ * console) reads `registry.adminSurfaces()` and renders whatever is there. A surface leaves with
+ * the registration that published it (unload, or replaced by a reload).
  *
  * Everything here is plain data, so a host can render it without knowing the plugin: columns
  * of short values, and per-row actions named by id.
