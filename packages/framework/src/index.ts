@@ -197,6 +197,15 @@ export {
   upstreamPlugin,
 } from './plugins/upstream.ts';
 export {
+  ERAS,
+  type Era,
+  type EraVersion,
+  eraOfVersion,
+  FIRST_MODERN_VERSION,
+  LEGACY_VERSION,
+  versionOfEra,
+} from './protocol/era.ts';
+export {
   createSecurity,
   type PreCallValidator,
   type Security,

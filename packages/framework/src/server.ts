@@ -193,7 +193,11 @@ export interface McpboxServer extends Registrations {
     ctx: ToolContext,
     options?: { via?: 'code' },
   ): Promise<CallToolResult>;
-  /** Serves one session over a transport you made (e.g. `InMemoryTransport`). */
+  /**
+   * Serves one session over a transport you made (e.g. `InMemoryTransport`), as a 2025-era
+   * connection (`initialize`): a 2026 client is served by the stdio and HTTP entries, which
+   * learn its era from the opening exchange.
+   */
   connect(transport: Transport): Promise<McpSession>;
   /** Starts the configured transport; for HTTP resolves with the bound MCP URL. */
   start(): Promise<string | undefined>;
@@ -375,7 +379,7 @@ export function createServer(
     callTool: (name, args, ctx, options) => dispatcher.call(name, args, ctx, options),
 
     async connect(transport) {
-      const session = sessions.open();
+      const session = sessions.open({ era: 'legacy' });
       await session.server.connect(transport);
       return session;
     },

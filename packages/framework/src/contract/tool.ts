@@ -16,6 +16,7 @@ import type {
   ElicitResult,
   ListRootsResult,
   LoggingLevel,
+  ProtocolEra,
   RequestId,
   RequestMeta,
   ServerContext,
@@ -41,6 +42,16 @@ export type RequestExtra = ServerContext & {
   connectionId?: string;
   /** The unlock handle passed as the reserved `gate_handle` argument, for the TOTP gate. */
   gateHandle?: string;
+  /**
+   * This request's protocol era, as the transport entry decided it: the SDK's type, which
+   * protocol/era.ts names `Era` (the contract imports nothing of ours).
+   */
+  era: ProtocolEra;
+  /**
+   * What this request's client declared: per request for a 2026-07-28 client, at `initialize`
+   * for a 2025 session.
+   */
+  clientCapabilities: ClientCapabilities | undefined;
 };
 
 /** Options of one question to the client (`ctx.elicit`, `ctx.sample`, `ctx.listRoots`). */

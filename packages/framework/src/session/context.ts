@@ -2,9 +2,9 @@
  * The context a tool (or prompt) handler receives: the SDK's per-request context plus helpers
  * for progress, logging, sampling, elicitation and roots, the same in both protocol eras.
  *
- * The era is read once, from the request itself: a 2026-07-28 request carries the `_meta`
- * envelope (`ctx.mcpReq.envelope`), a 2025 one does not. Sampling, elicitation and roots then go
- * the era's way — a real server→client request on a 2025 session, an `input_required` round trip
+ * The era is the session's, decided by the transport entry that opened it (protocol/era.ts)
+ * and stamped on each request's context by {@link withV1Aliases}. Sampling, elicitation and
+ * roots go the era's way — a real server→client request on a 2025 session, an `input_required` round trip
  * ({@link InputRounds}) for a 2026 request — and a plugin author writes `await ctx.elicit(…)`
  * once for both. A capability the client did not declare fails the same way in both eras for
  * the handler (a rejected promise it may catch); left uncaught it answers a 2026 request with
@@ -18,27 +18,25 @@ import {
   type CreateMessageResult,
   type ElicitRequestParams,
   MissingRequiredClientCapabilityError,
-  PROTOCOL_VERSION_META_KEY,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { InputOptions, RequestExtra, ToolContext } from '../contract/tool.ts';
+import type { Era } from '../protocol/era.ts';
 import type { DetachedCall } from './detachedCall.ts';
 import { type InputRounds, questionDigest } from './inputRounds.ts';
 
-/** Which protocol era a request belongs to, decided by the presence of the 2026 envelope. */
-export function eraOf(ctx: ServerContext): 'modern' | 'legacy' {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  return envelope?.[PROTOCOL_VERSION_META_KEY] ? 'modern' : 'legacy';
-}
-
-/** What the client declared: per request in 2026, at `initialize` in 2025. */
-export function clientCapabilitiesOf(
+/**
+ * What the client declared: per request in 2026 (its envelope), at `initialize` in 2025 (read
+ * from the session's server, `initialized`, only for a legacy request).
+ */
+function clientCapabilitiesOf(
   ctx: ServerContext,
-  legacyCapabilities: () => ClientCapabilities | undefined,
+  era: Era,
+  initialized: () => ClientCapabilities | undefined,
 ): ClientCapabilities | undefined {
-  if (eraOf(ctx) === 'legacy') return legacyCapabilities();
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown>;
-  return envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  if (era === 'legacy') return initialized();
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
 }
 
 /**
@@ -83,10 +81,18 @@ function missingCapability(
 }
 
 /**
- * The SDK v1 names plugins were written against (`signal`, `sessionId`, `requestId`, `_meta`,
- * `authInfo`, `sendNotification`, `sendRequest`), kept on the v2 context so their code still runs.
+ * A request's context as handlers see it: the SDK's, with the session's era and what the client
+ * declared, plus the SDK v1 names plugins were written against (`signal`, `sessionId`,
+ * `requestId`, `_meta`, `authInfo`, `sendNotification`, `sendRequest`) so their code still runs.
  */
-export function withV1Aliases(ctx: ServerContext, connectionId?: string): RequestExtra {
+export function withV1Aliases(
+  ctx: ServerContext,
+  session: {
+    era: Era;
+    connectionId?: string;
+    initialized: () => ClientCapabilities | undefined;
+  },
+): RequestExtra {
   // A fresh object of one fixed shape: adding properties to the SDK's context object instead
   // cost ~7% of a tool call's server CPU (hidden-class transitions on every request).
   return {
@@ -100,14 +106,14 @@ export function withV1Aliases(ctx: ServerContext, connectionId?: string): Reques
     sendNotification: ctx.mcpReq.notify,
     sendRequest: ctx.mcpReq.send,
     closeSSEStream: ctx.http?.closeSSE,
-    connectionId,
+    connectionId: session.connectionId,
     gateHandle: undefined,
+    era: session.era,
+    clientCapabilities: clientCapabilitiesOf(ctx, session.era, session.initialized),
   };
 }
 
 export interface ToolContextOptions {
-  /** The client's capabilities from `initialize`, for 2025 sessions. */
-  legacyCapabilities: () => ClientCapabilities | undefined;
   /** Replays answers and collects new questions for a 2026 request. */
   rounds: InputRounds;
   /**
@@ -124,7 +130,7 @@ export interface ToolContextOptions {
  * getters that hand out a function bound to this request — built only when a handler reaches for
  * one (most never do), and safe to destructure (`const { elicit } = ctx`).
  */
-class HandlerContext {
+class HandlerContext implements ToolContext {
   readonly sessionId: RequestExtra['sessionId'];
   readonly mcpReq: RequestExtra['mcpReq'];
   readonly http: RequestExtra['http'];
@@ -137,6 +143,8 @@ class HandlerContext {
   readonly closeSSEStream: RequestExtra['closeSSEStream'];
   readonly connectionId: RequestExtra['connectionId'];
   readonly gateHandle: RequestExtra['gateHandle'];
+  readonly era: RequestExtra['era'];
+  readonly clientCapabilities: RequestExtra['clientCapabilities'];
   readonly inputMode: ToolContext['inputMode'];
   readonly #options: ToolContextOptions;
 
@@ -153,12 +161,10 @@ class HandlerContext {
     this.closeSSEStream = extra.closeSSEStream;
     this.connectionId = extra.connectionId;
     this.gateHandle = extra.gateHandle;
-    this.inputMode = eraOf(extra) === 'modern' && !options.detached ? 'replay' : 'live';
+    this.era = extra.era;
+    this.clientCapabilities = extra.clientCapabilities;
+    this.inputMode = extra.era === 'modern' && !options.detached ? 'replay' : 'live';
     this.#options = options;
-  }
-
-  get clientCapabilities(): ToolContext['clientCapabilities'] {
-    return clientCapabilitiesOf(this as unknown as ServerContext, this.#options.legacyCapabilities);
   }
 
   get reportProgress(): ToolContext['reportProgress'] {
@@ -242,13 +248,9 @@ class HandlerContext {
    * which the tool dispatcher passes through), a plain error (a tool error) for a 2025 session.
    */
   #check(kind: 'elicit' | 'sample' | 'roots', params?: ElicitRequestParams): void {
-    const capabilities = clientCapabilitiesOf(
-      this as unknown as ServerContext,
-      this.#options.legacyCapabilities,
-    );
-    const missing = missingCapability(capabilities, kind, params);
+    const missing = missingCapability(this.clientCapabilities, kind, params);
     if (!missing) return;
-    if (eraOf(this as unknown as ServerContext) === 'modern') {
+    if (this.era === 'modern') {
       throw new MissingRequiredClientCapabilityError(
         { requiredCapabilities: missing.required },
         missing.message,
@@ -264,5 +266,5 @@ class HandlerContext {
  * everything where they expect it.
  */
 export function toToolContext(extra: RequestExtra, options: ToolContextOptions): ToolContext {
-  return new HandlerContext(extra, options) as unknown as ToolContext;
+  return new HandlerContext(extra, options);
 }

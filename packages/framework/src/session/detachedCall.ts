@@ -374,6 +374,8 @@ export class DetachedCall {
       closeSSEStream: undefined,
       connectionId: first.connectionId,
       gateHandle: first.gateHandle,
+      era: first.era,
+      clientCapabilities: first.clientCapabilities,
     };
   }
 }

@@ -11,6 +11,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
 import type { ClosedSession } from '../contract/session.ts';
 import { nodeCrypto } from '../lazy.ts';
+import type { Era } from '../protocol/era.ts';
 import { createRoundsCodec, type RoundsCodec } from './inputRounds.ts';
 import { type CacheHints, McpSession } from './session.ts';
 import type { ServerCounters } from './stats.ts';
@@ -60,12 +61,14 @@ export class SessionHub {
   }
 
   /**
-   * A new session, counted and tracked until its server closes. Pass `track: false` for
-   * one-request sessions (stateless HTTP) that never outlive their request.
+   * A new session of `era` (the transport entry that opens it decided the era), counted and
+   * tracked until its server closes. Pass `track: false` for one-request sessions (stateless
+   * HTTP) that never outlive their request.
    */
-  open({ track = true }: { track?: boolean } = {}): McpSession {
+  open({ era, track = true }: { era: Era; track?: boolean }): McpSession {
     const session = new McpSession({
       ...this.#options,
+      era,
       // A UUID (unique across a cluster's replicas, whose gate state it keys), drawn when a
       // handler or the close first reads it: node:crypto is not needed for the first answer.
       connectionId: track ? () => nodeCrypto().randomUUID() : undefined,

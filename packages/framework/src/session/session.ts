@@ -27,9 +27,10 @@ import type { Completer } from '../catalog/types.ts';
 import type { PromptReturn, ResourceReturn } from '../contract/plugin.ts';
 import type { RequestExtra, ToolContext } from '../contract/tool.ts';
 import { GATE_HANDLE_ARGUMENT } from '../gate/handles.ts';
+import type { Era } from '../protocol/era.ts';
 import { observeRequest } from '../telemetry/requests.ts';
 import { toolsFor } from './appOnlyTools.ts';
-import { clientCapabilitiesOf, eraOf, toToolContext, withV1Aliases } from './context.ts';
+import { toToolContext, withV1Aliases } from './context.ts';
 import { InputNeeded, InputRounds, type RoundsCodec } from './inputRounds.ts';
 import { serveLiveCall } from './liveCalls.ts';
 import type { ServerCounters } from './stats.ts';
@@ -58,6 +59,11 @@ export interface SessionOptions {
    * function makes it on first use (see {@link McpSession.connectionId}).
    */
   connectionId?: string | (() => string);
+  /**
+   * The protocol era this session serves, decided by the transport entry that opens it (the
+   * SDK's stdio and HTTP entries hand it to the session factory); every request carries it.
+   */
+  era: Era;
 }
 
 export type CacheHints = Partial<
@@ -139,6 +145,8 @@ export class McpSession {
    */
   sessionId: string | undefined;
   readonly server: Server;
+  /** See {@link SessionOptions.era}. */
+  readonly era: Era;
   /** Resource URIs this client subscribed to (2025 `resources/subscribe`). */
   readonly subscriptions = new Set<string>();
 
@@ -158,7 +166,8 @@ export class McpSession {
       requestState: { verify: options.rounds.verify },
     });
     this.server = server;
-    const legacyCapabilities = () => server.getClientCapabilities();
+    this.era = options.era;
+    const initialized = () => server.getClientCapabilities();
 
     // Counts every request and every failure for the health endpoints, one wrapper per handler.
     const counted =
@@ -168,9 +177,10 @@ export class McpSession {
         counters.last_request = Date.now();
         try {
           this.sessionId ??= ctx.sessionId;
+          const { era, connectionId } = this;
           // Traced and counted by method and era when configured (telemetry/requests.ts).
-          return await observeRequest(ctx, (request as { params?: unknown }).params, () =>
-            handler(request, withV1Aliases(ctx, this.connectionId)),
+          return await observeRequest(ctx, era, (request as { params?: unknown }).params, () =>
+            handler(request, withV1Aliases(ctx, { era, connectionId, initialized })),
           );
         } catch (error) {
           counters.errors += 1;
@@ -191,28 +201,21 @@ export class McpSession {
     ): Promise<{ result: R } | { inputRequired: InputRequiredResult }> => {
       const keepsRunning =
         call.method === 'tools/call' ? catalog.getTool(call.name)?.keepsRunning : undefined;
-      if (keepsRunning && eraOf(extra) === 'modern') {
+      if (keepsRunning && extra.era === 'modern') {
         // Asked live and answered by the retries: the handler runs once (liveCalls.ts).
         return serveLiveCall(
           extra,
           call,
           { codec: options.rounds, inputTimeoutMs: keepsRunning.inputTimeoutMs },
           (runExtra, detached) =>
-            run(
-              toToolContext(runExtra, {
-                legacyCapabilities: () => undefined,
-                rounds: InputRounds.none(),
-                detached,
-              }),
-            ),
+            run(toToolContext(runExtra, { rounds: InputRounds.none(), detached })),
         );
       }
       const rounds =
-        eraOf(extra) === 'modern'
+        extra.era === 'modern'
           ? await InputRounds.fromRequest(extra, options.rounds, call)
           : InputRounds.none();
       const ctx = toToolContext(extra, {
-        legacyCapabilities,
         rounds,
         asTask:
           call.method === 'tools/call'
@@ -224,13 +227,7 @@ export class McpSession {
                 }
                 return startTask(extra, call, keepsRunning ?? {}, async (runExtra, detached) =>
                   toToolResult(
-                    await work(
-                      toToolContext(runExtra, {
-                        legacyCapabilities,
-                        rounds: InputRounds.none(),
-                        detached,
-                      }),
-                    ),
+                    await work(toToolContext(runExtra, { rounds: InputRounds.none(), detached })),
                   ),
                 );
               }
@@ -247,12 +244,12 @@ export class McpSession {
       return { result: result as R };
     };
 
-    registerTaskMethods(server, legacyCapabilities, counted as never);
+    registerTaskMethods(server, counted as never);
 
     server.setRequestHandler(
       'tools/list',
       counted(async (_request, extra) => ({
-        tools: toolsFor(catalog.listTools(), clientCapabilitiesOf(extra, legacyCapabilities)),
+        tools: toolsFor(catalog.listTools(), extra.clientCapabilities),
       })),
     );
 
@@ -274,7 +271,7 @@ export class McpSession {
             dispatcher.call(
               name,
               args,
-              toToolContext(runExtra, { legacyCapabilities, rounds: InputRounds.none(), detached }),
+              toToolContext(runExtra, { rounds: InputRounds.none(), detached }),
             ),
           ) as unknown as CallToolResult;
         }

@@ -39,7 +39,6 @@ import {
 import { z } from 'zod';
 import type { RequestExtra } from '../contract/tool.ts';
 import { errorMessage } from '../errors.ts';
-import { eraOf } from './context.ts';
 import { DetachedCall } from './detachedCall.ts';
 import { answerOf, callDigest, principalOf } from './inputRounds.ts';
 
@@ -174,12 +173,9 @@ export function requestDeclaresTasks(extra: RequestExtra): boolean {
 }
 
 /** Whether the client declared the extension at all: this request, or a 2025 `initialize`. */
-function clientDeclaresTasks(
-  extra: RequestExtra,
-  legacyCapabilities: () => ClientCapabilities | undefined,
-): boolean {
+function clientDeclaresTasks(extra: RequestExtra): boolean {
   if (requestDeclaresTasks(extra)) return true;
-  return eraOf(extra) === 'legacy' && listsTasks(legacyCapabilities());
+  return extra.era === 'legacy' && listsTasks(extra.clientCapabilities);
 }
 
 /** The -32021 error naming the extension, for a client that did not declare it. */
@@ -227,13 +223,12 @@ const updateParams = z.looseObject({
 /** Registers `tasks/get`, `tasks/update` and `tasks/cancel` on one SDK server. */
 export function registerTaskMethods(
   server: Server,
-  legacyCapabilities: () => ClientCapabilities | undefined,
   wrap: <Q, R>(
     handler: (request: Q, extra: RequestExtra) => Promise<R>,
   ) => (request: Q, ctx: never) => Promise<R>,
 ): void {
   const find = (extra: RequestExtra, taskId: string): Task => {
-    if (!clientDeclaresTasks(extra, legacyCapabilities)) {
+    if (!clientDeclaresTasks(extra)) {
       throw tasksRequired(
         `tasks/* needs the ${TASKS_EXTENSION} extension in the client's capabilities`,
       );

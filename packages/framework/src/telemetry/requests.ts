@@ -14,14 +14,14 @@ import {
   TRACEPARENT_META_KEY,
   TRACESTATE_META_KEY,
 } from '@modelcontextprotocol/server';
-import { eraOf } from '../session/context.ts';
+import { type Era, type EraVersion, versionOfEra } from '../protocol/era.ts';
 import { type Carrier, inSpan, type SpanSpec, tracingEnabled } from './tracing.ts';
 
 /** `node:diagnostics_channel` name of {@link RequestEvent}s. */
 export const REQUEST_CHANNEL = 'mcpbox:request';
 
 /** The protocol era a request belongs to, named by its protocol version. */
-export type EraLabel = '2025-11-25' | '2026-07-28';
+export type EraLabel = EraVersion;
 
 /** One answered request. `tool_error` is a tool result with `isError`. */
 export interface RequestEvent {
@@ -40,11 +40,12 @@ function isToolError(result: unknown): boolean {
 const failureOf = (result: unknown) => (isToolError(result) ? 'tool_error' : undefined);
 
 /**
- * Runs one request handler, traced and counted when either is on. `params` are the request's,
- * for the span's name (`tools/call echo`).
+ * Runs one request handler, traced and counted when either is on. `era` is the session's (the
+ * transport entry decided it); `params` are the request's, for the span's name (`tools/call echo`).
  */
 export function observeRequest<R>(
   ctx: ServerContext,
+  era: Era,
   params: unknown,
   run: () => Promise<R>,
 ): Promise<R> {
@@ -57,7 +58,7 @@ export function observeRequest<R>(
   const publish = (outcome: RequestEvent['outcome']) => {
     const event: RequestEvent = {
       method: ctx.mcpReq.method,
-      era: eraOf(ctx) === 'modern' ? '2026-07-28' : '2025-11-25',
+      era: versionOfEra(era),
       outcome,
       seconds: (performance.now() - started) / 1000,
     };

@@ -41,7 +41,8 @@ export function mountSse(app: Express, options: SseOptions): MountedTransport {
     const release = takeSessionSlot(slots, callerOf(req), res, counters);
     if (!release) return;
     res.once('close', release);
-    const session = hub.open();
+    // SSE is a 2025-era transport: no 2026 request reaches it.
+    const session = hub.open({ era: 'legacy' });
     const transport = new SSEServerTransport(messagesPath, res);
     transports.set(transport.sessionId, { transport, owner: principalKeyOf(req.auth) });
     // Set before connect(): the SDK chains its own close handling after ours.

@@ -85,8 +85,9 @@ export async function serveStdio(options: StdioOptions): Promise<MountedTranspor
     },
   });
   const handle = sdkServeStdio(
-    () => {
-      session = options.hub.open();
+    // The SDK's entry reads the opening exchange and names the connection's era.
+    ({ era }) => {
+      session = options.hub.open({ era });
       return session.server;
     },
     {

@@ -15,6 +15,9 @@
  *   client resumes with `Last-Event-ID`; server→client requests (sampling, elicitation) ride the
  *   session. With `stateless: true` each 2025 POST gets a fresh server instead.
  *
+ * The session each route opens is of that era, and every request it serves carries the era
+ * on its context (`ctx.era`, protocol/era.ts): handlers never classify again.
+ *
  * Before either, a body nested too deep to handle is refused (jsonDepth.ts); sessions and
  * `subscriptions/listen` streams are capped in total and per caller (sessionTable.ts,
  * listenLimits.ts).
@@ -32,6 +35,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Express } from 'express';
 import { principalKeyOf } from '../auth/principal.ts';
+import { eraOfVersion } from '../protocol/era.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
 import { type CallerSlots, callerOf } from './callerSlots.ts';
@@ -119,8 +123,6 @@ function isLegacy(req: McpRequest): boolean {
   );
 }
 
-/** The first protocol version of the 2026 era; dates compare as strings. */
-const FIRST_MODERN_VERSION = '2026-07-28';
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /**
@@ -139,12 +141,7 @@ export function isLegacyPost(
 }
 
 function isPlainLegacyRequest(versionHeader: string | undefined, body: unknown): boolean {
-  if (
-    versionHeader !== undefined &&
-    !(/^\d{4}-\d{2}-\d{2}$/.test(versionHeader) && versionHeader < FIRST_MODERN_VERSION)
-  ) {
-    return false;
-  }
+  if (versionHeader !== undefined && eraOfVersion(versionHeader) !== 'legacy') return false;
   if (!isPlainObject(body)) return false;
   for (const key of Object.keys(body)) if (!REQUEST_KEYS.has(key)) return false;
   const { jsonrpc, id, method, params } = body;
@@ -168,7 +165,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 function modernHandler({ hub, counters, listenLimits = {} }: StreamableHttpOptions) {
   const admitListen = listenAdmission(listenLimits, counters);
-  const handler = createMcpHandler(() => hub.open({ track: false }).server, {
+  const handler = createMcpHandler(({ era }) => hub.open({ era, track: false }).server, {
     legacy: 'reject',
     // The same cap as admitListen's, which answers first, naming the setting.
     maxSubscriptions: sdkCap(listenLimits.maxListens ?? DEFAULT_MAX_LISTENS),
@@ -248,7 +245,7 @@ function statefulHandler(options: StreamableHttpOptions) {
     }
     const release = takeSessionSlot(slots, callerOf(req), res, counters);
     if (!release) return;
-    const session = hub.open();
+    const session = hub.open({ era: 'legacy' });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       ...(resumable && { eventStore: new BoundedEventStore(), retryInterval: SSE_RETRY_MS }),
@@ -282,7 +279,7 @@ function statelessHandler({ hub, counters }: StreamableHttpOptions) {
       res.setHeader('Allow', 'POST');
       return sendJsonRpcError(res, 405, -32000, 'Method not allowed: this server is stateless');
     }
-    const session = hub.open({ track: false });
+    const session = hub.open({ era: 'legacy', track: false });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
     });
