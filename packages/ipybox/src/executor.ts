@@ -9,11 +9,11 @@
  *
  * @module
  */
-import type { KernelBackend } from './kernel/backend.ts';
+import type { KernelBackend } from './kernel/backends/backend.ts';
+import { chooseKernelBackend } from './kernel/backends/choose.ts';
 import { type ExecuteOptions, KernelClient } from './kernel/client.ts';
 import type { KernelTransport } from './kernel/connectionFile.ts';
 import type { ExecutionResult } from './kernel/execution.ts';
-import { zmqKernelBackend } from './kernel/launcher.ts';
 import type { ExecutionChunk } from './kernel/output.ts';
 import type { SandboxSettings } from './sandbox/sandboxConfig.ts';
 
@@ -46,29 +46,6 @@ export interface CodeExecutorOptions {
 
 export type { ExecuteOptions };
 
-function localBackend(options: CodeExecutorOptions): KernelBackend {
-  const { sandbox, sandboxConfig, python } = options;
-  if (sandbox || sandboxConfig !== undefined) {
-    // The sandbox (and sandbox-runtime, heavy to load) is imported with the first sandboxed
-    // kernel, so an ipybox without --sandbox starts without it.
-    let backend: Promise<KernelBackend> | undefined;
-    return {
-      name: 'sandbox',
-      async start(startOptions) {
-        backend ??= import('./sandbox/kernelSandbox.ts').then(({ sandboxKernelBackend }) =>
-          sandboxKernelBackend({
-            python,
-            settings: typeof sandbox === 'object' ? sandbox : undefined,
-            settingsFile: sandboxConfig,
-          }),
-        );
-        return (await backend).start(startOptions);
-      },
-    };
-  }
-  return zmqKernelBackend({ python, transport: options.transport });
-}
-
 export interface StreamOptions extends ExecuteOptions {
   /** Yield output chunks as they arrive, not only the final result. Default false. */
   chunks?: boolean;
@@ -79,7 +56,7 @@ export class CodeExecutor {
 
   constructor(options: CodeExecutorOptions = {}) {
     this.#client = new KernelClient({
-      backend: options.backend ?? localBackend(options),
+      backend: options.backend ?? chooseKernelBackend(options),
       env: options.kernelEnv,
       cwd: options.workingDir,
       imagesDir: options.imagesDir,

@@ -20,7 +20,14 @@ export type {
   KernelExit,
   KernelStartOptions,
   RunningKernel,
-} from './kernel/backend.ts';
+} from './kernel/backends/backend.ts';
+export type { JupyterServerBackendOptions } from './kernel/backends/jupyterServer.ts';
+export { jupyterServerBackend } from './kernel/backends/jupyterServer.ts';
+// The OS sandbox around kernels and stdio MCP servers (sandbox-runtime, Linux).
+export type { SandboxKernelBackendOptions } from './kernel/backends/sandbox.ts';
+export { checkSandboxSetup, sandboxKernelBackend } from './kernel/backends/sandbox.ts';
+export type { ZmqKernelBackendOptions } from './kernel/backends/zeromq.ts';
+export { DEFAULT_PYTHON, zmqKernelBackend } from './kernel/backends/zeromq.ts';
 export { TimeoutBudget } from './kernel/budget.ts';
 export type { KernelChannels, MessageListener } from './kernel/channels.ts';
 export type { KernelClientOptions } from './kernel/client.ts';
@@ -30,10 +37,6 @@ export type { KernelErrorCode } from './kernel/errors.ts';
 export { CodeExecutionError, KernelError } from './kernel/errors.ts';
 export type { ExecutionResult } from './kernel/execution.ts';
 export type { ImageMimeType, SavedImage } from './kernel/images.ts';
-export type { JupyterServerBackendOptions } from './kernel/jupyterServerBackend.ts';
-export { jupyterServerBackend } from './kernel/jupyterServerBackend.ts';
-export type { ZmqKernelBackendOptions } from './kernel/launcher.ts';
-export { DEFAULT_PYTHON, zmqKernelBackend } from './kernel/launcher.ts';
 export type { ChannelName, JupyterMessage, MimeBundle } from './kernel/messages.ts';
 export type { ExecutionChunk, ExecutionOutput } from './kernel/output.ts';
 export type { GeneratedSources, GenerateOptions } from './mcptools/generate.ts';
@@ -46,9 +49,6 @@ export {
   description as ipyboxPluginDescription,
   register as registerIpyboxPlugin,
 } from './plugin.ts';
-// The OS sandbox around kernels and stdio MCP servers (sandbox-runtime, Linux).
-export type { SandboxKernelBackendOptions } from './sandbox/kernelSandbox.ts';
-export { checkSandboxSetup, sandboxKernelBackend } from './sandbox/kernelSandbox.ts';
 export { sandboxStdioServer } from './sandbox/mcpServerSandbox.ts';
 export type { SandboxHost } from './sandbox/preflight.ts';
 export {

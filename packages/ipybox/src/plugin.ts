@@ -15,12 +15,12 @@
  */
 import type { PluginConfig, PluginServer } from '@mcpbox/framework';
 import { checkPython } from './kernel/pythonCheck.ts';
-import { ipyboxAdmin } from './server/admin.ts';
+import { clusterKernelDirectory } from './kernels/kernelDirectory.ts';
+import { pythonProbe, sweepLeftovers } from './kernels/startupWork.ts';
 import { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
-import { clusterKernelDirectory } from './server/kernelDirectory.ts';
 import { type IpyboxSettings, parseSettings } from './server/settings.ts';
-import { pythonProbe, sweepLeftovers } from './server/startupWork.ts';
-import { registerIpyboxTools } from './server/tools.ts';
+import { ipyboxAdmin } from './tools/adminSurface.ts';
+import { registerIpyboxTools } from './tools/tools.ts';
 
 export const description =
   'Runs Python in stateful IPython kernels; kernel code calls MCP tools through generated modules.';
@@ -58,7 +58,7 @@ export async function openIpybox(
   options: IpyboxOptions = {},
 ): Promise<Ipybox> {
   // Both at once (each mostly waits: on Python starting, on the file system); the `ipybox`
-  // command began both before its modules loaded (server/startupWork.ts).
+  // command began both before its modules loaded (kernels/startupWork.ts).
   const [swept] = await Promise.all([
     // Kernel, sandbox and socket directories and the sandbox's sockets a SIGKILLed ipybox could
     // not remove (a kernel's directory holds its signing key): gone before we start our own.

@@ -1,7 +1,7 @@
 /** FrameStore: what a kernel's frame description must be to be kept, and who may read it. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { KernelSession } from '../server/kernelSession.ts';
+import type { KernelSession } from '../kernels/kernelSession.ts';
 import { FrameStore } from './frameStore.ts';
 
 const session = {} as KernelSession;

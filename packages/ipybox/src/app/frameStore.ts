@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { PluginServer } from '@mcpbox/framework';
-import type { KernelSession } from '../server/kernelSession.ts';
+import type { KernelSession } from '../kernels/kernelSession.ts';
 
 /** What the viewer is told of a frame (in the tool result's `_meta`). */
 export interface FrameSummary {

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { CodeExecutionError } from '../kernel/errors.ts';
-import type { KernelSession } from '../server/kernelSession.ts';
+import type { KernelSession } from '../kernels/kernelSession.ts';
 
 const MODULE = '_ipybox_viewer';
 /** Read once: the installing cell carries the source as a string literal. */

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { beginStartupWork } from '../server/startupWork.ts';
+import { beginStartupWork } from '../kernels/startupWork.ts';
 
 const LEVELS = {
   debug: 'debug',
@@ -126,7 +126,7 @@ const program = new Command('ipybox')
   )
   .showHelpAfterError()
   .action(async (options) => {
-    // The Python probe and the sweep run while the modules below load (server/startupWork.ts).
+    // The Python probe and the sweep run while the modules below load (kernels/startupWork.ts).
     beginStartupWork(options.python);
     // Imported here, so --help loads neither the server nor the framework.
     const { serveIpybox } = await import('../server/serve.ts');

@@ -16,9 +16,9 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type CatalogView, errorMessage, type Logger } from '@mcpbox/framework';
+import type { KernelSession } from '../kernels/kernelSession.ts';
 import { generateMcpSources } from '../mcptools/generate.ts';
 import { toIdentifier } from '../mcptools/pythonSource.ts';
-import type { KernelSession } from '../server/kernelSession.ts';
 import { type CatalogLayout, layoutCatalog } from './layout.ts';
 
 const MANIFEST = '.code_mode.json';

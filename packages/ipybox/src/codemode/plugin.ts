@@ -8,10 +8,10 @@
  * @module
  */
 import type { PluginConfig, PluginServer } from '@mcpbox/framework';
+import type { OutputScheme } from '../output/outputResources.ts';
 import { openIpybox } from '../plugin.ts';
-import { registerExecuteTool } from '../server/executeTool.ts';
 import type { Ipybox } from '../server/ipybox.ts';
-import type { OutputScheme } from '../server/outputResources.ts';
+import { registerExecuteTool } from '../tools/executeTool.ts';
 import { catalogConnections } from './catalogConnections.ts';
 import { CatalogModules } from './catalogModules.ts';
 import { registerSearchTool } from './searchTool.ts';

@@ -13,12 +13,12 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { currentTraceContext } from '@mcpbox/framework';
-import type { KernelBackend, KernelExit, RunningKernel } from './backend.ts';
+import type { KernelBackend, KernelExit, RunningKernel } from './backends/backend.ts';
+import { chooseKernelBackend } from './backends/choose.ts';
 import { TimeoutBudget } from './budget.ts';
 import { KernelConnection } from './connection.ts';
 import { KernelError } from './errors.ts';
 import { Execution, type ExecutionResult, type InterruptReason } from './execution.ts';
-import { zmqKernelBackend } from './launcher.ts';
 import type { ExecutionChunk } from './output.ts';
 import { remoteEnvironmentCell } from './remoteEnv.ts';
 
@@ -26,7 +26,7 @@ import { remoteEnvironmentCell } from './remoteEnv.ts';
 const INLINE_MATPLOTLIB = 'module://matplotlib_inline.backend_inline';
 
 export interface KernelClientOptions {
-  /** How kernels are started. Default: `zmqKernelBackend()` (local ipykernel over ZeroMQ). */
+  /** How kernels are started. Default: `chooseKernelBackend()`'s (local ipykernel over ZeroMQ). */
   backend?: KernelBackend;
   /**
    * Variables for the kernel. The kernel sees only `PATH` (this process's), `MPLBACKEND` (inline)
@@ -102,7 +102,7 @@ export class KernelClient {
   #closed = false;
 
   constructor(options: KernelClientOptions = {}) {
-    this.#backend = options.backend ?? zmqKernelBackend();
+    this.#backend = options.backend ?? chooseKernelBackend();
     this.#env = {
       PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       MPLBACKEND: INLINE_MATPLOTLIB,

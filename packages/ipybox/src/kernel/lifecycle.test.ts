@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { isGone, waitUntilGone } from '../__fixtures__/processes.ts';
+import { zmqKernelBackend } from './backends/zeromq.ts';
 import { KernelClient, type KernelClientOptions } from './client.ts';
 import { KernelError } from './errors.ts';
-import { zmqKernelBackend } from './launcher.ts';
 
 /** A client whose kernel (whichever is current) is stopped after the test, pass or fail. */
 function newClient(t: TestContext, options: KernelClientOptions = {}): KernelClient {

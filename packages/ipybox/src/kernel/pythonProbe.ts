@@ -1,7 +1,7 @@
 /**
  * Whether a Python interpreter runs and has ipykernel: the child process `checkPython` judges.
  * Its own module, importing nothing but Node's, so the `ipybox` command can start it before it
- * loads the server (see `server/startupWork.ts`).
+ * loads the server (see `kernels/startupWork.ts`).
  *
  * @module
  */

@@ -14,13 +14,17 @@ import {
   type UpstreamParams,
 } from '@mcpbox/framework';
 import type { Tool } from '@modelcontextprotocol/server';
+import { type EnvMap, loadEnvironment } from '../kernels/environment.ts';
+import { kernelCallerOf } from '../kernels/kernelCaller.ts';
+import type { KernelSessionContext } from '../kernels/kernelSession.ts';
+import { type KernelLease, Kernels } from '../kernels/kernels.ts';
+import {
+  type InstallOptions,
+  type InstallOutcome,
+  WorkspaceVenv,
+} from '../kernels/workspaceVenv.ts';
 import { ServerRegistry } from '../mcptools/registry.ts';
-import { type EnvMap, loadEnvironment } from './environment.ts';
-import { kernelCallerOf } from './kernelCaller.ts';
-import type { KernelSessionContext } from './kernelSession.ts';
-import { type KernelLease, Kernels } from './kernels.ts';
 import type { IpyboxSettings } from './settings.ts';
-import { type InstallOptions, type InstallOutcome, WorkspaceVenv } from './workspaceVenv.ts';
 
 export interface IpyboxOptions {
   /** The process environment to read (default `process.env`); `.env` fills what it lacks. */
@@ -92,7 +96,7 @@ export class Ipybox {
     // Missing bwrap/socat/rg or a bad --sandbox-config fail here, at start, not at the first cell.
     if (settings.sandbox || settings.sandboxConfig !== undefined) {
       // Imported here: sandbox-runtime is heavy, and an unsandboxed ipybox starts without it.
-      const { checkSandboxSetup } = await import('../sandbox/kernelSandbox.ts');
+      const { checkSandboxSetup } = await import('../kernel/backends/sandbox.ts');
       await checkSandboxSetup({ settingsFile: settings.sandboxConfig });
     }
     const env = await loadEnvironment(settings.workspace, options.env ?? process.env);

@@ -20,7 +20,7 @@ import {
 } from '../../../framework/src/__fixtures__/rawModern.ts';
 import { runServerBin } from '../../../framework/src/__fixtures__/serverProcess.ts';
 import { startProxy } from '../../../proxy/src/proxy/__fixtures__/proxyProcess.ts';
-import { KERNEL_META_KEY } from './kernelTools.ts';
+import { KERNEL_META_KEY } from '../tools/kernelTools.ts';
 import { IPYBOX_BIN, tempWorkspace } from './testing.ts';
 
 type Start = (t: TestContext, workspace: string) => Promise<URL>;

@@ -1,0 +1,313 @@
+/**
+ * `KernelSession`: what one MCP session of the ipybox server owns — a kernel (`CodeExecutor`), a
+ * tool server that kernel code calls for MCP tools, its upstream connections and its approval
+ * gate. Sessions share the workspace (files, packages, `mcptools/`, registered servers) and
+ * nothing else: under HTTP two clients never see each other's variables or approvals.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import {
+  createLogger,
+  type Logger,
+  type ToolContext,
+  type UpstreamParams,
+  UpstreamPool,
+} from '@mcpbox/framework';
+import { ApprovalGate, type ApprovalPolicy } from '../approval/approvalGate.ts';
+import { pauseWhileDeciding } from '../approval/approvalQueue.ts';
+import type { ToolCall } from '../approval/approvalRequest.ts';
+import { attachCellApprover } from '../approval/cellApprover.ts';
+import type { Elicit } from '../approval/elicitApprover.ts';
+import { CodeExecutor, type CodeExecutorOptions } from '../executor.ts';
+import { chooseKernelBackend } from '../kernel/backends/choose.ts';
+import type { SharedRemoteKernel } from '../kernel/backends/jupyterServer.ts';
+import { TimeoutBudget } from '../kernel/budget.ts';
+import type { ExecutionResult } from '../kernel/execution.ts';
+import type { ExecutionChunk } from '../kernel/output.ts';
+import { processSocketDir } from '../kernel/ownedDirs.ts';
+import type { IpyboxSettings } from '../server/settings.ts';
+import type { ToolConnections } from '../toolserver/runToolCall.ts';
+import { TOOL_SERVER_ENV, ToolServer } from '../toolserver/toolServer.ts';
+import type { UserAskers } from '../toolserver/upstreamQuestions.ts';
+
+/** What a session needs from the plugin-wide state. */
+export interface KernelSessionContext {
+  settings: IpyboxSettings;
+  /** Host environment for `${VAR}` placeholders in server params. */
+  hostEnv: Record<string, string>;
+  /** Variables for the kernel (KERNEL_ENV_* stripped, PYTHONPATH), without the tool server's. */
+  kernelEnv: Record<string, string>;
+  /** The interpreter new kernels use (the workspace venv's once it exists). */
+  python(): string;
+  /** Servers registered so far (by any session); defined in this session's pool at start. */
+  servers: ReadonlyMap<string, UpstreamParams>;
+  /** Cluster mode: the kernel on the shared Jupyter server this session drives. */
+  sharedKernel?: SharedRemoteKernel;
+  /**
+   * What kernel code may call: by default the registered servers (`pool`). Code mode adds the
+   * catalog's tools, called as the caller of the cell running now (`cell()`; none between cells).
+   */
+  toolConnections?: (pool: UpstreamPool, cell: () => ToolContext | undefined) => ToolConnections;
+  /** The approval policy of each call when it differs by tool (code mode's rules). */
+  approvalPolicy?: (call: ToolCall) => ApprovalPolicy;
+  logger?: Logger;
+}
+
+export interface RunCellOptions {
+  /** Milliseconds; time waiting for approval is not counted. */
+  timeoutMs: number;
+  /** Receives output as it arrives. */
+  onChunk?: (chunk: ExecutionChunk) => void;
+  /** Asks the calling client (approval `elicit`). */
+  elicit?: Elicit;
+  /** Answers what an upstream tool asks the user while kernel code calls it. */
+  askUser?: UserAskers;
+  /** The MCP request's signal: the client cancelled, so the cell is interrupted. */
+  signal?: AbortSignal;
+  /** The request that sent the cell: catalog tools its code calls run as this caller. */
+  context?: ToolContext;
+}
+
+export class KernelSession {
+  readonly id: string;
+  readonly #context: KernelSessionContext;
+  readonly #logger: Logger;
+  readonly #toolServer: ToolServer;
+  readonly #pool: UpstreamPool;
+  #executor: CodeExecutor;
+  #python: string;
+  #running = 0;
+  /** The context of the cell running now (set only while it runs, not while it waits). */
+  readonly #cell: { context?: ToolContext };
+  /** Resolves when the cell before the next one has finished. */
+  #turn: Promise<void> = Promise.resolve();
+  #lastUsed = Date.now();
+  #closed = false;
+
+  private constructor(
+    id: string,
+    context: KernelSessionContext,
+    toolServer: ToolServer,
+    pool: UpstreamPool,
+    cell: { context?: ToolContext },
+  ) {
+    this.#cell = cell;
+    this.id = id;
+    this.#context = context;
+    this.#logger = context.logger ?? createLogger('ipybox');
+    this.#toolServer = toolServer;
+    this.#pool = pool;
+    this.#python = context.python();
+    this.#executor = this.#newExecutor();
+  }
+
+  /** Starts the session's tool server; the kernel starts with the first cell. */
+  static async open(id: string, context: KernelSessionContext): Promise<KernelSession> {
+    const { settings } = context;
+    const pool = new UpstreamPool({ env: context.hostEnv, logger: context.logger });
+    for (const [name, params] of context.servers) await pool.define(name, params);
+    const approval = new ApprovalGate({
+      policy:
+        settings.approval === 'elicit' || settings.approval === 'channel'
+          ? 'ask'
+          : settings.approval,
+      timeoutMs: settings.approvalTimeoutMs,
+      policyFor: context.approvalPolicy,
+      allowPrivileged: settings.allowPrivilegedTools,
+      logger: context.logger,
+    });
+    // The running cell's context, shared by the session (writes it) and its tool calls (read it).
+    const cell: { context?: ToolContext } = {};
+    const connections = context.toolConnections?.(pool, () => cell.context) ?? pool;
+    // A sandboxed kernel has no network namespace: only a Unix socket reaches it. It lives in a
+    // private directory of this process (not the user's workspace), swept if we are SIGKILLed.
+    const sandboxed = settings.sandbox || settings.sandboxConfig !== undefined;
+    const toolServer = await ToolServer.start({
+      connections,
+      approval,
+      logger: context.logger,
+      host: settings.toolServer.bind,
+      ...(sandboxed && {
+        tcp: false,
+        socketPath: join(await processSocketDir(), `${randomBytes(6).toString('hex')}.sock`),
+      }),
+    });
+    return new KernelSession(id, context, toolServer, pool, cell);
+  }
+
+  /** True while a cell runs or waits in this session. */
+  get busy(): boolean {
+    return this.#running > 0;
+  }
+
+  /** `Date.now()` when the last call ended (or the session opened). */
+  get lastUsed(): number {
+    return this.#lastUsed;
+  }
+
+  /** Counts as use: a call reached this kernel (idle reaping must not take it from under it). */
+  touch(): void {
+    this.#lastUsed = Date.now();
+  }
+
+  get kernelPid(): number | undefined {
+    return this.#executor.kernelPid;
+  }
+
+  /** Where this kernel's tool calls wait for approval (the approval board follows it). */
+  get approvalGate(): ApprovalGate {
+    return this.#toolServer.approval;
+  }
+
+  /** Interrupts the running cell (an operator's button); the kernel and its state stay. */
+  interrupt(): void {
+    this.#executor.cancel();
+  }
+
+  /** Runs one cell. Rejects with the kernel layer's errors (see `output/cellResult.ts`). */
+  async runCell(code: string, options: RunCellOptions): Promise<ExecutionResult> {
+    this.#assertOpen();
+    // Nothing ran or waited here: the turn before this one has been released (no await for it).
+    const idle = this.#running === 0;
+    this.#running += 1;
+    // One cell at a time (the kernel runs them in turn anyway): the approver attached below must
+    // belong to the cell that is running, not to one waiting behind it.
+    const previous = this.#turn;
+    let release!: () => void;
+    this.#turn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      if (!idle) await previous;
+      return await this.#runCell(code, options);
+    } finally {
+      release();
+      this.#running -= 1;
+      this.#lastUsed = Date.now();
+    }
+  }
+
+  async #runCell(code: string, options: RunCellOptions): Promise<ExecutionResult> {
+    const budget = new TimeoutBudget(options.timeoutMs);
+    // Approvals are decided here, in the loop of the call that runs the cell: an elicitation
+    // goes to the client that sent this cell, and the clock stops while the user decides.
+    // Under `approval: channel` the approval clients decide (WebSocket, mcp-proxy's console);
+    // the clock still stops while they do.
+    const gate = this.#toolServer.approval;
+    const stopDeciding =
+      this.#context.settings.approval === 'channel'
+        ? pauseWhileDeciding(gate, budget)
+        : attachCellApprover(gate, budget, options.elicit);
+    const stopAsking = this.#toolServer.questions.attach({
+      askers: options.askUser ?? {},
+      pause: () => budget.pause(),
+      resume: () => budget.resume(),
+    });
+    this.#cell.context = options.context;
+    try {
+      this.#switchInterpreterIfIdle();
+      // Chunks by callback rather than through stream()'s iterators: the same order, fewer hops.
+      return await this.#executor.execute(code, {
+        timeout: budget,
+        signal: options.signal,
+        onChunk: options.onChunk,
+      });
+    } finally {
+      this.#cell.context = undefined;
+      stopAsking();
+      stopDeciding();
+    }
+  }
+
+  /** Runs code without counting as use (e.g. making a new venv's packages importable). */
+  async runQuietly(code: string): Promise<void> {
+    if (this.#executor.kernelPid === undefined) return; // not started: it will start from the venv
+    await this.#executor.execute(code, { timeout: 10_000 });
+  }
+
+  /** Adds or replaces an upstream server this session's kernel may call. */
+  async defineServer(name: string, params: UpstreamParams): Promise<void> {
+    await this.#pool.define(name, params);
+  }
+
+  /** Lists a registered server's tools over this session's (cached) connection. */
+  listTools(name: string) {
+    return this.#pool.get(name).listTools();
+  }
+
+  /** Fresh kernel state; upstream connections closed (they restart on the next call). */
+  async reset(): Promise<void> {
+    this.#assertOpen();
+    this.#running += 1;
+    try {
+      await this.#toolServer.reset();
+      if (this.#python !== this.#context.python()) {
+        await this.#executor.stop();
+        this.#python = this.#context.python();
+        this.#executor = this.#newExecutor();
+        await this.#executor.start();
+      } else {
+        await this.#executor.reset();
+      }
+    } finally {
+      this.#running -= 1;
+      this.#lastUsed = Date.now();
+    }
+  }
+
+  /** Ends the kernel, the tool server and the upstream connections. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([this.#executor.stop(), this.#toolServer.close()]);
+    this.#logger.debug(`ipybox kernel ${this.id}: closed`);
+  }
+
+  /** A closed session must not start a new kernel process that nobody would ever stop. */
+  #assertOpen(): void {
+    if (this.#closed) {
+      throw new Error(
+        `ipybox: kernel ${this.id} was closed while this call reached it (its session ended or it was reaped); nothing ran`,
+      );
+    }
+  }
+
+  /** A kernel that is not running (never started, or died) restarts from the venv interpreter. */
+  #switchInterpreterIfIdle(): void {
+    // A running kernel keeps its interpreter: asking which one applies costs a stat per cell.
+    if (this.#executor.kernelPid !== undefined) return;
+    const python = this.#context.python();
+    if (python === this.#python) return;
+    void this.#executor.stop();
+    this.#python = python;
+    this.#executor = this.#newExecutor();
+  }
+
+  /** The tool server's address as the kernel sees it (`tool_server_url` for kernels elsewhere). */
+  #toolServerEnv(): Record<string, string> {
+    const env = this.#toolServer.kernelEnv();
+    const { url } = this.#toolServer;
+    if (url === undefined) return env; // a Unix socket (sandbox): only local kernels
+    const { advertisedHost } = this.#context.settings.toolServer;
+    return { ...env, [TOOL_SERVER_ENV]: `http://${advertisedHost}:${new URL(url).port}` };
+  }
+
+  #newExecutor(): CodeExecutor {
+    const { settings } = this.#context;
+    const { kernelGateway } = settings;
+    const options: CodeExecutorOptions = {
+      workingDir: settings.workspace,
+      imagesDir: settings.imagesDir,
+      kernelEnv: { ...this.#context.kernelEnv, ...this.#toolServerEnv() },
+      backend: chooseKernelBackend({
+        python: this.#python,
+        sandbox: settings.sandbox,
+        sandboxConfig: settings.sandboxConfig,
+        jupyterServer: kernelGateway && { ...kernelGateway, shared: this.#context.sharedKernel },
+      }),
+    };
+    return new CodeExecutor(options);
+  }
+}
