@@ -85,17 +85,35 @@ class WebSocketChannels implements KernelChannels {
 }
 
 export function jupyterServerBackend(options: JupyterServerBackendOptions): JupyterServerBackend {
-  const base = options.url.replace(/\/+$/, '');
-  const headers: Record<string, string> = options.token
-    ? { Authorization: `token ${options.token}` }
-    : {};
+  const api = new JupyterServerApi(options.url, options.token);
+  /** Kernels whose loss this backend reported as their exit (the client told the caller). */
+  const reportedLost = new Set<string>();
+  return {
+    name: 'jupyter-server',
+    remote: true,
+    shared: options.shared !== undefined,
+    start: (startOptions) => startRemoteKernel(api, options, reportedLost, startOptions),
+    endKernel: (id) => api.endKernel(id),
+  };
+}
 
-  async function call(method: string, path: string, body?: object): Promise<Response> {
+/** The server's REST API, as far as this backend uses it. */
+class JupyterServerApi {
+  readonly base: string;
+  readonly headers: Record<string, string>;
+
+  constructor(url: string, token: string | undefined) {
+    this.base = url.replace(/\/+$/, '');
+    this.headers = token ? { Authorization: `token ${token}` } : {};
+  }
+
+  async call(method: string, path: string, body?: object): Promise<Response> {
+    const { base } = this;
     let response: Response;
     try {
       response = await fetch(`${base}${path}`, {
         method,
-        headers: { ...headers, 'Content-Type': 'application/json' },
+        headers: { ...this.headers, 'Content-Type': 'application/json' },
         body: body ? JSON.stringify(body) : undefined,
       });
     } catch (error) {
@@ -115,10 +133,10 @@ export function jupyterServerBackend(options: JupyterServerBackendOptions): Jupy
   }
 
   /** Whether the server still lists the kernel (false also when the server does not answer). */
-  async function kernelStillThere(id: string): Promise<boolean> {
+  async kernelStillThere(id: string): Promise<boolean> {
     try {
-      const response = await fetch(`${base}/api/kernels/${id}`, {
-        headers,
+      const response = await fetch(`${this.base}/api/kernels/${id}`, {
+        headers: this.headers,
         signal: AbortSignal.timeout(5000),
       });
       return response.ok;
@@ -127,103 +145,115 @@ export function jupyterServerBackend(options: JupyterServerBackendOptions): Jupy
     }
   }
 
-  const lostMessage = (id: string) =>
-    `the Jupyter Server at ${base} no longer has kernel ${id}: it was restarted, or the kernel was shut down there`;
-
-  /** Kernels whose loss this backend reported as their exit (the client told the caller). */
-  const reportedLost = new Set<string>();
-
-  /** The kernel to drive: the shared one when there is one, else a new one. */
-  async function kernelId(): Promise<{ id: string; created: boolean }> {
-    const { shared } = options;
-    if (shared?.id !== undefined && !reportedLost.has(shared.id)) {
-      const id = shared.id;
-      if (await kernelStillThere(id)) return { id, created: false };
-      shared.id = undefined; // the next start creates a fresh one, once this loss was told
-      shared.lost = id;
-      throw new KernelError(
-        'KERNEL_DIED',
-        `The kernel was lost (${lostMessage(id)}): its variables and imports are gone. Nothing ran. Call again to start a fresh kernel, and re-run the cells it needs.`,
-      );
-    }
-    const created = await call('POST', '/api/kernels', { name: options.kernelName ?? 'python3' });
-    const { id } = (await created.json()) as { id: string };
-    return { id, created: true };
+  lostMessage(id: string): string {
+    return `the Jupyter Server at ${this.base} no longer has kernel ${id}: it was restarted, or the kernel was shut down there`;
   }
 
-  const endKernel = (id: string) =>
-    call('DELETE', `/api/kernels/${id}`).then(
+  /** Shuts the kernel down on the server. Never throws. */
+  endKernel(id: string): Promise<void> {
+    return this.call('DELETE', `/api/kernels/${id}`).then(
       () => {},
       () => {},
     );
+  }
+}
 
-  async function start({ signal }: KernelStartOptions): Promise<RunningKernel> {
-    const { id, created } = await kernelId();
-    const { shared } = options;
-    // Ours alone: gone with the connection. Shared: other clients may still be using it.
-    const remove = () => (shared ? Promise.resolve() : endKernel(id));
-    const wsUrl = `${base.replace(/^http/, 'ws')}/api/kernels/${id}/channels?session_id=${randomUUID()}`;
-    // Loaded with the first kernel: an ipybox whose kernels run locally starts without it.
-    const { default: WebSocketClient } = await import('ws');
-    const socket = new WebSocketClient(wsUrl, { headers });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        socket.once('open', resolve);
-        socket.once('error', reject);
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-      });
-    } catch (error) {
-      socket.terminate();
-      if (created) await endKernel(id);
-      throw error;
-    }
-    if (shared && created) {
-      shared.id = id;
-      shared.onCreated?.(id);
-    }
-    const channels = new WebSocketChannels(socket);
-    let stopping: Promise<void> | undefined;
-    const exited = new Promise<KernelExit>((resolve) => {
-      socket.once('close', (code) => {
-        if (stopping) return resolve({ reason: 'stopped' });
-        void kernelStillThere(id).then((there) => {
-          if (!there) reportedLost.add(id);
-          resolve({
-            reason: there
-              ? `the Jupyter Server at ${base} closed the kernel connection (WebSocket code ${code})`
-              : lostMessage(id),
-          });
+/** The kernel to drive: the shared one when there is one, else a new one. */
+async function kernelId(
+  api: JupyterServerApi,
+  options: JupyterServerBackendOptions,
+  reportedLost: Set<string>,
+): Promise<{ id: string; created: boolean }> {
+  const { shared } = options;
+  if (shared?.id !== undefined && !reportedLost.has(shared.id)) {
+    const id = shared.id;
+    if (await api.kernelStillThere(id)) return { id, created: false };
+    shared.id = undefined; // the next start creates a fresh one, once this loss was told
+    shared.lost = id;
+    throw new KernelError(
+      'KERNEL_DIED',
+      `The kernel was lost (${api.lostMessage(id)}): its variables and imports are gone. Nothing ran. Call again to start a fresh kernel, and re-run the cells it needs.`,
+    );
+  }
+  const created = await api.call('POST', '/api/kernels', { name: options.kernelName ?? 'python3' });
+  const { id } = (await created.json()) as { id: string };
+  return { id, created: true };
+}
+
+/** Opens the kernel's channels WebSocket; a kernel this start created is ended if that fails. */
+async function openChannels(
+  api: JupyterServerApi,
+  { id, created }: { id: string; created: boolean },
+  signal: AbortSignal,
+): Promise<WebSocket> {
+  const wsUrl = `${api.base.replace(/^http/, 'ws')}/api/kernels/${id}/channels?session_id=${randomUUID()}`;
+  // Loaded with the first kernel: an ipybox whose kernels run locally starts without it.
+  const { default: WebSocketClient } = await import('ws');
+  const socket = new WebSocketClient(wsUrl, { headers: api.headers });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+  } catch (error) {
+    socket.terminate();
+    if (created) await api.endKernel(id);
+    throw error;
+  }
+  return socket;
+}
+
+async function startRemoteKernel(
+  api: JupyterServerApi,
+  options: JupyterServerBackendOptions,
+  reportedLost: Set<string>,
+  { signal }: KernelStartOptions,
+): Promise<RunningKernel> {
+  const kernel = await kernelId(api, options, reportedLost);
+  const { id, created } = kernel;
+  const { shared } = options;
+  // Ours alone: gone with the connection. Shared: other clients may still be using it.
+  const remove = () => (shared ? Promise.resolve() : api.endKernel(id));
+  const socket = await openChannels(api, kernel, signal);
+  if (shared && created) {
+    shared.id = id;
+    shared.onCreated?.(id);
+  }
+  const channels = new WebSocketChannels(socket);
+  let stopping: Promise<void> | undefined;
+  const exited = new Promise<KernelExit>((resolve) => {
+    socket.once('close', (code) => {
+      if (stopping) return resolve({ reason: 'stopped' });
+      void api.kernelStillThere(id).then((there) => {
+        if (!there) reportedLost.add(id);
+        resolve({
+          reason: there
+            ? `the Jupyter Server at ${api.base} closed the kernel connection (WebSocket code ${code})`
+            : api.lostMessage(id),
         });
       });
     });
-    const stop = () => {
-      stopping ??= (async () => {
-        channels.close();
-        await remove();
-      })();
-      return stopping;
-    };
-    return {
-      channels,
-      pid: undefined,
-      exited,
-      async interrupt() {
-        await call('POST', `/api/kernels/${id}/interrupt`);
-      },
-      stop,
-      async end() {
-        await stop();
-        await endKernel(id);
-        if (shared?.id === id) shared.id = undefined;
-      },
-    };
-  }
-
+  });
+  const stop = () => {
+    stopping ??= (async () => {
+      channels.close();
+      await remove();
+    })();
+    return stopping;
+  };
   return {
-    name: 'jupyter-server',
-    remote: true,
-    shared: options.shared !== undefined,
-    start,
-    endKernel,
+    channels,
+    pid: undefined,
+    exited,
+    async interrupt() {
+      await api.call('POST', `/api/kernels/${id}/interrupt`);
+    },
+    stop,
+    async end() {
+      await stop();
+      await api.endKernel(id);
+      if (shared?.id === id) shared.id = undefined;
+    },
   };
 }

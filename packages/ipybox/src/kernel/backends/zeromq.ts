@@ -110,147 +110,198 @@ function signalName(signal: number): string | undefined {
 }
 
 export function zmqKernelBackend(options: ZmqKernelBackendOptions = {}): KernelBackend {
-  const {
-    python = DEFAULT_PYTHON,
-    transport = 'tcp',
-    runtimeDir = tmpdir(),
-    kernelArgs = [],
-    heartbeatInterval = 2000,
-    heartbeatTimeout = 20000,
-    wrap = (argv: string[]) => argv,
-    onLog,
-  } = options;
-  // A wrapper (the sandbox) reports a signal as exit code 128 + N.
-  const throughWrapper = options.wrap !== undefined;
-
-  async function start({ env, cwd, signal }: KernelStartOptions): Promise<RunningKernel> {
-    checkInterpreter(python, cwd);
+  const settings: LaunchSettings = {
+    python: options.python ?? DEFAULT_PYTHON,
+    transport: options.transport ?? 'tcp',
+    runtimeDir: options.runtimeDir ?? tmpdir(),
     // What SIGKILLed owners left in the temp directory (connection files with their signing
     // keys) goes first. A caller's own runtimeDir (a sandbox's) is the caller's to look after.
-    if (options.runtimeDir === undefined) await sweepDeadOwnersOnce(runtimeDir);
-    const dir = await makeOwnedDir(runtimeDir, 'mcpbox-kernel-');
-    const info = newConnectionInfo(transport, transport === 'tcp' ? '127.0.0.1' : join(dir, 'k'));
-    const connectionFile = join(dir, 'connection.json');
-    await writeConnectionFile(connectionFile, info);
-    let wrapped: string[];
-    try {
-      wrapped = await wrap([
-        python,
-        BOOTSTRAP,
-        '-f',
-        connectionFile,
-        // No history database: faster cells, and code (which may hold secrets) is not kept.
-        '--HistoryManager.enabled=False',
-        '--InteractiveShell.colors=NoColor',
-        ...kernelArgs,
-      ]);
-    } catch (error) {
-      await rm(dir, { recursive: true, force: true });
-      throw error;
-    }
-    const [command, ...args] = wrapped;
-    const child = spawn(command, args, {
-      cwd,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...env,
-        IPYTHONDIR: join(dir, 'ipython'),
-        JPY_PARENT_PID: String(process.pid),
-        MCPBOX_PARENT_PID: String(process.pid),
-        // debugpy warns on stderr about frozen modules at every start.
-        PYDEVD_DISABLE_FILE_VALIDATION: '1',
-      },
-    });
-    const tracked = { pid: child.pid ?? -1, dir };
-    if (child.pid !== undefined) {
-      installExitHook();
-      liveKernels.add(tracked);
-    }
-    const exit = new Promise<KernelExit>((resolve) => {
-      child.once('exit', (code, sig) =>
-        resolve({ reason: describeExit(code, sig, throughWrapper) }),
-      );
-      child.once('error', (error) => resolve({ reason: error.message }));
-    });
-    let stderrTail = '';
-    child.stderr!.setEncoding('utf8').on('data', (text: string) => {
-      stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
-      onLog?.(text);
-    });
+    sweepRuntimeDir: options.runtimeDir === undefined,
+    kernelArgs: options.kernelArgs ?? [],
+    heartbeatInterval: options.heartbeatInterval ?? 2000,
+    heartbeatTimeout: options.heartbeatTimeout ?? 20000,
+    wrap: options.wrap ?? ((argv: string[]) => argv),
+    // A wrapper (the sandbox) reports a signal as exit code 128 + N.
+    throughWrapper: options.wrap !== undefined,
+    onLog: options.onLog,
+  };
+  return { name: 'zeromq', start: (startOptions) => startKernel(settings, startOptions) };
+}
 
-    const cleanup = async () => {
+/** The backend's options with their defaults applied. */
+interface LaunchSettings {
+  python: string;
+  transport: KernelTransport;
+  runtimeDir: string;
+  sweepRuntimeDir: boolean;
+  kernelArgs: string[];
+  heartbeatInterval: number;
+  heartbeatTimeout: number;
+  wrap: (argv: string[]) => string[] | Promise<string[]>;
+  throughWrapper: boolean;
+  onLog: ((text: string) => void) | undefined;
+}
+
+/** A spawned kernel process, before its channels are connected. */
+interface SpawnedKernel {
+  child: ChildProcess;
+  exit: Promise<KernelExit>;
+  stderrTail(): string;
+  /** Kills the group, waits for the exit and removes the kernel's directory. */
+  cleanup(): Promise<void>;
+}
+
+async function startKernel(
+  settings: LaunchSettings,
+  { env, cwd, signal }: KernelStartOptions,
+): Promise<RunningKernel> {
+  const { python, transport, runtimeDir } = settings;
+  checkInterpreter(python, cwd);
+  if (settings.sweepRuntimeDir) await sweepDeadOwnersOnce(runtimeDir);
+  const dir = await makeOwnedDir(runtimeDir, 'mcpbox-kernel-');
+  const info = newConnectionInfo(transport, transport === 'tcp' ? '127.0.0.1' : join(dir, 'k'));
+  const connectionFile = join(dir, 'connection.json');
+  await writeConnectionFile(connectionFile, info);
+  let argv: string[];
+  try {
+    argv = await settings.wrap([
+      python,
+      BOOTSTRAP,
+      '-f',
+      connectionFile,
+      // No history database: faster cells, and code (which may hold secrets) is not kept.
+      '--HistoryManager.enabled=False',
+      '--InteractiveShell.colors=NoColor',
+      ...settings.kernelArgs,
+    ]);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const kernel = spawnKernel(settings, argv, dir, env, cwd);
+  let ports: Record<string, number>;
+  try {
+    ports = await readPorts(kernel.child, kernel.exit, signal, kernel.stderrTail, python);
+  } catch (error) {
+    await kernel.cleanup();
+    throw error;
+  }
+  const connected: ConnectionInfo = {
+    ...info,
+    shell_port: ports.shell,
+    iopub_port: ports.iopub,
+    stdin_port: ports.stdin,
+    control_port: ports.control,
+    hb_port: ports.hb,
+  };
+  return connectKernel(settings, kernel, connected);
+}
+
+/** Spawns the kernel as the leader of its own process group, tracked for the exit hook. */
+function spawnKernel(
+  settings: LaunchSettings,
+  argv: string[],
+  dir: string,
+  env: Record<string, string>,
+  cwd: string | undefined,
+): SpawnedKernel {
+  const [command, ...args] = argv;
+  const child = spawn(command, args, {
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...env,
+      IPYTHONDIR: join(dir, 'ipython'),
+      JPY_PARENT_PID: String(process.pid),
+      MCPBOX_PARENT_PID: String(process.pid),
+      // debugpy warns on stderr about frozen modules at every start.
+      PYDEVD_DISABLE_FILE_VALIDATION: '1',
+    },
+  });
+  const tracked = { pid: child.pid ?? -1, dir };
+  if (child.pid !== undefined) {
+    installExitHook();
+    liveKernels.add(tracked);
+  }
+  const exit = new Promise<KernelExit>((resolve) => {
+    child.once('exit', (code, sig) =>
+      resolve({ reason: describeExit(code, sig, settings.throughWrapper) }),
+    );
+    child.once('error', (error) => resolve({ reason: error.message }));
+  });
+  let stderrTail = '';
+  child.stderr!.setEncoding('utf8').on('data', (text: string) => {
+    stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
+    settings.onLog?.(text);
+  });
+  return {
+    child,
+    exit,
+    stderrTail: () => stderrTail,
+    async cleanup() {
       killGroup(child.pid, 'SIGKILL');
       await exit;
       liveKernels.delete(tracked);
       await rm(dir, { recursive: true, force: true });
-    };
+    },
+  };
+}
 
-    let ports: Record<string, number>;
-    try {
-      ports = await readPorts(child, exit, signal, () => stderrTail, python);
-    } catch (error) {
-      await cleanup();
-      throw error;
-    }
-    const connected: ConnectionInfo = {
-      ...info,
-      shell_port: ports.shell,
-      iopub_port: ports.iopub,
-      stdin_port: ports.stdin,
-      control_port: ports.control,
-      hb_port: ports.hb,
-    };
-    const channels = new ZmqChannels(connected, {
-      onInvalidMessage: (channel, error) => onLog?.(`[mcpbox] ${channel}: ${error.message}\n`),
-    });
-    let heartbeatLost: (exit: KernelExit) => void = () => {};
-    const exited = Promise.race([
-      exit,
-      new Promise<KernelExit>((resolve) => {
-        heartbeatLost = resolve;
-      }),
-    ]);
-    const heartbeat = new Heartbeat(channelAddress(connected, 'hb'), {
-      interval: heartbeatInterval,
-      timeout: heartbeatTimeout,
-      onDead: () => {
-        heartbeatLost({ reason: `no heartbeat for ${heartbeatTimeout} ms` });
-        killGroup(child.pid, 'SIGKILL');
-      },
-    });
-    let stopping: Promise<void> | undefined;
-    // Once gone, close what is left; the files are removed by stop(), which the owner calls.
-    void exited.then(() => {
-      heartbeat.stop();
-      channels.close();
-    });
+/** Connects the channels and the heartbeat of a kernel that reported its ports. */
+function connectKernel(
+  settings: LaunchSettings,
+  { child, exit, cleanup }: SpawnedKernel,
+  connected: ConnectionInfo,
+): RunningKernel {
+  const { onLog, heartbeatTimeout } = settings;
+  const channels = new ZmqChannels(connected, {
+    onInvalidMessage: (channel, error) => onLog?.(`[mcpbox] ${channel}: ${error.message}\n`),
+  });
+  let heartbeatLost: (exit: KernelExit) => void = () => {};
+  const exited = Promise.race([
+    exit,
+    new Promise<KernelExit>((resolve) => {
+      heartbeatLost = resolve;
+    }),
+  ]);
+  const heartbeat = new Heartbeat(channelAddress(connected, 'hb'), {
+    interval: settings.heartbeatInterval,
+    timeout: heartbeatTimeout,
+    onDead: () => {
+      heartbeatLost({ reason: `no heartbeat for ${heartbeatTimeout} ms` });
+      killGroup(child.pid, 'SIGKILL');
+    },
+  });
+  let stopping: Promise<void> | undefined;
+  // Once gone, close what is left; the files are removed by stop(), which the owner calls.
+  void exited.then(() => {
+    heartbeat.stop();
+    channels.close();
+  });
 
-    return {
-      channels,
-      pid: child.pid,
-      exited,
-      async interrupt() {
-        // Like ipykernel's own interrupt_request: the whole group, so subprocesses stop too.
-        killGroup(child.pid, 'SIGINT');
-      },
-      stop() {
-        stopping ??= (async () => {
-          heartbeat.stop();
-          channels.close();
-          killGroup(child.pid, 'SIGTERM');
-          const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), 2000);
-          await exit;
-          clearTimeout(timer);
-          // Anything in the group that ignored SIGTERM.
-          await cleanup();
-        })();
-        return stopping;
-      },
-    };
-  }
-
-  return { name: 'zeromq', start };
+  return {
+    channels,
+    pid: child.pid,
+    exited,
+    async interrupt() {
+      // Like ipykernel's own interrupt_request: the whole group, so subprocesses stop too.
+      killGroup(child.pid, 'SIGINT');
+    },
+    stop() {
+      stopping ??= (async () => {
+        heartbeat.stop();
+        channels.close();
+        killGroup(child.pid, 'SIGTERM');
+        const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), 2000);
+        await exit;
+        clearTimeout(timer);
+        // Anything in the group that ignored SIGTERM.
+        await cleanup();
+      })();
+      return stopping;
+    },
+  };
 }
 
 /** Waits for the bootstrap's line with the bound ports, or for the reason there will be none. */
