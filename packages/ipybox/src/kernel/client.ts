@@ -1,6 +1,6 @@
 /**
  * `KernelClient`: runs code in one IPython kernel it owns, over any `KernelBackend` (the ZeroMQ
- * launcher by default).
+ * backend by default). How a kernel is brought up is in `kernelStart.ts`.
  *
  * - Executions run one at a time, in submission order.
  * - A kernel that dies fails the running call with `KERNEL_DIED`; the next call starts a new one.
@@ -13,14 +13,19 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { currentTraceContext } from '@mcpbox/framework';
-import type { KernelBackend, KernelExit, RunningKernel } from './backends/backend.ts';
+import type { KernelBackend, KernelExit } from './backends/backend.ts';
 import { chooseKernelBackend } from './backends/choose.ts';
 import { TimeoutBudget } from './budget.ts';
-import { KernelConnection } from './connection.ts';
 import { KernelError } from './errors.ts';
 import { Execution, type ExecutionResult, type InterruptReason } from './execution.ts';
+import {
+  type ActiveKernel,
+  applyEnvironment,
+  type KernelStartSettings,
+  seconds,
+  startKernel,
+} from './kernelStart.ts';
 import type { ExecutionChunk } from './output.ts';
-import { remoteEnvironmentCell } from './remoteEnv.ts';
 
 /** Selects matplotlib's inline backend, so figures come back as PNG without any user setup. */
 const INLINE_MATPLOTLIB = 'module://matplotlib_inline.backend_inline';
@@ -60,13 +65,6 @@ export interface ExecuteOptions {
   onChunk?: (chunk: ExecutionChunk) => void;
 }
 
-interface ActiveKernel {
-  kernel: RunningKernel;
-  connection: KernelConnection;
-  /** Set when this client ends the kernel on purpose; its exit is then no death. */
-  stopping?: KernelError;
-}
-
 interface CurrentExecution {
   execution: Execution;
   active: ActiveKernel;
@@ -80,8 +78,6 @@ function checkCall(code: unknown, options: ExecuteOptions): void {
   // A number is checked by the budget it becomes; a budget serves exactly one call.
   if (timeout !== undefined && !(timeout instanceof TimeoutBudget)) new TimeoutBudget(timeout);
 }
-
-const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
 
 export class KernelClient {
   readonly #backend: KernelBackend;
@@ -271,7 +267,7 @@ export class KernelClient {
     }
     // A running kernel is used without an await (a turn per cell); #enqueue checked `closed`.
     const active = this.#active ?? (await this.#ensureKernel());
-    if (this.#backend.shared) await this.#applyEnvironment(active);
+    if (this.#backend.shared) await applyEnvironment(active, this.#startSettings());
     const { connection } = active;
     const execution = new Execution(this.#imagesDir, onChunk);
     const request = connection.session.message('execute_request', {
@@ -356,77 +352,14 @@ export class KernelClient {
   }
 
   async #startKernel(): Promise<ActiveKernel> {
-    const deadline = new AbortController();
-    const timeoutError = new KernelError(
-      'KERNEL_START_TIMEOUT',
-      `The kernel did not become ready within the start-up timeout of ${seconds(this.#startTimeout)} (execution timeouts are separate).`,
-    );
-    const timer = setTimeout(() => deadline.abort(timeoutError), this.#startTimeout);
-    try {
-      let kernel: RunningKernel;
-      try {
-        kernel = await this.#backend.start({
-          env: this.#env,
-          cwd: this.#cwd,
-          signal: deadline.signal,
-        });
-      } catch (error) {
-        throw deadline.signal.aborted && (error as KernelError).code === 'KERNEL_START_TIMEOUT'
-          ? timeoutError
-          : error;
-      }
-      const active: ActiveKernel = { kernel, connection: new KernelConnection(kernel.channels) };
-      const handshake = new AbortController();
-      const onDeadline = () => handshake.abort(timeoutError);
-      deadline.signal.addEventListener('abort', onDeadline, { once: true });
-      void kernel.exited.then(({ reason }) =>
-        handshake.abort(
-          new KernelError('KERNEL_START_FAILED', `The kernel ${reason} during start-up.`),
-        ),
-      );
-      try {
-        await active.connection.waitUntilReady(handshake.signal);
-        if (this.#backend.remote) await this.#applyEnvironment(active);
-        if (deadline.signal.aborted) throw deadline.signal.reason;
-      } catch (error) {
-        await kernel.stop();
-        throw error;
-      } finally {
-        deadline.signal.removeEventListener('abort', onDeadline);
-      }
-      if (this.#closed) {
-        await kernel.stop();
-        throw new KernelError('CLIENT_CLOSED', 'The kernel client was closed during start-up.');
-      }
-      this.#active = active;
-      void kernel.exited.then((exit) => this.#onKernelGone(active, exit));
-      return active;
-    } finally {
-      clearTimeout(timer);
+    const active = await startKernel(this.#backend, this.#startSettings());
+    if (this.#closed) {
+      await active.kernel.stop();
+      throw new KernelError('CLIENT_CLOSED', 'The kernel client was closed during start-up.');
     }
-  }
-
-  /** Gives a remote kernel its variables and working directory (see `KernelBackend.remote`). */
-  async #applyEnvironment(active: ActiveKernel): Promise<void> {
-    const reply = await active.connection.request(
-      'shell',
-      'execute_request',
-      {
-        code: remoteEnvironmentCell(this.#env, this.#cwd),
-        silent: true,
-        store_history: false,
-        user_expressions: {},
-        allow_stdin: false,
-        stop_on_error: false,
-      },
-      this.#startTimeout,
-    );
-    if (reply.content.status !== 'ok') {
-      throw new KernelError(
-        'KERNEL_START_FAILED',
-        `The kernel could not be given its environment (${String(reply.content.ename)}: ${String(reply.content.evalue)}).`,
-      );
-    }
+    this.#active = active;
+    void active.kernel.exited.then((exit) => this.#onKernelGone(active, exit));
+    return active;
   }
 
   #onKernelGone(active: ActiveKernel, exit: KernelExit): void {
@@ -446,6 +379,10 @@ export class KernelClient {
     );
     // Also removes the dead kernel's files and anything left in its process group.
     void this.#stopKernel(active, error);
+  }
+
+  #startSettings(): KernelStartSettings {
+    return { env: this.#env, cwd: this.#cwd, startTimeout: this.#startTimeout };
   }
 
   /** `end`: the kernel's state is discarded, also for whoever shares it (`RunningKernel.end`). */

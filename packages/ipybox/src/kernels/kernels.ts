@@ -1,7 +1,9 @@
 /**
  * `Kernels`: every kernel of one ipybox server, and which caller reaches which.
  *
- * Each kernel has a server-minted handle (`kernelHandles.ts`) and an owner (`kernelCaller.ts`).
+ * Each kernel has a server-minted handle (`kernelHandles.ts`) and an owner (`kernelCaller.ts`);
+ * what a caller hears when no kernel can be reached is in `kernelErrors.ts`, and how kernels are
+ * shared with a cluster's other replicas in `kernelSharing.ts`.
  * A call that names no kernel reaches its caller's default kernel — its 2025 session's, its
  * stdio connection's or its OAuth principal's — opened on first use; a caller with none of these
  * (an unauthenticated 2026 HTTP request) gets a new kernel and its handle instead of anyone
@@ -16,47 +18,26 @@
  *
  * @module
  */
-import { createLogger, errorMessage, type Logger } from '@mcpbox/framework';
+import { createLogger, type Logger } from '@mcpbox/framework';
 import { ApprovalBoard } from '../approval/approvalBoard.ts';
-import {
-  type JupyterServerBackend,
-  jupyterServerBackend,
-  type SharedRemoteKernel,
-} from '../kernel/backends/jupyterServer.ts';
+import type { SharedRemoteKernel } from '../kernel/backends/jupyterServer.ts';
 import { type KernelCaller, keysOfClosed } from './kernelCaller.ts';
+import type { KernelDirectory } from './kernelDirectory.ts';
 import {
-  type KernelDirectory,
-  localKernelDirectory,
-  type SharedKernel,
-} from './kernelDirectory.ts';
+  goneKernelError,
+  KernelLimitError,
+  noOwnKernelError,
+  otherOwnerError,
+  ownKernelGoneError,
+  unknownHandleError,
+} from './kernelErrors.ts';
 import { mintKernelHandle, parseKernelHandle, sameSecret } from './kernelHandles.ts';
 import type { KernelSession, KernelSessionContext } from './kernelSession.ts';
+import { KernelSharing } from './kernelSharing.ts';
 import { type Tombstone, Tombstones } from './kernelTombstones.ts';
 
 /** Tombstones kept (of handles, and of default kernels), oldest dropped first. */
 const TOMBSTONES = 1000;
-
-export class KernelLimitError extends Error {
-  constructor(max: number, idleSeconds: number) {
-    super(
-      `ipybox: no kernel available: all ${max} kernels (max_kernels) are in use. ` +
-        `Close another MCP session, pass the handle of a kernel you already have (kernel=...), ` +
-        `or wait until an idle one is reaped (kernel_idle_timeout = ${idleSeconds} s).`,
-    );
-    this.name = 'KernelLimitError';
-  }
-}
-
-/** A kernel handle that reaches nothing this caller may use. Nothing was run. */
-export class KernelHandleError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'KernelHandleError';
-  }
-}
-
-const FRESH_HINT =
-  'Omit kernel to use your own kernel, or call new_kernel for a fresh one, and re-run the cells it needs.';
 
 /** What a call reached. */
 export interface KernelLease {
@@ -113,16 +94,13 @@ export class Kernels {
   /** Every kernel's pending approvals, for an operator's page (`approval: channel`). */
   readonly approvals = new ApprovalBoard();
   #closed = false;
-  /** Cluster mode: the other replicas' kernels (see `kernelDirectory.ts`). */
-  #directory: KernelDirectory = localKernelDirectory;
-  /** Ends shared kernels on the Jupyter server (their sessions only let go of them). */
-  readonly #gateway: JupyterServerBackend | undefined;
+  /** Cluster mode: the other replicas' kernels. */
+  readonly #sharing: KernelSharing;
 
   constructor(context: KernelSessionContext) {
     this.#context = context;
-    const { kernelGateway } = context.settings;
-    this.#gateway = kernelGateway && jupyterServerBackend(kernelGateway);
     this.#logger = context.logger ?? createLogger('ipybox');
+    this.#sharing = new KernelSharing(context.settings.kernelGateway, this.#logger);
     const idle = context.settings.kernelIdleTimeoutMs;
     this.#reaper = setInterval(() => void this.reapIdle(), Math.min(idle, 60_000));
     this.#reaper.unref();
@@ -138,7 +116,7 @@ export class Kernels {
    * other replica could reach them.
    */
   shareThrough(directory: KernelDirectory): void {
-    if (this.#context.settings.kernelGateway) this.#directory = directory;
+    this.#sharing.shareThrough(directory);
   }
 
   /**
@@ -157,15 +135,12 @@ export class Kernels {
     }
     if (caller.home === undefined) {
       if (!open) {
-        throw new KernelHandleError(
-          'ipybox: name the kernel (kernel="ipk_..."): a request without an MCP session or ' +
-            'authentication has no kernel of its own. Nothing was touched.',
-        );
+        throw noOwnKernelError();
       }
       return this.#lease(this.#openEntry(caller, undefined), true, true);
     }
-    if (this.#directory.shared) {
-      const shared = await this.#directory.homeKernel(caller.home).catch(() => undefined);
+    if (this.#sharing.directory.shared) {
+      const shared = await this.#sharing.directory.homeKernel(caller.home).catch(() => undefined);
       if (shared !== undefined) await this.#adoptShared(caller, undefined, shared);
     }
     const id = this.#homes.get(caller.home);
@@ -173,10 +148,7 @@ export class Kernels {
     if (existing) return this.#lease(existing, false, false);
     const reason = this.#homesGone.take(caller.home);
     if (reason !== undefined) {
-      throw new KernelHandleError(
-        `ipybox: your kernel was closed ${reason}; its variables and imports are gone. ` +
-          'Nothing ran. Call again to start a fresh kernel, and re-run the cells it needs.',
-      );
+      throw ownKernelGoneError(reason);
     }
     return this.#lease(this.#openEntry(caller, caller.home), true, false);
   }
@@ -252,7 +224,7 @@ export class Kernels {
         now - e.session.lastUsed >= timeoutMs,
     );
     const reason = `after ${Math.round(timeoutMs / 1000)} s idle (kernel_idle_timeout)`;
-    const usedElsewhere = await this.#usedElsewhere(idle, now - timeoutMs);
+    const usedElsewhere = await this.#sharing.usedElsewhere(idle, now - timeoutMs);
     for (const entry of idle) {
       if (usedElsewhere.has(entry)) continue;
       this.#logger.info(`ipybox: closing the idle kernel ${entry.id}`);
@@ -275,25 +247,13 @@ export class Kernels {
 
   #byHandle(caller: KernelCaller, handle: string): Entry {
     const parsed = parseKernelHandle(handle);
-    const unknown = new KernelHandleError(
-      'ipybox: unknown kernel handle: this server did not issue it, or has restarted since ' +
-        `(kernels live in memory, their state is gone). Nothing ran. ${FRESH_HINT}`,
-    );
-    if (!parsed) throw unknown;
+    if (!parsed) throw unknownHandleError();
     const entry = this.#entries.get(parsed.id) ?? this.#gone.get(parsed.id);
-    if (!entry || !sameSecret(parsed.digest, entry.digest)) throw unknown;
+    if (!entry || !sameSecret(parsed.digest, entry.digest)) throw unknownHandleError();
     if (entry.owner !== undefined && entry.owner !== caller.owner) {
-      throw new KernelHandleError(
-        `ipybox: kernel ${parsed.id} belongs to another caller (the principal or session that ` +
-          `opened it); it was not touched. ${FRESH_HINT}`,
-      );
+      throw otherOwnerError(parsed.id);
     }
-    if (!('opening' in entry)) {
-      throw new KernelHandleError(
-        `ipybox: kernel ${parsed.id} is gone: it was closed ${entry.reason}; its variables and ` +
-          `imports are lost. Nothing ran. ${FRESH_HINT}`,
-      );
-    }
+    if (!('opening' in entry)) throw goneKernelError(parsed.id, entry.reason);
     return entry;
   }
 
@@ -308,8 +268,11 @@ export class Kernels {
       throw new KernelLimitError(maxKernels, kernelIdleTimeoutMs / 1000);
     }
     const { id, handle, digest } = adopted ?? mintKernelHandle();
-    const shared: SharedRemoteKernel | undefined = this.#directory.shared
-      ? { id: adopted?.remoteId, onCreated: (remoteId) => void this.#publish(entry, remoteId) }
+    const shared: SharedRemoteKernel | undefined = this.#sharing.directory.shared
+      ? {
+          id: adopted?.remoteId,
+          onCreated: (remoteId) => void this.#sharing.publish(entry, remoteId),
+        }
       : undefined;
     const context = shared ? { ...this.#context, sharedKernel: shared } : this.#context;
     const entry: Entry = {
@@ -330,7 +293,7 @@ export class Kernels {
     this.#entries.set(id, entry);
     if (home !== undefined) this.#homes.set(home, id);
     // Reachable from the other replicas at once (a new_kernel handle before its first cell).
-    if (shared && !adopted) void this.#publish(entry, undefined);
+    if (shared && !adopted) void this.#sharing.publish(entry, undefined);
     entry.opening.then(
       (session) => {
         entry.session = session;
@@ -344,7 +307,8 @@ export class Kernels {
   async #lease(entry: Entry, opened: boolean, handleNeeded: boolean): Promise<KernelLease> {
     const session = await entry.opening;
     session.touch();
-    if (this.#directory.shared) void this.#directory.touch(entry.id).catch(() => {});
+    if (this.#sharing.directory.shared)
+      void this.#sharing.directory.touch(entry.id).catch(() => {});
     return { session, handle: entry.handle, opened, handleNeeded };
   }
 
@@ -363,37 +327,7 @@ export class Kernels {
     this.#gone.add(entry.id, { digest: entry.digest, owner: entry.owner, reason });
     if (tellHome && entry.home !== undefined) this.#homesGone.add(entry.home, reason);
     await (await entry.opening.catch(() => undefined))?.close();
-    if (entry.shared) await this.#retireShared(entry, reason);
-  }
-
-  /** What the other replicas learn of a kernel of this one. */
-  #sharedRecord(entry: Entry, remoteId: string | undefined): SharedKernel {
-    return {
-      id: entry.id,
-      digest: entry.digest.toString('hex'),
-      owner: entry.owner,
-      remoteId,
-      ...(entry.home !== undefined && { handle: entry.handle }),
-    };
-  }
-
-  async #publish(entry: Entry, remoteId: string | undefined): Promise<void> {
-    try {
-      await this.#directory.publish(this.#sharedRecord(entry, remoteId), entry.home);
-    } catch (error) {
-      this.#logger.warn(
-        `ipybox: kernel ${entry.id} is not shared with the other replicas (${errorMessage(error)}); it is reachable through this one`,
-      );
-    }
-  }
-
-  /** Ends a shared kernel for every replica: on the Jupyter server, and in the directory. */
-  async #retireShared(entry: Entry, reason: string): Promise<void> {
-    const remoteId = entry.shared?.id;
-    if (remoteId !== undefined) await this.#gateway?.endKernel(remoteId);
-    await this.#directory
-      .retire(this.#sharedRecord(entry, remoteId), reason, entry.home)
-      .catch((error) => this.#logger.warn(`ipybox: kernel ${entry.id}: ${errorMessage(error)}`));
+    if (entry.shared) await this.#sharing.retire(entry, reason);
   }
 
   /**
@@ -410,8 +344,8 @@ export class Kernels {
   ): Promise<void> {
     const parsed = handle === undefined ? undefined : parseKernelHandle(handle);
     const id = parsed?.id ?? homeId;
-    if (!this.#directory.shared || id === undefined) return;
-    const record = await this.#directory.kernel(id).catch(() => undefined);
+    if (!this.#sharing.directory.shared || id === undefined) return;
+    const record = await this.#sharing.directory.kernel(id).catch(() => undefined);
     if (!record) return;
     const digest = Buffer.from(record.digest, 'hex');
     if (parsed && !sameSecret(parsed.digest, digest)) return;
@@ -438,19 +372,5 @@ export class Kernels {
     if (named === undefined) return;
     const opener = { owner: record.owner, home, reapHomeWhenIdle: true };
     this.#openEntry(opener, home, { id, handle: named, digest, remoteId: record.remoteId });
-  }
-
-  /** Cluster mode: which of these idle-looking kernels another replica used since `since`. */
-  async #usedElsewhere(entries: Entry[], since: number): Promise<Set<Entry>> {
-    const used = new Set<Entry>();
-    if (!this.#directory.shared) return used;
-    await Promise.all(
-      entries.map(async (entry) => {
-        // Redis away: spare it, rather than end a kernel someone may be using.
-        const last = await this.#directory.lastUsed(entry.id).catch(() => Date.now());
-        if (last !== undefined && last > since) used.add(entry);
-      }),
-    );
-    return used;
   }
 }
