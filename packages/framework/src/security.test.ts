@@ -4,15 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { firstText, inMemoryClient } from './__fixtures__/testServer.ts';
 import {
   descendants,
-  everythingBin,
+  firstText,
   killAll,
+  startIntrospectionServer,
   waitUntilGone,
-} from './__fixtures__/upstream-processes.ts';
-import { startIntrospectionServer } from './auth/testing.ts';
+} from '@mcpbox/test-utils';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { inMemoryClient } from './__fixtures__/testServer.ts';
+import { everythingBin } from './__fixtures__/upstream-processes.ts';
 import { ConfigError, loadConfig } from './config/index.ts';
 import { codeAt, newSecret } from './gate/testing.ts';
 import { startHealthServer } from './health/index.ts';

@@ -1,9 +1,9 @@
 // createServer(): the standalone shape (config in, tool added, started), lifecycle and counters.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { firstText } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { firstText } from './__fixtures__/testServer.ts';
 import { loadConfig } from './config/index.ts';
 import { createServer } from './server.ts';
 

@@ -30,12 +30,6 @@ export async function inMemoryClient(
   return client;
 }
 
-/** The text of the first content block of a tool result. */
-export function firstText(result: unknown): string {
-  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
-  return content[0]?.text ?? '';
-}
-
 /**
  * A real SDK client of one era on an HTTP endpoint, listening for tool-list changes. `heard`
  * resolves with the first tool list that names `tool`. The 2026 client hears through its

@@ -4,8 +4,8 @@
  * knows of (e.g. a fixture's own start log, probe processes included).
  */
 import assert from 'node:assert/strict';
+import { descendants, killAll, waitUntilGone } from '@mcpbox/test-utils';
 import { UpstreamConnection } from '../client/connection.ts';
-import { descendants, killAll, waitUntilGone } from './upstream-processes.ts';
 
 export interface TestHooks {
   after: (fn: () => Promise<void> | void) => void;

@@ -4,6 +4,7 @@
  * waits. Tests kill this process with SIGKILL and check the pids disappear.
  */
 import { fileURLToPath } from 'node:url';
+import { firstText } from '@mcpbox/test-utils';
 import { UpstreamConnection } from '../client/connection.ts';
 
 const fixture = fileURLToPath(new URL('./upstream-tools.ts', import.meta.url));
@@ -17,10 +18,8 @@ const connection = new UpstreamConnection(
   },
   { killGraceSeconds: 0.5 },
 );
-const textOf = (result: { content: unknown }) =>
-  JSON.parse((result.content as Array<{ text: string }>)[0].text);
-const who = textOf(await connection.callTool('whoami', {}));
-const grandchild = textOf(await connection.callTool('spawn_grandchild', {}));
+const who = JSON.parse(firstText(await connection.callTool('whoami', {})));
+const grandchild = JSON.parse(firstText(await connection.callTool('spawn_grandchild', {})));
 process.stdout.write(
   `${JSON.stringify({ guard: connection.pid, server: who.pid, pgid: who.pgid, grandchild: grandchild.pid })}\n`,
 );

@@ -3,13 +3,13 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
+import { startIntrospectionServer, type TestAuthorizationServer } from '@mcpbox/test-utils';
 import express from 'express';
 import { ConfigError } from '../errors.ts';
 import { recordingLogger } from '../gate/testing.ts';
 import { UnauthenticatedBindError } from './exposure.ts';
 import { OAUTH_CHANNEL } from './introspection.ts';
 import { CONFIG_SETTING_NAMES, createOAuth, type OAuthConfig } from './oauth.ts';
-import { startIntrospectionServer, type TestAuthorizationServer } from './testing.ts';
 
 type After = { after: (fn: () => Promise<void> | void) => void };
 

@@ -4,12 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import {
-  descendants,
-  killAll,
-  repoRoot,
-  waitUntilGone,
-} from '../__fixtures__/upstream-processes.ts';
+import { descendants, killAll, waitUntilGone } from '@mcpbox/test-utils';
+import { repoRoot } from '../__fixtures__/upstream-processes.ts';
 import { PluginRegistry } from '../plugins/registry.ts';
 import { upstreamPlugin } from '../plugins/upstream.ts';
 import { Catalog } from './catalog.ts';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { firstText } from '@mcpbox/test-utils';
 import { z } from 'zod';
-import { FIXTURE_PLUGINS, firstText, inMemoryClient } from '../__fixtures__/testServer.ts';
+import { FIXTURE_PLUGINS, inMemoryClient } from '../__fixtures__/testServer.ts';
 import { loadConfig } from '../config/index.ts';
 import type { PluginServer } from '../contract/plugin.ts';
 import { createServer, type ServerOptions, serverOptionsFromConfig } from '../server.ts';

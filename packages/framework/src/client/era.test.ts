@@ -2,28 +2,24 @@
 // UpstreamConnection and the two protocol eras, against real processes: the 2026-only fixture
 // (upstream-modern.ts, SDK v2 with `legacy: 'reject'`) over stdio and HTTP, the same fixture
 // started as a 2025 server, and server-everything (2025).
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { firstText, removeAtExit, stopGroup, waitUntilGone } from '@mcpbox/test-utils';
 import type { ElicitRequestParams } from '@modelcontextprotocol/client';
-import { removeAtExit } from '../__fixtures__/tempDirs.ts';
 import { openConnection, type TestHooks } from '../__fixtures__/upstream-connections.ts';
 import {
   everythingBin,
   fixtureParams,
   startModernHttp,
-  stopGroup,
-  waitUntilGone,
 } from '../__fixtures__/upstream-processes.ts';
 import type { Logger } from '../logging/index.ts';
 import type { UpstreamConnection } from './connection.ts';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-
-const textOf = (result: { content?: unknown }) =>
-  (result.content as Array<{ type: string; text: string }>)[0].text;
 
 /** A file the fixture appends each start's pid to (probe siblings included). */
 function startLog(): { file: string; pids: () => number[] } {
@@ -40,7 +36,7 @@ function startLog(): { file: string; pids: () => number[] } {
 }
 
 async function whoami(connection: UpstreamConnection): Promise<{ pid: number; era: string }> {
-  return JSON.parse(textOf(await connection.callTool('whoami', {})));
+  return JSON.parse(firstText(await connection.callTool('whoami', {})));
 }
 
 async function killAndWait(connection: UpstreamConnection, pid: number): Promise<void> {
@@ -85,7 +81,7 @@ test('a 2026-only upstream over stdio: listed as sent, called; a restart reuses 
     ['required', 'type', 'properties', 'additionalProperties'],
     'the JSON Schema as written, key order included',
   );
-  assert.equal(textOf(await connection.callTool('echo', { text: 'hi' })), 'echo: hi');
+  assert.equal(firstText(await connection.callTool('echo', { text: 'hi' })), 'echo: hi');
   assert.equal(log.pids().length, 2, 'the first connect probed on a sibling process');
 
   await killAndWait(connection, (await whoami(connection)).pid);
@@ -157,7 +153,10 @@ test('a 2026-only upstream over HTTP: input_required rounds reach the caller; li
     { url },
     { logger: silent, onListChanged: (kind) => changes.push(kind) },
   ]);
-  assert.equal(textOf(await connection.callTool('echo', { text: 'over http' })), 'echo: over http');
+  assert.equal(
+    firstText(await connection.callTool('echo', { text: 'over http' })),
+    'echo: over http',
+  );
   assert.equal(connection.transportKind, 'streamableHttp');
   assert.equal(connection.protocolEra, 'modern');
 
@@ -172,13 +171,17 @@ test('a 2026-only upstream over HTTP: input_required rounds reach the caller; li
       },
     },
   );
-  assert.equal(textOf(confirmed), 'deploy: accept {"ok":true}');
+  assert.equal(firstText(confirmed), 'deploy: accept {"ok":true}');
   const interview = await connection.callTool(
     'interview',
     {},
     { elicit: answering({ name: 'Ann', colour: 'teal' }, asked) },
   );
-  assert.equal(textOf(interview), 'Ann likes teal', 'the second round carried requestState back');
+  assert.equal(
+    firstText(interview),
+    'Ann likes teal',
+    'the second round carried requestState back',
+  );
   assert.deepEqual(asked, ['Really deploy?', 'Your name?', 'Your colour?']);
   const summary = await connection.callTool(
     'summarize',
@@ -194,7 +197,7 @@ test('a 2026-only upstream over HTTP: input_required rounds reach the caller; li
       },
     },
   );
-  assert.equal(textOf(summary), 'summary by test-model: re: Summarize MCP');
+  assert.equal(firstText(summary), 'summary by test-model: re: Summarize MCP');
 
   await assert.rejects(connection.callTool('confirm', { action: 'x' }), {
     code: 'INPUT_UNAVAILABLE',
@@ -259,7 +262,7 @@ test("a 2025 upstream's requests reach the caller that made the call, never a gu
       }),
     },
   );
-  assert.match(textOf(sampled), /hi back/);
+  assert.match(firstText(sampled), /hi back/);
 
   // Two callers at once: the first question is A's (only A's call is in flight); the second
   // cannot be told apart, so it is refused instead of being put to the wrong caller.

@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
+import { freePort, stopGroup } from '@mcpbox/test-utils';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Progress } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/server';
-import { freePort, startEverythingHttp, stopGroup } from '../__fixtures__/upstream-processes.ts';
+import { startEverythingHttp } from '../__fixtures__/upstream-processes.ts';
 import type { Logger } from '../logging/index.ts';
 import { UpstreamConnection } from './connection.ts';
 

@@ -1,12 +1,8 @@
 // UpstreamPool against real upstream processes (the upstream-tools fixture over stdio).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  fixtureParams,
-  isAlive,
-  killAll,
-  waitUntilGone,
-} from '../__fixtures__/upstream-processes.ts';
+import { isAlive, killAll, waitUntilGone } from '@mcpbox/test-utils';
+import { fixtureParams } from '../__fixtures__/upstream-processes.ts';
 import type { Logger } from '../logging/index.ts';
 import { UpstreamPool } from './pool.ts';
 

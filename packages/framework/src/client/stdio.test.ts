@@ -1,23 +1,27 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write literal ${VAR} placeholders
 // UpstreamConnection over stdio, against real processes: the npm reference server
 // (server-everything) and the fixtures in ../__fixtures__/upstream-*.ts.
+
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, test } from 'node:test';
-import type { Progress } from '@modelcontextprotocol/server';
-import { openConnection, type TestHooks } from '../__fixtures__/upstream-connections.ts';
 import {
   descendants,
-  everythingBin,
-  fixtureParams,
-  fixturePath,
+  firstText,
   isAlive,
   killAll,
   pidsRunning,
-  repoRoot,
   waitUntilGone,
+} from '@mcpbox/test-utils';
+import type { Progress } from '@modelcontextprotocol/server';
+import { openConnection, type TestHooks } from '../__fixtures__/upstream-connections.ts';
+import {
+  everythingBin,
+  fixtureParams,
+  fixturePath,
+  repoRoot,
 } from '../__fixtures__/upstream-processes.ts';
 import type { Logger } from '../logging/index.ts';
 import type { UpstreamConnection, UpstreamConnectionOptions } from './connection.ts';
@@ -38,9 +42,7 @@ const quiet = (): UpstreamConnectionOptions => ({ logger: recordingLogger() });
 const open = (t: TestHooks, ...args: ConstructorParameters<typeof UpstreamConnection>) =>
   openConnection(t, args);
 
-const textOf = (result: { content?: unknown }) =>
-  (result.content as Array<{ type: string; text: string }>)[0].text;
-const jsonOf = (result: { content?: unknown }) => JSON.parse(textOf(result));
+const jsonOf = (result: { content?: unknown }) => JSON.parse(firstText(result));
 
 describe('UpstreamConnection over stdio with server-everything', () => {
   test('lists tools and calls echo', async (t) => {
@@ -63,7 +65,7 @@ describe('UpstreamConnection over stdio with server-everything', () => {
       { duration: 0.3, steps: 3 },
       { onprogress: (p) => progress.push(p) },
     );
-    assert.match(textOf(result), /Long running operation completed/);
+    assert.match(firstText(result), /Long running operation completed/);
     assert.deepEqual(
       progress.map((p) => [p.progress, p.total]),
       [
@@ -113,7 +115,7 @@ describe('UpstreamConnection over stdio with fixtures', () => {
         {},
         { onprogress: (p) => progress.push(p) },
       );
-      assert.equal(textOf(result), 'done');
+      assert.equal(firstText(result), 'done');
       assert.deepEqual(progress, [
         { progress: 1, total: 3 },
         { progress: 2, total: 3 },
@@ -137,7 +139,7 @@ describe('UpstreamConnection over stdio with fixtures', () => {
     // The upstream saw notifications/cancelled: its handler's signal fired and it counted it.
     let count = '0';
     for (let i = 0; i < 100 && count === '0'; i++) {
-      count = textOf(await connection.callTool('cancellations', {}));
+      count = firstText(await connection.callTool('cancellations', {}));
       if (count === '0') await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.equal(count, '1');

@@ -4,12 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startRedisServer } from '../__fixtures__/redisServer.ts';
+import { startRedisServer, waitFor } from '@mcpbox/test-utils';
 import { Catalog } from '../catalog/catalog.ts';
 import { eventBusContract } from '../state/events.contract.ts';
 import { SharedEventBus } from '../state/events.ts';
 import { relayResourceUpdates } from './eventBus.ts';
-import { clusterLinks, waitFor } from './testing.ts';
+import { clusterLinks } from './testing.ts';
 
 eventBusContract('redis', async (t) => {
   const redis = await startRedisServer(t);

@@ -9,13 +9,11 @@ import assert from 'node:assert/strict';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { firstText, startIntrospectionServer, startRedisServer } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import express from 'express';
 import { Redis } from 'ioredis';
-import { startRedisServer } from '../__fixtures__/redisServer.ts';
-import { firstText } from '../__fixtures__/testServer.ts';
 import { createOAuth } from '../auth/oauth.ts';
-import { startIntrospectionServer } from '../auth/testing.ts';
 import { codeAt, recordingLogger, startGatedServer } from '../gate/testing.ts';
 import { joinCluster } from './join.ts';
 

@@ -1,4 +1,4 @@
-import { startRedisServer } from '../__fixtures__/redisServer.ts';
+import { startRedisServer } from '@mcpbox/test-utils';
 import { gateStateContract } from '../state/gate.contract.ts';
 import { GateStateStore } from '../state/gate.ts';
 import { clusterLinks } from './testing.ts';

@@ -6,9 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startRedisServer } from '../__fixtures__/redisServer.ts';
+import { startIntrospectionServer, startRedisServer } from '@mcpbox/test-utils';
 import { IntrospectionTokenVerifier } from '../auth/introspection.ts';
-import { startIntrospectionServer } from '../auth/testing.ts';
 import { createLogger } from '../logging/index.ts';
 import { introspectionCacheContract } from '../state/introspectionCache.contract.ts';
 import { shareSecurityState } from './security.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { startRedisServer } from '@mcpbox/test-utils';
 import { Redis } from 'ioredis';
-import { startRedisServer } from '../__fixtures__/redisServer.ts';
 import { pluginSetContract } from '../state/pluginSet.contract.ts';
 import { SharedPluginSet } from '../state/pluginSet.ts';
 import { UnverifiedRecordError } from '../state/records.ts';

@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { startRedisServer, waitFor } from '@mcpbox/test-utils';
 import { Redis } from 'ioredis';
-import { startRedisServer } from '../__fixtures__/redisServer.ts';
 import { recordStoreContract } from '../state/records.contract.ts';
 import { UnverifiedRecordError } from '../state/records.ts';
 import { ClusterLink } from './link.ts';
-import { clusterLinks, waitFor } from './testing.ts';
+import { clusterLinks } from './testing.ts';
 
 let clusters = 0;
 

@@ -1,12 +1,10 @@
 /**
- * Test helpers of cluster mode: wait for a condition with a generous deadline (a loaded 2-core
- * machine), never for a fixed time; links to a test cluster, as its replicas would have.
+ * Test helpers of cluster mode: links to a test cluster, as its replicas would have, and the
+ * test clusters' secret. (Waiting for a condition is `waitFor` of `@mcpbox/test-utils`.)
  *
  * @module
  */
 import { ClusterLink } from './link.ts';
-
-export { waitFor } from '../state/testing.ts';
 
 /** The `cluster.secret` of test clusters (tests only; a real one comes from openssl rand). */
 export const TEST_CLUSTER_SECRET = 'test-cluster-secret-0123456789abcdef';

@@ -2,8 +2,9 @@
 // an unlock reaches only the caller that presented the code.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { firstText } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { firstText, inMemoryClient } from '../__fixtures__/testServer.ts';
+import { inMemoryClient } from '../__fixtures__/testServer.ts';
 import { createServer } from '../server.ts';
 import { createGate } from './gate.ts';
 import { callerKeyOf } from './session.ts';

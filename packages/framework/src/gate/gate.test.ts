@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, test } from 'node:test';
+import { firstText } from '@mcpbox/test-utils';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -236,8 +237,6 @@ describe('protect() through a real SDK client', () => {
     });
     return client;
   }
-  const textOf = (r: unknown) => (r as { content: { text: string }[] }).content[0].text;
-
   test('sync and async handlers both stay locked until gate_unlock, then run', async (t) => {
     const { gate, code, secret, logger } = setup();
     const client = await connect(gate, t);
@@ -258,7 +257,7 @@ describe('protect() through a real SDK client', () => {
       const locked = await client.callTool(call);
       assert.equal(locked.isError, true);
       assert.equal(
-        textOf(locked),
+        firstText(locked),
         "Group 'shell' is locked. Call gate_unlock(group='shell', code='<6-digit code from your authenticator>') first.",
       );
     }
@@ -273,24 +272,24 @@ describe('protect() through a real SDK client', () => {
       arguments: { group: 'shell', code: theCode },
     });
     assert.equal(unlocked.isError, undefined);
-    assert.equal(textOf(unlocked), "Group 'shell' unlocked. Auto-lock after 2h of inactivity.");
+    assert.equal(firstText(unlocked), "Group 'shell' unlocked. Auto-lock after 2h of inactivity.");
     assert.equal(
-      textOf(await client.callTool({ name: 'sync_action', arguments: { n: 1 } })),
+      firstText(await client.callTool({ name: 'sync_action', arguments: { n: 1 } })),
       'sync 2',
     );
     assert.equal(
-      textOf(await client.callTool({ name: 'async_action', arguments: {} })),
+      firstText(await client.callTool({ name: 'async_action', arguments: {} })),
       'async done',
     );
     const thrown = await client.callTool({ name: 'throwing_action', arguments: {} });
     assert.equal(thrown.isError, true);
-    assert.match(textOf(thrown), /handler failed/);
+    assert.match(firstText(thrown), /handler failed/);
     assert.equal(
-      textOf(await client.callTool({ name: 'gate_status', arguments: {} })),
+      firstText(await client.callTool({ name: 'gate_status', arguments: {} })),
       '✓ shell: UNLOCKED — auto-lock in 2h',
     );
     assert.equal(
-      textOf(await client.callTool({ name: 'gate_lock', arguments: {} })),
+      firstText(await client.callTool({ name: 'gate_lock', arguments: {} })),
       'All groups locked.',
     );
     assert.equal((await client.callTool({ name: 'async_action', arguments: {} })).isError, true);
@@ -306,7 +305,7 @@ describe('protect() through a real SDK client', () => {
     const tools = (await client.listTools()).tools.map((x) => x.name).sort();
     assert.deepEqual(tools, ['async_action', 'sync_action', 'throwing_action']);
     assert.equal(
-      textOf(await client.callTool({ name: 'async_action', arguments: {} })),
+      firstText(await client.callTool({ name: 'async_action', arguments: {} })),
       'async done',
     );
   });

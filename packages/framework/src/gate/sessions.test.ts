@@ -3,14 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { firstText } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { McpServer } from '@modelcontextprotocol/server';
 import { createGate } from './gate.ts';
 import { InMemoryGateStateStore } from './store.ts';
 import { codeAt, newSecret, recordingLogger, testClock } from './testing.ts';
-
-const textOf = (r: unknown) => (r as { content: { text: string }[] }).content[0].text;
 
 test('over Streamable HTTP each MCP session has its own unlock state', async (t) => {
   const secret = newSecret();
@@ -77,18 +76,18 @@ test('over Streamable HTTP each MCP session has its own unlock state', async (t)
     name: 'gate_unlock',
     arguments: { group: 'shell', code: codeAt(secret, clock.now()) },
   });
-  assert.equal(textOf(unlock), "Group 'shell' unlocked. Auto-lock after 2h of inactivity.");
-  assert.equal(textOf(await alice.callTool({ name: 'secret_action', arguments: {} })), 'done');
+  assert.equal(firstText(unlock), "Group 'shell' unlocked. Auto-lock after 2h of inactivity.");
+  assert.equal(firstText(await alice.callTool({ name: 'secret_action', arguments: {} })), 'done');
 
   const bobCall = await bob.callTool({ name: 'secret_action', arguments: {} });
   assert.equal(bobCall.isError, true);
-  assert.match(textOf(bobCall), /^Group 'shell' is locked\./);
+  assert.match(firstText(bobCall), /^Group 'shell' is locked\./);
   assert.equal(
-    textOf(await bob.callTool({ name: 'gate_status', arguments: {} })),
+    firstText(await bob.callTool({ name: 'gate_status', arguments: {} })),
     '✗ shell: LOCKED',
   );
   assert.match(
-    textOf(await alice.callTool({ name: 'gate_status', arguments: {} })),
+    firstText(await alice.callTool({ name: 'gate_status', arguments: {} })),
     /^✓ shell: UNLOCKED/,
   );
 

@@ -3,26 +3,24 @@
 // upstream-tools fixture and the 2026-only upstream-modern fixture) into a real framework
 // server, seen through a real SDK Client (in-memory transport on our side only, or the
 // framework's own stdio server as a process for 2026 clients).
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { descendants, firstText, killAll, stopGroup, waitUntilGone } from '@mcpbox/test-utils';
 import type { Progress, Tool } from '@modelcontextprotocol/client';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
 import {
-  descendants,
   everythingBin,
   fixtureParams,
   fixturePath,
-  killAll,
   repoRoot,
   startEverythingHttp,
   startModernHttp,
-  stopGroup,
-  waitUntilGone,
 } from '../__fixtures__/upstream-processes.ts';
 import type { UpstreamParams } from '../client/params.ts';
 import type { Logger } from '../logging/index.ts';
@@ -129,9 +127,6 @@ function answerQuestions(client: Client, asked: string[]): void {
   });
 }
 
-const textOf = (result: Record<string, unknown>) =>
-  (result.content as Array<{ type: string; text: string }>)[0].text;
-
 /** The fields of a tool the plugin API lists today (see the whole-object test below). */
 function listedFields(tool: Tool): Partial<Tool> {
   const { name, title, description, inputSchema, outputSchema, annotations, _meta } = tool;
@@ -186,7 +181,7 @@ describe('upstreamPlugin with server-everything over stdio', () => {
       { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } },
       { onprogress: (p) => progress.push(p) },
     );
-    assert.match(textOf(result), /Long running operation completed/);
+    assert.match(firstText(result), /Long running operation completed/);
     assert.deepEqual(
       progress.map((p) => p.progress),
       [1, 2, 3],
@@ -268,7 +263,7 @@ describe('upstreamPlugin with the upstream-tools fixture', () => {
     );
     let count = '0';
     for (let i = 0; i < 100 && count === '0'; i++) {
-      count = textOf(await client.callTool({ name: 'cancellations', arguments: {} }));
+      count = firstText(await client.callTool({ name: 'cancellations', arguments: {} }));
       if (count === '0') await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.equal(count, '1');
@@ -283,7 +278,7 @@ describe('upstreamPlugin with the upstream-tools fixture', () => {
       { env },
     );
     const whoami = async () =>
-      JSON.parse(textOf(await client.callTool({ name: 'whoami', arguments: {} }))).pid as number;
+      JSON.parse(firstText(await client.callTool({ name: 'whoami', arguments: {} }))).pid as number;
     const first = await whoami();
     process.kill(first, 'SIGKILL');
     for (let i = 0; i < 200 && plugin.connection?.connected; i++) {
@@ -308,7 +303,7 @@ describe('upstreamPlugin with the upstream-tools fixture', () => {
     const failed = await client.callTool({ name: 'whoami', arguments: {} });
     assert.equal(failed.isError, true);
     assert.match(
-      textOf(failed),
+      firstText(failed),
       /^upstream 'tools': env\.MODE: environment variable FIXTURE_MODE is not set/,
     );
     env.FIXTURE_MODE = 'normal';
@@ -322,7 +317,7 @@ describe('upstreamPlugin with the upstream-tools fixture', () => {
       fixtureParams('upstream-tools.ts'),
     );
     const pidOf = async () =>
-      JSON.parse(textOf(await client.callTool({ name: 'whoami', arguments: {} }))).pid as number;
+      JSON.parse(firstText(await client.callTool({ name: 'whoami', arguments: {} }))).pid as number;
     const before = await pidOf();
     const reloaded = await server.registry.reloadPlugin('tools');
     assert.equal(reloaded.error, undefined);
@@ -336,7 +331,7 @@ describe('upstreamPlugin with the upstream-tools fixture', () => {
       'tools',
       fixtureParams('upstream-tools.ts'),
     );
-    const pid = JSON.parse(textOf(await client.callTool({ name: 'whoami', arguments: {} }))).pid;
+    const pid = JSON.parse(firstText(await client.callTool({ name: 'whoami', arguments: {} }))).pid;
     const guard = plugin.connection!.pid!;
     const unloaded = await server.registry.unloadPlugin('tools');
     assert.ok(unloaded.removed.includes('whoami'));
@@ -407,7 +402,7 @@ async function askingTools(client: Client, prefix = ''): Promise<string[]> {
     ['interview', {}],
     ['summarize', { topic: 'eras' }],
   ] as const) {
-    texts.push(textOf(await client.callTool({ name: `${prefix}${name}`, arguments: args })));
+    texts.push(firstText(await client.callTool({ name: `${prefix}${name}`, arguments: args })));
   }
   return texts;
 }
@@ -432,7 +427,7 @@ describe('upstreamPlugin with a 2026-only upstream (SDK v2, legacy rejected)', (
       ['add_tool', 'confirm', 'echo', 'interview', 'summarize', 'whoami'],
     );
     const echo = await client.callTool({ name: 'echo', arguments: { text: 'mirrored' } });
-    assert.equal(textOf(echo), 'echo: mirrored');
+    assert.equal(firstText(echo), 'echo: mirrored');
     const raw = (await client.request({ method: 'tools/list', params: {} } as never, Raw)) as {
       tools: Array<Record<string, unknown>>;
     };
@@ -488,7 +483,7 @@ describe('upstreamPlugin with a 2026-only upstream (SDK v2, legacy rejected)', (
     assert.equal(plugin.connection?.transportKind, 'streamableHttp');
     assert.equal(plugin.connection?.protocolEra, 'modern');
     assert.equal(
-      textOf(await client.callTool({ name: 'echo', arguments: { text: 'h' } })),
+      firstText(await client.callTool({ name: 'echo', arguments: { text: 'h' } })),
       'echo: h',
     );
     assert.deepEqual(await askingTools(client), ANSWERED);
@@ -505,7 +500,7 @@ describe('upstreamPlugin with a 2026-only upstream (SDK v2, legacy rejected)', (
       tools.some((tool) => tool.name === 'late'),
       'the new tool is mirrored',
     );
-    assert.equal(textOf(await client.callTool({ name: 'late', arguments: {} })), 'late');
+    assert.equal(firstText(await client.callTool({ name: 'late', arguments: {} })), 'late');
     assert.equal(plugin.connection?.starts, 1, 'over the same connection');
   });
 });
@@ -564,7 +559,7 @@ describe('a 2026 client of a mirror (the framework served over stdio)', () => {
       name: 'up_trigger-sampling-request',
       arguments: { prompt: 'hello' },
     });
-    assert.match(textOf(sampled), /"text": "tiny"/);
+    assert.match(firstText(sampled), /"text": "tiny"/);
     assert.equal(asked.length, 2);
     assert.equal(asked[0], 'Please provide inputs for the following fields:');
     assert.match(asked[1], /^sample: .*hello$/);

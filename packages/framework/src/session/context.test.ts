@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { firstText } from '@mcpbox/test-utils';
 import type { Client } from '@modelcontextprotocol/client';
-import { firstText, inMemoryClient } from '../__fixtures__/testServer.ts';
+import { inMemoryClient } from '../__fixtures__/testServer.ts';
 import { createServer, type McpboxServer } from '../server.ts';
 
 function askingServer(): McpboxServer {

@@ -4,13 +4,13 @@
 // A call that never asks is never listed for retries to find.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { firstText } from '@mcpbox/test-utils';
 import {
   Client,
   type InputRequiredResult,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { firstText } from '../__fixtures__/testServer.ts';
 import type { RequestExtra } from '../contract/tool.ts';
 import { createServer } from '../server.ts';
 import { DetachedCall, DetachedCallTable, InputTimeoutError } from './detachedCall.ts';

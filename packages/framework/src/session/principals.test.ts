@@ -4,9 +4,13 @@
 // principal's waiting call is refused.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import {
+  pollTask,
+  rawModern,
+  startIntrospectionServer,
+  TASKS_CAPABILITIES,
+} from '@mcpbox/test-utils';
 import { z } from 'zod';
-import { pollTask, rawModern, TASKS_CAPABILITIES } from '../__fixtures__/rawModern.ts';
-import { startIntrospectionServer } from '../auth/testing.ts';
 import { createSecurity } from '../security.ts';
 import { createServer } from '../server.ts';
 

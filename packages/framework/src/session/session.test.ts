@@ -1,10 +1,11 @@
 // MCP behaviour of a session, through a real SDK Client on linked in-memory transports.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { firstText } from '@mcpbox/test-utils';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { observed } from '../__fixtures__/plugins/kitchen.ts';
-import { firstText, inMemoryClient, kitchenServer } from '../__fixtures__/testServer.ts';
+import { inMemoryClient, kitchenServer } from '../__fixtures__/testServer.ts';
 import type { PluginServer } from '../contract/plugin.ts';
 
 describe('session: tools', () => {

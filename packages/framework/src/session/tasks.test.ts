@@ -4,9 +4,9 @@
 // clients without the extension keep the plain result and get -32021 from tasks/*.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { pollTask, rawModern, TASKS_CAPABILITIES } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { pollTask, rawModern, TASKS_CAPABILITIES } from '../__fixtures__/rawModern.ts';
 import { createServer } from '../server.ts';
 
 type After = { after: (fn: () => Promise<void>) => void };

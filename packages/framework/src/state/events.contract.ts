@@ -8,10 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { waitFor } from '@mcpbox/test-utils';
 import type { ServerEvent } from '@modelcontextprotocol/server';
 import { SharedEventBus } from './events.ts';
 import type { RecordStore } from './records.ts';
-import { waitFor } from './testing.ts';
 
 type After = { after(fn: () => unknown): void };
 

@@ -8,9 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { waitFor } from '@mcpbox/test-utils';
 import { type PluginChange, REPORT_TTL_MS, SharedPluginSet } from './pluginSet.ts';
 import type { RecordStore } from './records.ts';
-import { waitFor } from './testing.ts';
 
 type After = { after(fn: () => unknown): void };
 export type MakePluginStores = (t: After) => Promise<{ a: RecordStore; b: RecordStore }>;

@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { waitFor } from '@mcpbox/test-utils';
 import type { RecordStore } from './records.ts';
-import { waitFor } from './testing.ts';
 
 type After = { after(fn: () => unknown): void };
 export type MakeStores = (t: After) => Promise<{ a: RecordStore; b: RecordStore }>;

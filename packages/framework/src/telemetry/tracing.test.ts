@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { clientTraceparent, startOtlpReceiver } from '../__fixtures__/otlpReceiver.ts';
+import { clientTraceparent, startOtlpReceiver } from '@mcpbox/test-utils';
 import {
   currentTraceContext,
   fetchWithTraceContext,

@@ -2,12 +2,13 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { describe, test } from 'node:test';
+import { firstText, waitFor } from '@mcpbox/test-utils';
 import {
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { firstText, kitchenServer } from '../__fixtures__/testServer.ts';
+import { kitchenServer } from '../__fixtures__/testServer.ts';
 import type { McpboxServer, ServerOptions } from '../server.ts';
 
 const INIT = {
@@ -204,7 +205,7 @@ describe('Streamable HTTP', () => {
         client.setNotificationHandler('notifications/tools/list_changed', () => resolve()),
       );
     const both = Promise.all([heard(a.client), heard(b.client)]);
-    await waitFor(() => openGetStreams === 2);
+    await waitFor(() => openGetStreams === 2, 'two open GET streams', 5000);
     assert.equal((await server.registry.loadPlugin('alpha')).ok, true);
     await both;
     const { tools } = await b.client.listTools();
@@ -300,11 +301,3 @@ describe('legacy SSE', () => {
     assert.ok((await client.listTools()).tools.length > 0);
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

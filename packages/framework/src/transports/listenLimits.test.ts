@@ -10,8 +10,8 @@ import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { endProcessGroup } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { endProcessGroup } from '../__fixtures__/serverProcess.ts';
 import { createServer } from '../server.ts';
 import {
   DEFAULT_MAX_LISTENS_PER_CALLER,

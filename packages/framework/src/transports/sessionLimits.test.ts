@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startIntrospectionServer } from '@mcpbox/test-utils';
 import { RAW_INITIALIZE } from '../__fixtures__/testServer.ts';
 import { createOAuth } from '../auth/oauth.ts';
-import { startIntrospectionServer } from '../auth/testing.ts';
 import { recordingLogger } from '../gate/testing.ts';
 import { createServer } from '../server.ts';
 

@@ -6,9 +6,9 @@ import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { firstText } from '@mcpbox/test-utils';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { firstText } from '../__fixtures__/testServer.ts';
 
 const SCRIPT = join(fileURLToPath(new URL('.', import.meta.url)), '../__fixtures__/stdioServer.ts');
 

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { firstText } from '@mcpbox/test-utils';
 import type { Client } from '@modelcontextprotocol/client';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
-import { firstText } from '../__fixtures__/testServer.ts';
 
 /** Connects a fresh client; the suite closes it. Set up and tear down the server around it. */
 export type ConnectClient = () => Promise<Client>;

@@ -10,13 +10,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { launchTestBrowser, type TestBrowser } from '@mcpbox/test-utils/browser';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { build } from 'esbuild';
 import type { Frame, Page } from 'puppeteer-core';
-import {
-  launchTestBrowser,
-  type TestBrowser,
-} from '../../../framework/src/__fixtures__/browser.ts';
 import { runCell, stdioIpyboxPerSuite, textOf } from '../server/testing.ts';
 import {
   FRAME_AND_IMAGE_CELL,

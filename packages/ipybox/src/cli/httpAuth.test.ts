@@ -6,12 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
+import { listeningAddress, runServerBin, startIntrospectionServer } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import {
-  listeningAddress,
-  runServerBin,
-} from '../../../framework/src/__fixtures__/serverProcess.ts';
-import { startIntrospectionServer } from '../../../framework/src/auth/testing.ts';
 import { IPYBOX_BIN, tempWorkspace } from '../server/testing.ts';
 
 const READY = /ipybox MCP endpoint: (\S+)/;

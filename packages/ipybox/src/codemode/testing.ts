@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { FACTORY_BIN, tempWorkspace, textOf } from '../server/testing.ts';
 
 // Waits for a condition with a generous deadline (a loaded machine), never for a fixed time.
-export { waitFor } from '../../../framework/src/cluster/testing.ts';
+export { waitFor } from '@mcpbox/test-utils';
 
 export const BIN_DIR = fileURLToPath(new URL('../../../../node_modules/.bin/', import.meta.url));
 

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MemoryRecordStore } from '@mcpbox/framework';
+import { startRedisServer } from '@mcpbox/test-utils';
 import { Redis } from 'ioredis';
-import { startRedisServer } from '../../../framework/src/__fixtures__/redisServer.ts';
 import { clusterLinks } from '../../../framework/src/cluster/testing.ts';
 import { kernelDirectoryContract } from './kernelDirectory.contract.ts';
 import { redisKernelDirectory } from './kernelDirectory.ts';

@@ -5,9 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startRedisServer } from '../../../framework/src/__fixtures__/redisServer.ts';
-import { runServerBin } from '../../../framework/src/__fixtures__/serverProcess.ts';
-import { freePort } from '../../../framework/src/__fixtures__/upstream-processes.ts';
+import { freePort, runServerBin, startRedisServer } from '@mcpbox/test-utils';
 import { TEST_CLUSTER_SECRET } from '../../../framework/src/cluster/testing.ts';
 import { IPYBOX_BIN, tempWorkspace } from './testing.ts';
 

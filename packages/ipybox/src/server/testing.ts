@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { removeAtExit } from '@mcpbox/test-utils';
 import type { CallToolResult, ClientOptions } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { removeAtExit } from '../../../framework/src/__fixtures__/tempDirs.ts';
 
 export const IPYBOX_BIN = fileURLToPath(new URL('../../bin/ipybox.js', import.meta.url));
 export const FACTORY_BIN = fileURLToPath(

@@ -7,13 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/server';
 import {
   clientTraceparent,
   type ReceivedSpan,
+  runServerBin,
   startOtlpReceiver,
-} from '../../../framework/src/__fixtures__/otlpReceiver.ts';
-import { runServerBin } from '../../../framework/src/__fixtures__/serverProcess.ts';
+} from '@mcpbox/test-utils';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { FACTORY_BIN, startStdioIpybox, tempWorkspace, textOf } from './testing.ts';
 
 const SERVER = 2;

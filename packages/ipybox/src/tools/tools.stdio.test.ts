@@ -9,8 +9,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { untypedSchemas, untypedSchemas } from '@mcpbox/test-utils';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { untypedSchemas } from '../../../framework/src/__fixtures__/schemaLint.ts';
 import { EVERYTHING_BIN, runCell, stdioIpyboxPerSuite, textOf } from '../server/testing.ts';
 
 const FIXTURE = fileURLToPath(new URL('../__fixtures__/toolserver-upstream.ts', import.meta.url));

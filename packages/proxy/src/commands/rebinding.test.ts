@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { describe, type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { runServerBin } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { runServerBin } from '../../../framework/src/__fixtures__/serverProcess.ts';
 
 const FACTORY_BIN = fileURLToPath(new URL('../../bin/mcp-factory.js', import.meta.url));
 const READY = /MCP endpoint:\s+(\S+)\nHealth:\s+(\S+)\/health/;

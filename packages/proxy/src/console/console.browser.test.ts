@@ -10,9 +10,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { launchTestBrowser } from '@mcpbox/test-utils/browser';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Page } from 'puppeteer-core';
-import { launchTestBrowser } from '../../../framework/src/__fixtures__/browser.ts';
 import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
 import { registerEverything, textOf } from '../../../ipybox/src/server/testing.ts';
 import { connectHttp, startHttpProxy } from '../proxy/__fixtures__/proxyProcess.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { test } from 'node:test';
 import { UnauthenticatedBindError } from '@mcpbox/framework';
-import { listeningAddress } from '../../../framework/src/__fixtures__/serverProcess.ts';
+import { listeningAddress } from '@mcpbox/test-utils';
 import { inProcessProxy } from '../proxy/__fixtures__/inProcess.ts';
 import { startManagementServer } from './server.ts';
 

@@ -7,11 +7,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { freePort, rawModern, startRedisServer, waitFor } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { rawModern } from '../../../framework/src/__fixtures__/rawModern.ts';
-import { startRedisServer } from '../../../framework/src/__fixtures__/redisServer.ts';
-import { freePort } from '../../../framework/src/__fixtures__/upstream-processes.ts';
-import { TEST_CLUSTER_SECRET, waitFor } from '../../../framework/src/cluster/testing.ts';
+import { TEST_CLUSTER_SECRET } from '../../../framework/src/cluster/testing.ts';
 import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
 import { type ProxyProcess, runProxyCli, startProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin } from './__fixtures__/testdir.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isPrivileged } from '@mcpbox/framework';
-import { untypedSchemas } from '../../../framework/src/__fixtures__/schemaLint.ts';
+import { untypedSchemas } from '@mcpbox/test-utils';
 import { dynamicDispatchProxy } from './__fixtures__/inProcess.ts';
 
 test('proxy__* schemas say what each value is; load, unload, reload, command and run are privileged', async (t) => {

@@ -8,10 +8,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/client';
-
 // Test helpers of the framework (not part of its public API): a real RFC 7662 endpoint, TOTP codes.
-import { startIntrospectionServer } from '../../../framework/src/auth/testing.ts';
+import { startIntrospectionServer } from '@mcpbox/test-utils';
+import type { Client } from '@modelcontextprotocol/client';
 import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
 import { connectHttp, startHttpProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir } from './__fixtures__/testdir.ts';

@@ -12,17 +12,11 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+// The upstream engineer's /proc helpers, shared rather than copied.
+import { descendants, killAll, stopGroup, waitUntilGone } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-
-// The upstream engineer's /proc helpers, shared rather than copied.
-import {
-  descendants,
-  killAll,
-  startModernHttp,
-  stopGroup,
-  waitUntilGone,
-} from '../../../framework/src/__fixtures__/upstream-processes.ts';
+import { startModernHttp } from '../../../framework/src/__fixtures__/upstream-processes.ts';
 import { freePort, REPO_ROOT, startProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir } from './__fixtures__/testdir.ts';
 

@@ -6,10 +6,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { runServerBin, startRedisServer, waitFor } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startRedisServer } from '../../../../framework/src/__fixtures__/redisServer.ts';
-import { runServerBin } from '../../../../framework/src/__fixtures__/serverProcess.ts';
-import { TEST_CLUSTER_SECRET, waitFor } from '../../../../framework/src/cluster/testing.ts';
+import { TEST_CLUSTER_SECRET } from '../../../../framework/src/cluster/testing.ts';
 import { FACTORY_BIN } from '../../proxy/__fixtures__/proxyProcess.ts';
 import { testdir } from '../../proxy/__fixtures__/testdir.ts';
 

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { removeAtExit } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { removeAtExit } from '../../../../framework/src/__fixtures__/tempDirs.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/mcp-factory.js', import.meta.url));
 

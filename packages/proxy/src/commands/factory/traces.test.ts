@@ -11,14 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   clientTraceparent,
   type ReceivedSpan,
+  runServerBin,
   startOtlpReceiver,
-} from '../../../../framework/src/__fixtures__/otlpReceiver.ts';
-import { runServerBin } from '../../../../framework/src/__fixtures__/serverProcess.ts';
+} from '@mcpbox/test-utils';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const BIN = fileURLToPath(new URL('../../../bin/mcp-factory.js', import.meta.url));
 const RECORD_IMPORTS = fileURLToPath(

@@ -6,13 +6,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { endProcessGroup } from '@mcpbox/test-utils';
 import {
   Client,
   type ClientOptions,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { endProcessGroup } from '../../../../framework/src/__fixtures__/serverProcess.ts';
 
 export const PROXY_BIN = fileURLToPath(new URL('../../../bin/mcp-proxy.js', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));

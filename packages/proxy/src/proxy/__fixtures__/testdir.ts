@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { removeAtExit } from '../../../../framework/src/__fixtures__/tempDirs.ts';
+import { removeAtExit } from '@mcpbox/test-utils';
 
 export function testdir(
   files: Record<string, string>,

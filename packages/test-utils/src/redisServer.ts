@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './upstream-processes.ts';
+import { freePort } from './ports.ts';
 
 type After = { after(fn: () => unknown): void };
 

@@ -1,6 +1,6 @@
 /**
- * Test helpers of shared state: wait for a condition with a generous deadline (a loaded 2-core
- * machine), never for a fixed time. Not exported from the package.
+ * Waiting in tests: poll a condition with a generous deadline (a loaded 2-core machine), never
+ * sleep for a fixed time. The error names what was awaited.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * A real RFC 7662 introspection endpoint on 127.0.0.1 for tests (not exported from the package):
+ * A real RFC 7662 introspection endpoint on 127.0.0.1 for tests:
  * tokens map to answers; modes make it fail the ways real servers do.
  *
  * @module

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser } from 'puppeteer-core';
 
 const CHROMIUM = '/usr/bin/chromium';
-const README_SCREENSHOTS = fileURLToPath(new URL('../../../../docs/screenshots/', import.meta.url));
+const README_SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
 
 export interface TestBrowser {
   browser: Browser;
