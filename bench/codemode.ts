@@ -19,9 +19,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mirroredServers } from '@mcpbox/ipybox/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { mirroredServers } from '../packages/ipybox/src/codemode/testing.ts';
 import { benchClient, checkEra, type Era, envList, median, table } from './lib/measure.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -27,10 +27,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fixtureParams } from '@mcpbox/framework/testing';
+import { KernelClient } from '@mcpbox/ipybox';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { fixtureParams } from '../packages/framework/src/__fixtures__/upstream-processes.ts';
-import { KernelClient } from '../packages/ipybox/src/index.ts';
 import {
   benchClient,
   checkEra,

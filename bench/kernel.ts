@@ -21,8 +21,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startJupyterServer } from '../packages/ipybox/src/__fixtures__/jupyterServer.ts';
-import { jupyterServerBackend, KernelClient } from '../packages/ipybox/src/index.ts';
+import { jupyterServerBackend, KernelClient } from '@mcpbox/ipybox';
+import { startJupyterServer } from '@mcpbox/ipybox/testing';
 import { MinimalKernel } from './peers/minimal-zmq-client.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);

@@ -14,8 +14,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { inProcessProxy } from '../packages/proxy/src/proxy/__fixtures__/inProcess.ts';
-import { testdir, writeFile } from '../packages/proxy/src/proxy/__fixtures__/testdir.ts';
+import { inProcessProxy, testdir, writeFile } from '@mcpbox/proxy/testing';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

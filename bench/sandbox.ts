@@ -17,7 +17,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CodeExecutor, type CodeExecutorOptions } from '../packages/ipybox/src/index.ts';
+import { CodeExecutor, type CodeExecutorOptions } from '@mcpbox/ipybox';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const RTT_PER_ROUND = Number(process.env.BENCH_RTT_PER_ROUND ?? 100);

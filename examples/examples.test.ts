@@ -12,12 +12,11 @@ import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseGateConfig, readConfig } from '@mcpbox/framework';
+// Not public API: the list of keys the schema knows, so a new option cannot go undocumented.
+import { ENVIRONMENT_KEYS, knownConfigKeys } from '@mcpbox/framework/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { parse as parseYaml } from 'yaml';
-// Not public API: the list of keys the schema knows, so a new option cannot go undocumented.
-import { ENVIRONMENT_KEYS } from '../packages/framework/src/config/environment.ts';
-import { knownConfigKeys } from '../packages/framework/src/config/schema.ts';
 import { freePort } from './cluster/processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -6,7 +6,7 @@
  * sets beside ipybox. Usage: `sdk-kernel.ts <workspace>` (the kernel's working directory).
  */
 import { join } from 'node:path';
-import { KernelClient } from '../../packages/ipybox/src/index.ts';
+import { KernelClient } from '@mcpbox/ipybox';
 import { workspaceSdk } from './workspace.ts';
 
 const { McpServer, serveStdio, z } = await workspaceSdk();

@@ -5,9 +5,11 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
+  codeAt,
   descendants,
   firstText,
   killAll,
+  newSecret,
   startIntrospectionServer,
   waitUntilGone,
 } from '@mcpbox/test-utils';
@@ -15,7 +17,6 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { inMemoryClient } from './__fixtures__/testServer.ts';
 import { everythingBin } from './__fixtures__/upstream-processes.ts';
 import { ConfigError, loadConfig } from './config/index.ts';
-import { codeAt, newSecret } from './gate/testing.ts';
 import { startHealthServer } from './health/index.ts';
 import { upstreamPlugin } from './plugins/upstream.ts';
 import { createSecurity, type SecurityConfig } from './security.ts';

@@ -7,14 +7,18 @@
  *
  * @module
  */
+export * from './cluster.ts';
 export * from './introspectionServer.ts';
 export * from './otlpReceiver.ts';
 export * from './ports.ts';
 export * from './processGroups.ts';
+export * from './proxyProcess.ts';
 export * from './rawModern.ts';
 export * from './redisServer.ts';
 export * from './schemaLint.ts';
 export * from './serverProcess.ts';
 export * from './tempDirs.ts';
 export * from './text.ts';
+export * from './toolListener.ts';
+export * from './totp.ts';
 export * from './waitFor.ts';

@@ -1,11 +1,7 @@
 // Helpers for tests: a server with the fixture plugins' directory, and SDK clients on it.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  Client,
-  InMemoryTransport,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { createServer, type McpboxServer, type ServerOptions } from '../server.ts';
 
 export const FIXTURE_PLUGINS = join(fileURLToPath(new URL('.', import.meta.url)), 'plugins');
@@ -28,40 +24,6 @@ export async function inMemoryClient(
   const client = new Client({ name: 'test-client', version: '1.0.0' }, capabilities);
   await client.connect(clientSide);
   return client;
-}
-
-/**
- * A real SDK client of one era on an HTTP endpoint, listening for tool-list changes. `heard`
- * resolves with the first tool list that names `tool`. The 2026 client hears through its
- * `subscriptions/listen` stream, the 2025 client through its session.
- */
-export async function toolListener(
-  url: string,
-  era: 'legacy' | 'modern',
-  tool: string,
-  t: { after: (fn: () => Promise<void>) => void },
-): Promise<{ client: Client; heard: Promise<string[]> }> {
-  let heard: (names: string[]) => void = () => undefined;
-  const names = new Promise<string[]>((resolve) => (heard = resolve));
-  const client = new Client(
-    { name: `listener-${era}`, version: '1.0.0' },
-    {
-      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } },
-      listChanged: {
-        tools: {
-          debounceMs: 0,
-          onChanged: (_error, tools) => {
-            const listed = (tools ?? []).map((entry) => entry.name);
-            if (listed.includes(tool)) heard(listed);
-          },
-        },
-      },
-    },
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  t.after(() => client.close());
-  await client.listTools();
-  return { client, heard: names };
 }
 
 /** Request headers of a raw Streamable HTTP POST (JSON body; JSON or SSE answer). */

@@ -3,13 +3,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { firstText } from '@mcpbox/test-utils';
+import { codeAt, firstText, newSecret } from '@mcpbox/test-utils';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { inMemoryClient, kitchenServer } from '../__fixtures__/testServer.ts';
 import type { CatalogView } from '../contract/catalogView.ts';
 import type { PluginServer } from '../contract/plugin.ts';
-import { codeAt, newSecret } from '../gate/testing.ts';
 import { createSecurity, type SecurityConfig } from '../security.ts';
 import { JsonlToolLogger } from '../toollog/jsonl.ts';
 

@@ -9,12 +9,12 @@ import assert from 'node:assert/strict';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { firstText, startIntrospectionServer, startRedisServer } from '@mcpbox/test-utils';
+import { codeAt, firstText, startIntrospectionServer, startRedisServer } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import express from 'express';
 import { Redis } from 'ioredis';
 import { createOAuth } from '../auth/oauth.ts';
-import { codeAt, recordingLogger, startGatedServer } from '../gate/testing.ts';
+import { recordingLogger, startGatedServer } from '../gate/testing.ts';
 import { joinCluster } from './join.ts';
 
 type After = { after(fn: () => unknown): void };

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { freePort, startRedisServer, waitFor } from '@mcpbox/test-utils';
+import { freePort, startRedisServer, TEST_CLUSTER_SECRET, waitFor } from '@mcpbox/test-utils';
 import type { Logger } from '../logging/index.ts';
 import { ClusterConfigError, ClusterLink, ClusterUnavailableError } from './link.ts';
 import { redisUrlRisk } from './settings.ts';
-import { TEST_CLUSTER_SECRET } from './testing.ts';
 
 function captureLogger(): { lines: string[]; logger: Logger } {
   const lines: string[] = [];

@@ -1,13 +1,11 @@
 /**
- * Test helpers of cluster mode: links to a test cluster, as its replicas would have, and the
- * test clusters' secret. (Waiting for a condition is `waitFor` of `@mcpbox/test-utils`.)
+ * Test helpers of cluster mode: links to a test cluster, as its replicas would have. (The test
+ * clusters' secret and `waitFor` are in `@mcpbox/test-utils`.)
  *
  * @module
  */
+import { TEST_CLUSTER_SECRET } from '@mcpbox/test-utils';
 import { ClusterLink } from './link.ts';
-
-/** The `cluster.secret` of test clusters (tests only; a real one comes from openssl rand). */
-export const TEST_CLUSTER_SECRET = 'test-cluster-secret-0123456789abcdef';
 
 /** `count` links to the cluster `name` on `redisUrl`, as `count` replicas; closed after `t`. */
 export async function clusterLinks(

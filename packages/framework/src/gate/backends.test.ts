@@ -5,10 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { codeAt, newSecret } from '@mcpbox/test-utils';
 import { ConfigError } from '../errors.ts';
 import { parseSecretFile } from './backends.ts';
 import { createGate } from './gate.ts';
-import { codeAt, newSecret, recordingLogger, testClock } from './testing.ts';
+import { recordingLogger, testClock } from './testing.ts';
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }) {
   const dir = await mkdtemp(join(tmpdir(), 'gate-'));

@@ -2,14 +2,14 @@
 // an unlock reaches only the caller that presented the code.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { firstText } from '@mcpbox/test-utils';
+import { codeAt, firstText, newSecret } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { inMemoryClient } from '../__fixtures__/testServer.ts';
 import { createServer } from '../server.ts';
 import { createGate } from './gate.ts';
 import { callerKeyOf } from './session.ts';
 import { InMemoryGateStateStore, processGateStore } from './store.ts';
-import { codeAt, newSecret, recordingLogger, startGatedServer } from './testing.ts';
+import { recordingLogger, startGatedServer } from './testing.ts';
 
 type Era = 'legacy' | '2026-07-28';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, test } from 'node:test';
-import { firstText } from '@mcpbox/test-utils';
+import { codeAt, firstText, newSecret } from '@mcpbox/test-utils';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -9,7 +9,7 @@ import { ConfigError } from '../errors.ts';
 import { createServer } from '../server.ts';
 import { createGate, GATE_CHANNEL, type GateEvent } from './gate.ts';
 import { InMemoryGateStateStore } from './store.ts';
-import { codeAt, newSecret, recordingLogger, testClock } from './testing.ts';
+import { recordingLogger, testClock } from './testing.ts';
 
 const SESSION_A = { sessionId: 'session-a' };
 const SESSION_B = { sessionId: 'session-b' };

@@ -3,13 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { firstText } from '@mcpbox/test-utils';
+import { codeAt, firstText, newSecret } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { McpServer } from '@modelcontextprotocol/server';
 import { createGate } from './gate.ts';
 import { InMemoryGateStateStore } from './store.ts';
-import { codeAt, newSecret, recordingLogger, testClock } from './testing.ts';
+import { recordingLogger, testClock } from './testing.ts';
 
 test('over Streamable HTTP each MCP session has its own unlock state', async (t) => {
   const secret = newSecret();

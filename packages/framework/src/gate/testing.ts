@@ -1,23 +1,15 @@
 /**
- * Test helpers for the gate: a logger that keeps its lines, TOTP codes for a given time, and a
- * gated HTTP server. Not exported from the package.
+ * Test helpers for the gate: a logger that keeps its lines, a clock the test moves, and a gated
+ * HTTP server. Not exported from the package (TOTP codes are `codeAt` of `@mcpbox/test-utils`).
  *
  * @module
  */
-import { Secret, TOTP } from 'otpauth';
+import { newSecret } from '@mcpbox/test-utils';
 import { z } from 'zod';
 import type { Logger } from '../logging/index.ts';
 import { createServer } from '../server.ts';
 import { createGate } from './gate.ts';
 import type { GateStateStore } from './store.ts';
-
-/** A base32 secret (20 random bytes) as `otpauth` would generate it. */
-export const newSecret = (): string => new Secret({ size: 20 }).base32;
-
-/** The code an authenticator shows for `secret` at `ms`, offset by `steps` 30-second steps. */
-export function codeAt(secret: string, ms: number, steps = 0): string {
-  return TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: ms + steps * 30_000 });
-}
 
 /** A logger that records every line (message and extra fields) for leak checks. */
 export function recordingLogger(): Logger & { lines: string[] } {

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { codeAt, newSecret } from '@mcpbox/test-utils';
 import { publishRejection } from '../auth/introspection.ts';
 import { createGate } from '../gate/gate.ts';
-import { codeAt, newSecret, recordingLogger, testClock } from '../gate/testing.ts';
+import { recordingLogger, testClock } from '../gate/testing.ts';
 import { ServerMetrics } from './metrics.ts';
 
 test('tool calls, latency, sessions, gate and OAuth events appear in the exposition text', async (t) => {

@@ -3,10 +3,9 @@
 // both; 2025 clients answer real server→client requests, 2026 clients answer `input_required`.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { firstText, rawModern } from '@mcpbox/test-utils';
+import { firstText, rawModern, toolListener } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { toolListener } from '../__fixtures__/testServer.ts';
 import { createServer, type McpboxServer } from '../server.ts';
 
 type Era = 'legacy' | 'modern';

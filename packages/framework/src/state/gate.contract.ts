@@ -10,8 +10,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { codeAt, newSecret } from '@mcpbox/test-utils';
 import { createGate, type Gate } from '../gate/gate.ts';
-import { codeAt, newSecret, recordingLogger, testClock } from '../gate/testing.ts';
+import { recordingLogger, testClock } from '../gate/testing.ts';
 import type { GateStateStore } from './gate.ts';
 
 type After = { after(fn: () => unknown): void };

@@ -10,14 +10,13 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
-import { runServerBin } from '@mcpbox/test-utils';
+import { runServerBin, startProxy } from '@mcpbox/test-utils';
 import {
   Client,
   type ClientOptions,
   type InputRequiredResult,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { startProxy } from '../../../proxy/src/proxy/__fixtures__/proxyProcess.ts';
 import {
   IPYBOX_BIN,
   registerEverything,

@@ -13,9 +13,8 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { codeAt, connectHttp, newSecret, startHttpProxy } from '@mcpbox/test-utils';
 import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/server';
-import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
-import { connectHttp, startHttpProxy } from '../../../proxy/src/proxy/__fixtures__/proxyProcess.ts';
 import { tempWorkspace, textOf } from '../server/testing.ts';
 import { executeCode, waitFor } from './testing.ts';
 

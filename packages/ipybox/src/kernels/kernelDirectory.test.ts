@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MemoryRecordStore } from '@mcpbox/framework';
+import { clusterLinks } from '@mcpbox/framework/testing';
 import { startRedisServer } from '@mcpbox/test-utils';
 import { Redis } from 'ioredis';
-import { clusterLinks } from '../../../framework/src/cluster/testing.ts';
 import { kernelDirectoryContract } from './kernelDirectory.contract.ts';
 import { redisKernelDirectory } from './kernelDirectory.ts';
 

@@ -5,10 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type RedisServer, startRedisServer } from '@mcpbox/test-utils';
+import { type RedisServer, startRedisServer, TEST_CLUSTER_SECRET } from '@mcpbox/test-utils';
 import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { TEST_CLUSTER_SECRET } from '../../../framework/src/cluster/testing.ts';
 import { type JupyterServer, startJupyterServer } from '../__fixtures__/jupyterServer.ts';
 import { type HttpIpybox, startHttpIpybox, tempWorkspace, textOf } from '../server/testing.ts';
 import { KERNEL_META_KEY } from '../tools/kernelTools.ts';

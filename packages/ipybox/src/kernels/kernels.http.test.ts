@@ -11,13 +11,12 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
-import { runServerBin, startIntrospectionServer } from '@mcpbox/test-utils';
+import { runServerBin, startIntrospectionServer, startProxy } from '@mcpbox/test-utils';
 import {
   type CallToolResult,
   Client,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { startProxy } from '../../../proxy/src/proxy/__fixtures__/proxyProcess.ts';
 import { IPYBOX_BIN, tempWorkspace, textOf, waitForExit } from '../server/testing.ts';
 import { KERNEL_META_KEY } from '../tools/kernelTools.ts';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fixtureParams } from '../../../framework/src/__fixtures__/upstream-processes.ts';
+import { fixtureParams } from '@mcpbox/framework/testing';
 import { runCell, startStdioIpybox, tempWorkspace, textOf } from '../server/testing.ts';
 import { registryFile } from './registry.ts';
 

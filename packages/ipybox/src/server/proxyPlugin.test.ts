@@ -8,8 +8,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { startProxy } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startProxy } from '../../../proxy/src/proxy/__fixtures__/proxyProcess.ts';
 import { isGone, killGroup, waitUntilGone } from '../__fixtures__/processes.ts';
 import { runCell, textOf } from './testing.ts';
 

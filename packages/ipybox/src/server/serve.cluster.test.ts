@@ -5,8 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { freePort, runServerBin, startRedisServer } from '@mcpbox/test-utils';
-import { TEST_CLUSTER_SECRET } from '../../../framework/src/cluster/testing.ts';
+import { freePort, runServerBin, startRedisServer, TEST_CLUSTER_SECRET } from '@mcpbox/test-utils';
 import { IPYBOX_BIN, tempWorkspace } from './testing.ts';
 
 test('ipybox --http with MCP_REDIS_URL: Redis down is a clear error; up, it joins', async (t) => {

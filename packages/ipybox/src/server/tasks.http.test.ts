@@ -11,10 +11,15 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
-import { pollTask, rawModern, runServerBin, TASKS_CAPABILITIES } from '@mcpbox/test-utils';
+import {
+  pollTask,
+  rawModern,
+  runServerBin,
+  startProxy,
+  TASKS_CAPABILITIES,
+} from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { startProxy } from '../../../proxy/src/proxy/__fixtures__/proxyProcess.ts';
 import { KERNEL_META_KEY } from '../tools/kernelTools.ts';
 import { IPYBOX_BIN, tempWorkspace } from './testing.ts';
 

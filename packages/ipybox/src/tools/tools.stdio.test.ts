@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { untypedSchemas, untypedSchemas } from '@mcpbox/test-utils';
+import { untypedSchemas } from '@mcpbox/test-utils';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { EVERYTHING_BIN, runCell, stdioIpyboxPerSuite, textOf } from '../server/testing.ts';
 

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { UpstreamPool } from '@mcpbox/framework';
+import { fixtureParams } from '@mcpbox/framework/testing';
 import type { Client, ClientOptions } from '@modelcontextprotocol/client';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/server';
-import { fixtureParams } from '../../../framework/src/__fixtures__/upstream-processes.ts';
 import { pythonJson } from '../__fixtures__/toolserver-python.ts';
 import { generateMcpSources } from '../mcptools/generate.ts';
 import {

@@ -8,14 +8,14 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { Client, SSEClientTransport } from '@modelcontextprotocol/client';
 import {
   connectHttp,
   connectStdio,
   FACTORY_BIN,
   runProxyCli,
   startHttpProxy,
-} from '../proxy/__fixtures__/proxyProcess.ts';
+} from '@mcpbox/test-utils';
+import { Client, SSEClientTransport } from '@modelcontextprotocol/client';
 import { testdir } from '../proxy/__fixtures__/testdir.ts';
 
 const ERAS = ['legacy', '2026-07-28'] as const;

@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { listeningAddress, removeAtExit, runServerBin } from '@mcpbox/test-utils';
+import { freePort, listeningAddress, removeAtExit, runServerBin } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { freePort } from '../proxy/__fixtures__/proxyProcess.ts';
 
 const FACTORY_BIN = fileURLToPath(new URL('../../bin/mcp-factory.js', import.meta.url));
 const PROXY_BIN = fileURLToPath(new URL('../../bin/mcp-proxy.js', import.meta.url));

@@ -9,13 +9,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '@mcpbox/framework';
+import { connectStdio, FACTORY_BIN, freePort, REPO_ROOT } from '@mcpbox/test-utils';
 import type { Client } from '@modelcontextprotocol/client';
-import {
-  connectStdio,
-  FACTORY_BIN,
-  freePort,
-  REPO_ROOT,
-} from '../proxy/__fixtures__/proxyProcess.ts';
 import { testdir } from '../proxy/__fixtures__/testdir.ts';
 import { ExitError } from './exit.ts';
 import { namePluginPaths } from './pluginPaths.ts';

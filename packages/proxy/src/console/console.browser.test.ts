@@ -10,12 +10,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { registerEverything } from '@mcpbox/ipybox/testing';
+import { codeAt, connectHttp, newSecret, startHttpProxy, textOf } from '@mcpbox/test-utils';
 import { launchTestBrowser } from '@mcpbox/test-utils/browser';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Page } from 'puppeteer-core';
-import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
-import { registerEverything, textOf } from '../../../ipybox/src/server/testing.ts';
-import { connectHttp, startHttpProxy } from '../proxy/__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin } from '../proxy/__fixtures__/testdir.ts';
 
 const TOKEN = 'browser-console-token-0123456789';

@@ -9,7 +9,7 @@ import { get } from 'node:http';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '@mcpbox/framework';
-import { connectHttp, startHttpProxy, startProxy } from '../proxy/__fixtures__/proxyProcess.ts';
+import { connectHttp, startHttpProxy, startProxy } from '@mcpbox/test-utils';
 import { testdir } from '../proxy/__fixtures__/testdir.ts';
 
 const TOKEN = 'console-test-token-0123456789';

@@ -8,8 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { connectHttp, startHttpProxy } from '@mcpbox/test-utils';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { connectHttp, startHttpProxy } from '../proxy/__fixtures__/proxyProcess.ts';
 import { testdir } from '../proxy/__fixtures__/testdir.ts';
 
 /** `swallow` takes any text and answers `ok`; `heap` collects garbage and answers the heap in use. */

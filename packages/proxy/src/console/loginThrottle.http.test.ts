@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startProxy } from '../proxy/__fixtures__/proxyProcess.ts';
+import { startProxy } from '@mcpbox/test-utils';
 import { testdir } from '../proxy/__fixtures__/testdir.ts';
 import { FREE_FAILURES } from './loginThrottle.ts';
 

@@ -3,13 +3,14 @@
  * MCP session after a REST load, the 400/401/404 rules, command extensions, health readiness,
  * the tool-call log, and a second proxy on the same port being refused.
  */
+
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { runProxyCli, startProxy, waitFor } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { runProxyCli, startProxy } from '../proxy/__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin, writeFile } from '../proxy/__fixtures__/testdir.ts';
 
 const plugins = {
@@ -180,6 +181,8 @@ test('REST operations reach every MCP session; errors are 400/401/404 JSON', asy
   const logFile = join(dir, '.mcp_proxy', 'logs', 'tool_calls.jsonl');
   await waitFor(
     () => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('proxy__status'),
+    'proxy__status in the tool-call log',
+    10_000,
   );
   const entries = readFileSync(logFile, 'utf8')
     .trim()
@@ -273,11 +276,3 @@ test('a second proxy on the same management port refuses to start, also when a t
   assert.equal(third.code, 1);
   assert.match(third.stderr, new RegExp(`management port ${port} is already in use`));
 });
-
-async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -5,14 +5,14 @@
  * from another site (no token configured), the hint for reloading a plugin that is not loaded,
  * and `/health/ready` after an operator unloads an autoloaded plugin.
  */
+
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import { firstText, type ProxyProcess, startProxy } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { type ProxyProcess, startProxy } from '../proxy/__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin, writeFile } from '../proxy/__fixtures__/testdir.ts';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -37,11 +37,6 @@ function post(
     req.on('error', reject);
     req.end(body);
   });
-}
-
-function textOf(result: unknown): string {
-  const first = (result as CallToolResult).content[0];
-  return first?.type === 'text' ? first.text : '';
 }
 
 describe('management API requests (one proxy, no token configured)', () => {
@@ -98,7 +93,7 @@ export function register() {}
         assert.match(String(answer.body.error), NAME_RULE, `${op} ${plugin}`);
         const viaMcp = await client.callTool({ name: `proxy__${op}`, arguments: { plugin } });
         assert.equal(viaMcp.isError, true, `proxy__${op} ${plugin}`);
-        assert.match(textOf(viaMcp), /^Error: Invalid plugin name .*never paths/);
+        assert.match(firstText(viaMcp), /^Error: Invalid plugin name .*never paths/);
       }
     }
     assert.equal(existsSync(marker), false, 'a path given as a plugin name was imported');
@@ -142,7 +137,7 @@ export function register() {}
       arguments: { plugin: 'counter' },
     });
     assert.equal(
-      textOf(viaMcp),
+      firstText(viaMcp),
       "Error: Plugin 'counter' not loaded — load it with proxy__load(plugin='counter')",
     );
   });

@@ -7,11 +7,19 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { freePort, rawModern, startRedisServer, waitFor } from '@mcpbox/test-utils';
+import {
+  codeAt,
+  freePort,
+  newSecret,
+  type ProxyProcess,
+  rawModern,
+  runProxyCli,
+  startProxy,
+  startRedisServer,
+  TEST_CLUSTER_SECRET,
+  waitFor,
+} from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { TEST_CLUSTER_SECRET } from '../../../framework/src/cluster/testing.ts';
-import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
-import { type ProxyProcess, runProxyCli, startProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin } from './__fixtures__/testdir.ts';
 
 type After = { after(fn: () => unknown): void };

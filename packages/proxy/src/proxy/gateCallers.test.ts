@@ -7,10 +7,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { codeAt, connectHttp, newSecret, startHttpProxy, toolListener } from '@mcpbox/test-utils';
 import type { Client } from '@modelcontextprotocol/client';
-import { toolListener } from '../../../framework/src/__fixtures__/testServer.ts';
-import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
-import { connectHttp, startHttpProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir } from './__fixtures__/testdir.ts';
 
 type After = { after: (fn: () => Promise<void> | void) => void };

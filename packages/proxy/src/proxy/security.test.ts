@@ -9,10 +9,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 // Test helpers of the framework (not part of its public API): a real RFC 7662 endpoint, TOTP codes.
-import { startIntrospectionServer } from '@mcpbox/test-utils';
+import {
+  codeAt,
+  connectHttp,
+  newSecret,
+  startHttpProxy,
+  startIntrospectionServer,
+} from '@mcpbox/test-utils';
 import type { Client } from '@modelcontextprotocol/client';
-import { codeAt, newSecret } from '../../../framework/src/gate/testing.ts';
-import { connectHttp, startHttpProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir } from './__fixtures__/testdir.ts';
 
 const text = (result: Awaited<ReturnType<Client['callTool']>>) =>

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { connectStdio, freePort } from '@mcpbox/test-utils';
 import { Client } from '@modelcontextprotocol/client';
-import { connectStdio, freePort } from './__fixtures__/proxyProcess.ts';
 import { testdir, versionPlugin, writeFile } from './__fixtures__/testdir.ts';
 
 test('stdio: management API beside the protocol, list_changed after REST, --watch', async (t) => {

@@ -11,10 +11,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { executeCode, tempWorkspace } from '@mcpbox/ipybox/testing';
+import { connectHttp, REPO_ROOT, startHttpProxy } from '@mcpbox/test-utils';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { executeCode } from '../../../ipybox/src/codemode/testing.ts';
-import { tempWorkspace } from '../../../ipybox/src/server/testing.ts';
-import { connectHttp, REPO_ROOT, startHttpProxy } from './__fixtures__/proxyProcess.ts';
 
 const STATUS_SERVER = fileURLToPath(new URL('./__fixtures__/upstream-status.ts', import.meta.url));
 

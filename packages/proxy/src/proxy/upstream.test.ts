@@ -12,12 +12,19 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { startModernHttp } from '@mcpbox/framework/testing';
 // The upstream engineer's /proc helpers, shared rather than copied.
-import { descendants, killAll, stopGroup, waitUntilGone } from '@mcpbox/test-utils';
+import {
+  descendants,
+  freePort,
+  killAll,
+  REPO_ROOT,
+  startProxy,
+  stopGroup,
+  waitUntilGone,
+} from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { startModernHttp } from '../../../framework/src/__fixtures__/upstream-processes.ts';
-import { freePort, REPO_ROOT, startProxy } from './__fixtures__/proxyProcess.ts';
 import { testdir } from './__fixtures__/testdir.ts';
 
 const EVERYTHING = join(REPO_ROOT, 'node_modules/.bin/mcp-server-everything');

@@ -4,6 +4,7 @@
  * plugin records every call in a file, so "nothing was called" on bad arguments is checked, not
  * assumed.
  */
+
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -11,10 +12,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
+import { freePort, textOf } from '@mcpbox/test-utils';
 import {
   clientBin,
   everythingBin,
-  freePort,
   killGroup,
   repoRoot,
   startEverythingHttp,
@@ -111,10 +112,6 @@ async function mcpClient(t: TestContext, args: string[], env = process.env): Pro
   });
   const [code] = await once(child, 'exit');
   return { code: code as number | null, stdout, stderr };
-}
-
-function textOf(result: { content: { type: string; text?: string }[] }): string {
-  return result.content.map((c) => c.text ?? '').join('');
 }
 
 for (const protocol of ['2025-11-25', '2026-07-28'] as const) {

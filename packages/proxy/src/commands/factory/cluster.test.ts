@@ -6,10 +6,14 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runServerBin, startRedisServer, waitFor } from '@mcpbox/test-utils';
+import {
+  FACTORY_BIN,
+  runServerBin,
+  startRedisServer,
+  TEST_CLUSTER_SECRET,
+  waitFor,
+} from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { TEST_CLUSTER_SECRET } from '../../../../framework/src/cluster/testing.ts';
-import { FACTORY_BIN } from '../../proxy/__fixtures__/proxyProcess.ts';
 import { testdir } from '../../proxy/__fixtures__/testdir.ts';
 
 const MEMO = `

@@ -9,15 +9,18 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runServerBin, startRedisServer } from '@mcpbox/test-utils';
+import {
+  FACTORY_BIN,
+  runServerBin,
+  startRedisServer,
+  TEST_CLUSTER_SECRET,
+} from '@mcpbox/test-utils';
 import {
   type CallToolResult,
   Client,
   type InputRequiredResult,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { TEST_CLUSTER_SECRET } from '../../../../framework/src/cluster/testing.ts';
-import { FACTORY_BIN } from '../../proxy/__fixtures__/proxyProcess.ts';
 import { testdir } from '../../proxy/__fixtures__/testdir.ts';
 
 type After = { after(fn: () => unknown): void };

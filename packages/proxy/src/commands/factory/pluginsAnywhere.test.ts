@@ -10,13 +10,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { connectStdio, FACTORY_BIN, freePort, runProxyCli } from '@mcpbox/test-utils';
 import type { Client } from '@modelcontextprotocol/client';
-import {
-  connectStdio,
-  FACTORY_BIN,
-  freePort,
-  runProxyCli,
-} from '../../proxy/__fixtures__/proxyProcess.ts';
 import { testdir } from '../../proxy/__fixtures__/testdir.ts';
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {

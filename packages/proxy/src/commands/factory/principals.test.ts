@@ -11,10 +11,15 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runServerBin, startIntrospectionServer, waitFor } from '@mcpbox/test-utils';
+import {
+  codeAt,
+  FACTORY_BIN,
+  newSecret,
+  runServerBin,
+  startIntrospectionServer,
+  waitFor,
+} from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { codeAt, newSecret } from '../../../../framework/src/gate/testing.ts';
-import { FACTORY_BIN } from '../../proxy/__fixtures__/proxyProcess.ts';
 import { testdir } from '../../proxy/__fixtures__/testdir.ts';
 
 type After = { after(fn: () => unknown): void };

@@ -4,6 +4,7 @@
  * trace context in `_meta` (and as the HTTP `traceparent` header), and the spans continue it —
  * across processes when mcp-factory mirrors another mcp-factory.
  */
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
@@ -13,6 +14,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
   clientTraceparent,
+  firstText,
   type ReceivedSpan,
   runServerBin,
   startOtlpReceiver,
@@ -93,9 +95,6 @@ const echo = (client: Client, message: string, traceparent?: string) =>
     ...(traceparent && { _meta: { traceparent } }),
   });
 
-const textOf = (result: Awaited<ReturnType<typeof echo>>) =>
-  (result.content as Array<{ text?: string }>)[0]?.text;
-
 function find(spans: ReceivedSpan[], where: Partial<ReceivedSpan>): ReceivedSpan | undefined {
   return spans.find((span) =>
     Object.entries(where).every(([key, value]) => span[key as keyof ReceivedSpan] === value),
@@ -120,9 +119,9 @@ test('HTTP: request and tool-call spans continue the client trace (_meta in both
   const legacy = clientTraceparent();
   const header = clientTraceparent();
   const modernClient = await httpClient(t, url, '2026-07-28');
-  assert.equal(textOf(await echo(modernClient, 'm', modern.traceparent)), 'm');
+  assert.equal(firstText(await echo(modernClient, 'm', modern.traceparent)), 'm');
   const legacyClient = await httpClient(t, url, 'legacy');
-  assert.equal(textOf(await echo(legacyClient, 'l', legacy.traceparent)), 'l');
+  assert.equal(firstText(await echo(legacyClient, 'l', legacy.traceparent)), 'l');
   const headerClient = await httpClient(t, url, 'legacy', { traceparent: header.traceparent });
   await headerClient.listTools();
 
@@ -175,7 +174,7 @@ test('mirroring: the upstream mcp-factory’s request span is the child of our u
     HOME: dir,
     OTEL_BSP_SCHEDULE_DELAY: '100',
   });
-  assert.equal(textOf(await echo(client, 'across', caller.traceparent)), 'across');
+  assert.equal(firstText(await echo(client, 'across', caller.traceparent)), 'across');
 
   // Five spans: three in front (request, tool call, upstream call), two upstream.
   const spans = await receiver.waitFor(
@@ -214,7 +213,7 @@ test('not configured: nothing exported and no OpenTelemetry module loaded (confi
       NODE_OPTIONS: nodeOptions,
       OTEL_IMPORTS_FILE: off,
     });
-    assert.equal(textOf(await echo(client, era, clientTraceparent().traceparent)), era);
+    assert.equal(firstText(await echo(client, era, clientTraceparent().traceparent)), era);
     await client.close();
   }
   const control = await stdioClient(t, '2026-07-28', ['-p', 'echo', '--log-level', 'warning'], {
@@ -302,7 +301,7 @@ test('an unreachable collector: calls go on, and one warning says where spans we
   const client = newClient('2026-07-28');
   await client.connect(transport);
   t.after(() => client.close());
-  assert.equal(textOf(await echo(client, 'before', clientTraceparent().traceparent)), 'before');
+  assert.equal(firstText(await echo(client, 'before', clientTraceparent().traceparent)), 'before');
   const warning = new RegExp(
     `WARN .*OpenTelemetry: .*exporting to http://127\\.0\\.0\\.1:${port}/v1/traces`,
   );
@@ -311,6 +310,6 @@ test('an unreachable collector: calls go on, and one warning says where spans we
     assert.ok(Date.now() < deadline, `no export warning; stderr:\n${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  assert.equal(textOf(await echo(client, 'after', clientTraceparent().traceparent)), 'after');
+  assert.equal(firstText(await echo(client, 'after', clientTraceparent().traceparent)), 'after');
   assert.equal(stderr.match(/OpenTelemetry:/g)?.length, 1, 'one warning, not one per span');
 });

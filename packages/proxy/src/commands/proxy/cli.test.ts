@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runProxyCli, startProxy } from '../../proxy/__fixtures__/proxyProcess.ts';
+import { runProxyCli, startProxy } from '@mcpbox/test-utils';
 import { testdir, versionPlugin, writeFile } from '../../proxy/__fixtures__/testdir.ts';
 
 test('client commands manage a running proxy', async (t) => {

@@ -9,14 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { freePort, PROXY_BIN, REPO_ROOT, runProxyCli, startProxy } from '@mcpbox/test-utils';
 import { probeManagementPort } from '../../management/client.ts';
-import {
-  freePort,
-  PROXY_BIN,
-  REPO_ROOT,
-  runProxyCli,
-  startProxy,
-} from '../../proxy/__fixtures__/proxyProcess.ts';
 import { testdir } from '../../proxy/__fixtures__/testdir.ts';
 
 /**

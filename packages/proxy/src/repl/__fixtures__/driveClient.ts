@@ -5,7 +5,6 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -177,17 +176,6 @@ export async function runScript(
   client.child.stdin!.end(lines.map((l) => `${l}\n`).join(''));
   const code = await client.exited;
   return { code, stdout: client.stdout(), stderr: client.stderr(), output: client.output() };
-}
-
-/** A port that was free a moment ago, for servers that only take a fixed PORT. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** Starts `mcp-server-everything <mode>` on PORT and waits until it listens. */

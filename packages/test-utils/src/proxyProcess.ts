@@ -4,18 +4,17 @@
  * bound MCP URL and management API.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { endProcessGroup } from '@mcpbox/test-utils';
 import {
   Client,
   type ClientOptions,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { endProcessGroup } from './serverProcess.ts';
 
-export const PROXY_BIN = fileURLToPath(new URL('../../../bin/mcp-proxy.js', import.meta.url));
-export const REPO_ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
+export const PROXY_BIN = fileURLToPath(new URL('../../proxy/bin/mcp-proxy.js', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 export interface ProxyProcess {
   child: ChildProcess;
@@ -134,16 +133,9 @@ export function runProxyCli(
   });
 }
 
-/** A port that was free a moment ago (for servers that must be told their port up front). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-export const FACTORY_BIN = fileURLToPath(new URL('../../../bin/mcp-factory.js', import.meta.url));
+export const FACTORY_BIN = fileURLToPath(
+  new URL('../../proxy/bin/mcp-factory.js', import.meta.url),
+);
 
 export interface StdioLaunch {
   /** The bin to run. Default `mcp-proxy`. */
