@@ -1,0 +1,78 @@
+/**
+ * A session's `tools/list` and `tools/call`: the listing as this client may see it, and a call
+ * run at once, as a task, or over `input_required` rounds.
+ *
+ * @module
+ */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Catalog } from '../../catalog/catalog.ts';
+import type { RequestExtra } from '../../contract/tool.ts';
+import { GATE_HANDLE_ARGUMENT } from '../../gate/handles.ts';
+import { toolsFor } from '../appOnlyTools.ts';
+import { toToolContext } from '../context.ts';
+import { InputRounds } from '../inputRounds.ts';
+import { requestDeclaresTasks, startTask, TASKS_EXTENSION, tasksRequired } from '../tasks.ts';
+import type { SessionHost } from './host.ts';
+
+/**
+ * Takes the reserved `gate_handle` argument off a call (unless the tool itself declares a
+ * parameter of that name) and hands it to the gate through the context.
+ */
+function takeGateHandle(
+  catalog: Catalog,
+  tool: string,
+  args: Record<string, unknown> | undefined,
+  extra: RequestExtra,
+): Record<string, unknown> | undefined {
+  if (!args || !(GATE_HANDLE_ARGUMENT in args)) return args;
+  const declared = catalog.getTool(tool)?.definition.inputSchema.properties as
+    | Record<string, unknown>
+    | undefined;
+  if (declared && GATE_HANDLE_ARGUMENT in declared) return args;
+  const { [GATE_HANDLE_ARGUMENT]: handle, ...rest } = args;
+  if (typeof handle === 'string') extra.gateHandle = handle;
+  return rest;
+}
+
+export function registerToolHandlers(host: SessionHost): void {
+  const { server, catalog, dispatcher, counters, counted, withRounds } = host;
+
+  server.setRequestHandler(
+    'tools/list',
+    counted(async (_request, extra) => ({
+      tools: toolsFor(catalog.listTools(), extra.clientCapabilities),
+    })),
+  );
+
+  server.setRequestHandler(
+    'tools/call',
+    counted(async (request, extra) => {
+      const { name } = request.params;
+      const args = takeGateHandle(catalog, name, request.params.arguments, extra);
+      const keepsRunning = catalog.getTool(name)?.keepsRunning;
+      const taskable = keepsRunning?.tasks && requestDeclaresTasks(extra);
+      if (keepsRunning?.tasks === 'required' && !taskable) {
+        throw tasksRequired(
+          `Tool ${name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
+        );
+      }
+      if (taskable) {
+        // Answered at once with a task handle; the call runs on (tasks.ts).
+        return startTask(extra, { name, args }, keepsRunning, (runExtra, detached) =>
+          dispatcher.call(
+            name,
+            args,
+            toToolContext(runExtra, { rounds: InputRounds.none(), detached }),
+          ),
+        ) as unknown as CallToolResult;
+      }
+      const asked = await withRounds(extra, { method: 'tools/call', name, args }, (ctx) =>
+        dispatcher.call(name, args, ctx),
+      );
+      if (!('result' in asked)) return asked.inputRequired as unknown as CallToolResult;
+      const result = asked.result;
+      if (result.isError) counters.errors += 1;
+      return result;
+    }),
+  );
+}
