@@ -12,10 +12,8 @@
  * call, with that request's progress token; between requests there is nobody to tell and they go
  * to {@link DetachedCallOptions.onIdleNotification} (a task keeps the progress as its status).
  *
- * Calls live in one process-wide table ({@link detachedCalls}): under 2026 HTTP each request has
- * its own session object, so the retry finds its call by the id sealed in `requestState`. A call
- * belongs to the principal that started it; one that ended leaves a short-lived note of how, so a
- * late retry is told what happened rather than "unknown".
+ * Calls live in one process-wide table (`detachedCallTable.ts`), where a retry finds its call;
+ * the context a handler runs with relays to the waiting request (`detachedContext.ts`).
  *
  * @module
  */
@@ -23,14 +21,11 @@
 import type { InputRequest, Notification, ServerContext } from '@modelcontextprotocol/server';
 import type { RequestExtra } from '../contract/tool.ts';
 import { nodeCrypto } from '../lazy.ts';
+import { relayedContext } from './detachedContext.ts';
 import { type InputKind, inputRequestOf } from './questions.ts';
 
 /** Default time a question waits for its answer: the lifetime of a sealed `requestState`. */
 export const DEFAULT_INPUT_TIMEOUT_MS = 15 * 60 * 1000;
-
-/** How long a late retry is still told why its call ended. */
-const ENDED_NOTE_MS = 15 * 60 * 1000;
-const ENDED_NOTES_MAX = 10_000;
 
 const CALL_ID_BYTES = 24;
 /** Random bytes for call ids, drawn 24 at a time and refilled when used up, never reused. */
@@ -303,121 +298,13 @@ export class DetachedCall {
 
   /**
    * The request context the handler runs with: the first request's fields, the call's signal,
-   * and notifications sent to whichever request waits on the call now. A progress notification
-   * carries the current request's own progress token (dropped if it has none).
+   * and notifications sent to whichever request waits on the call now (detachedContext.ts).
    */
   contextFrom(first: RequestExtra, meta?: RequestExtra['_meta']): RequestExtra {
-    const self = this;
-    const firstReq = first.mcpReq;
-    const initialMeta = meta ?? firstReq._meta;
-    const notify = async (notification: Notification): Promise<void> => {
-      const waiter = self.#waiter;
-      if (!waiter) {
-        self.#onIdleNotification?.(notification);
-        return;
-      }
-      if (notification.method === 'notifications/progress') {
-        const token = waiter.mcpReq._meta?.progressToken;
-        if (token === undefined) return;
-        notification = {
-          ...notification,
-          params: { ...notification.params, progressToken: token },
-        };
-      }
-      await waiter.mcpReq.notify(notification);
-    };
-    const unavailable = async (): Promise<never> => {
-      throw new Error('a call that keeps running asks the client through ctx.elicit/ctx.sample');
-    };
-    const mcpReq = {
-      id: firstReq.id,
-      method: firstReq.method,
-      envelope: firstReq.envelope,
-      get _meta() {
-        return self.#waiter?.mcpReq._meta ?? initialMeta;
-      },
-      inputResponses: undefined,
-      requestState: () => undefined,
+    return relayedContext(first, meta ?? first.mcpReq._meta, {
       signal: this.signal,
-      send: (async (request: { method: string }) => {
-        const waiter = self.#waiter;
-        if (!waiter) throw new Error(`no request waits on this call to send ${request.method}`);
-        return waiter.mcpReq.send(request as never);
-      }) as ServerContext['mcpReq']['send'],
-      notify,
-      log: async (
-        level: Parameters<ServerContext['mcpReq']['log']>[0],
-        data: unknown,
-        logger?: string,
-      ) => {
-        const waiter = self.#waiter;
-        if (waiter) await waiter.mcpReq.log(level, data, logger);
-        else
-          self.#onIdleNotification?.({
-            method: 'notifications/message',
-            params: { level, data, logger },
-          });
-      },
-      elicitInput: unavailable,
-      requestSampling: unavailable,
-    } as unknown as ServerContext['mcpReq'];
-    return {
-      sessionId: first.sessionId,
-      mcpReq,
-      http: first.http,
-      signal: this.signal,
-      requestId: first.requestId,
-      _meta: initialMeta,
-      authInfo: first.authInfo,
-      sendNotification: notify,
-      sendRequest: mcpReq.send,
-      closeSSEStream: undefined,
-      connectionId: first.connectionId,
-      gateHandle: first.gateHandle,
-      era: first.era,
-      clientCapabilities: first.clientCapabilities,
-    };
+      waiter: () => this.#waiter,
+      idle: (notification) => this.#onIdleNotification?.(notification),
+    });
   }
 }
-
-/** Why a call is no longer in the table, for a request that names it. */
-export type EndedReason = 'finished' | 'timed out' | 'cancelled';
-
-/** Every detached call of this process, by id, and a short memory of the ones that ended. */
-export class DetachedCallTable {
-  readonly #calls = new Map<string, DetachedCall>();
-  readonly #ended = new Map<string, { reason: EndedReason; principal: string; at: number }>();
-
-  add(call: DetachedCall): void {
-    this.#calls.set(call.id, call);
-  }
-
-  /** The call `id` if `principal` owns it (another principal's call is as good as unknown). */
-  get(id: string, principal: string): DetachedCall | undefined {
-    const call = this.#calls.get(id);
-    return call && call.principal === principal ? call : undefined;
-  }
-
-  /** Why `id` ended, if it did recently and belonged to `principal`. */
-  ended(id: string, principal: string): EndedReason | undefined {
-    const note = this.#ended.get(id);
-    if (!note || note.principal !== principal) return undefined;
-    if (Date.now() - note.at > ENDED_NOTE_MS) {
-      this.#ended.delete(id);
-      return undefined;
-    }
-    return note.reason;
-  }
-
-  remove(call: DetachedCall, reason: EndedReason): void {
-    if (!this.#calls.delete(call.id)) return;
-    if (this.#ended.size >= ENDED_NOTES_MAX) {
-      const oldest = this.#ended.keys().next().value;
-      if (oldest !== undefined) this.#ended.delete(oldest);
-    }
-    this.#ended.set(call.id, { reason, principal: call.principal, at: Date.now() });
-  }
-}
-
-/** The process's table: 2026 HTTP builds a session per request, so it cannot live in one. */
-export const detachedCalls = new DetachedCallTable();

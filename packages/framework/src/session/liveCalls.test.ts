@@ -13,7 +13,8 @@ import {
 import { z } from 'zod';
 import type { RequestExtra } from '../contract/tool.ts';
 import { createServer } from '../server.ts';
-import { DetachedCall, DetachedCallTable, InputTimeoutError } from './detachedCall.ts';
+import { DetachedCall, InputTimeoutError } from './detachedCall.ts';
+import { DetachedCallTable } from './detachedCallTable.ts';
 import { createRoundsCodec, principalOf } from './inputRounds.ts';
 import { serveLiveCall } from './liveCalls.ts';
 

@@ -19,12 +19,8 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import type { RequestExtra } from '../contract/tool.ts';
-import {
-  DetachedCall,
-  type DetachedCallTable,
-  detachedCalls,
-  type EndedReason,
-} from './detachedCall.ts';
+import { DetachedCall } from './detachedCall.ts';
+import { type DetachedCallTable, detachedCalls, type EndedReason } from './detachedCallTable.ts';
 import {
   answerOf,
   callDigest,
