@@ -132,33 +132,42 @@ const rejected = (reason: string): CallToolResult => ({
   isError: true,
 });
 
-export function createSecurity(config: SecurityConfig, options: SecurityOptions = {}): Security {
-  const logger = options.logger ?? createLogger('security');
-  const { oauth, configuredGate } = namingTheFile(config.config_file, () => ({
-    oauth: createOAuth(config, logger, { clock: options.clock }),
-    configuredGate: createGate(config.gate, { logger, clock: options.clock }),
-  }));
-  const gate = configuredGate.enabled ? configuredGate : undefined;
-  const metrics = options.metrics ?? (config.metrics ? new ServerMetrics() : undefined);
-  // A validator's reason or error may quote the arguments it judged.
-  const redactor = Redactor.for(config);
-  let validator = options.validator;
-  let toolLogger = options.toolLogger;
+/** What the interceptor reads at each call: both may be replaced while the server runs. */
+interface CallHooks {
+  validator: PreCallValidator | undefined;
+  toolLogger: ToolLogger | undefined;
+}
 
-  async function validate(call: InterceptedCall): Promise<string | undefined> {
-    if (validator === undefined) return undefined;
-    try {
-      const reason = await validator(call.tool, call.args ?? {});
-      return typeof reason === 'string' && reason !== '' ? reason : undefined;
-    } catch (error) {
-      logger.error(`pre-call validator failed on ${call.tool}; the call is rejected`, {
-        error: redactor.text(error instanceof Error ? error.message : String(error)),
-      });
-      return 'the pre-call validator failed';
-    }
+/** What the interceptor works with. */
+interface InterceptorParts {
+  readonly logger: Logger;
+  readonly redactor: Redactor;
+  readonly gate: Gate | undefined;
+  readonly metrics: ServerMetrics | undefined;
+  readonly hooks: CallHooks;
+}
+
+/** The validator's reason to reject `call`, if any; one that throws rejects it too. */
+async function validate(
+  validator: PreCallValidator,
+  call: InterceptedCall,
+  { logger, redactor }: InterceptorParts,
+): Promise<string | undefined> {
+  try {
+    const reason = await validator(call.tool, call.args ?? {});
+    return typeof reason === 'string' && reason !== '' ? reason : undefined;
+  } catch (error) {
+    logger.error(`pre-call validator failed on ${call.tool}; the call is rejected`, {
+      error: redactor.text(error instanceof Error ? error.message : String(error)),
+    });
+    return 'the pre-call validator failed';
   }
+}
 
-  async function intercept(
+/** The one interceptor: validator, gate, then the call; every call counted and logged. */
+function interceptorFor(parts: InterceptorParts) {
+  const { logger, redactor, gate, metrics, hooks } = parts;
+  return async function intercept(
     call: InterceptedCall,
     next: () => Promise<CallToolResult>,
   ): Promise<CallToolResult> {
@@ -171,7 +180,8 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
     let thrown: unknown;
     try {
       // Without a validator there is nothing to wait for: no await (a microtask turn) per call.
-      const reason = validator === undefined ? undefined : await validate(call);
+      const validator = hooks.validator;
+      const reason = validator === undefined ? undefined : await validate(validator, call, parts);
       const group = reason === undefined ? gate?.groupOfTool(call.tool) : undefined;
       // The gate's state is read fresh before deciding (memory or the cluster's Redis alike).
       if (group !== undefined) await gate!.sync(group);
@@ -198,7 +208,7 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
       const seconds = (performance.now() - started) / 1000;
       metrics?.recordToolCall({ tool: call.tool, plugin: call.plugin, outcome, seconds });
       // Raw here; the logger redacts while it writes, off this call's path.
-      toolLogger?.logCall(call.tool, args, result ?? thrown, outcome === 'ok', {
+      hooks.toolLogger?.logCall(call.tool, args, result ?? thrown, outcome === 'ok', {
         outcome,
         plugin: call.plugin,
         sessionId: call.ctx.sessionId,
@@ -207,7 +217,21 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
         via: call.via,
       });
     }
-  }
+  };
+}
+
+export function createSecurity(config: SecurityConfig, options: SecurityOptions = {}): Security {
+  const logger = options.logger ?? createLogger('security');
+  const { oauth, configuredGate } = namingTheFile(config.config_file, () => ({
+    oauth: createOAuth(config, logger, { clock: options.clock }),
+    configuredGate: createGate(config.gate, { logger, clock: options.clock }),
+  }));
+  const gate = configuredGate.enabled ? configuredGate : undefined;
+  const metrics = options.metrics ?? (config.metrics ? new ServerMetrics() : undefined);
+  // A validator's reason or error may quote the arguments it judged.
+  const redactor = Redactor.for(config);
+  const hooks: CallHooks = { validator: options.validator, toolLogger: options.toolLogger };
+  const intercept = interceptorFor({ logger, redactor, gate, metrics, hooks });
 
   return {
     httpOptions: oauth
@@ -232,18 +256,18 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
       return server.addToolCallInterceptor(intercept);
     },
     setPreCallValidator(next) {
-      validator = next;
+      hooks.validator = next;
     },
     setToolLogger(next) {
-      const previous = toolLogger;
-      toolLogger = next;
+      const previous = hooks.toolLogger;
+      hooks.toolLogger = next;
       if (previous && previous !== next) void previous.close();
     },
     get toolLogger() {
-      return toolLogger;
+      return hooks.toolLogger;
     },
     async close() {
-      await toolLogger?.close();
+      await hooks.toolLogger?.close();
       metrics?.close();
     },
   };

@@ -107,17 +107,16 @@ function isoOrNull(value: ServerStats['last_request']): string | null {
   return new Date(value).toISOString();
 }
 
-export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+/** The built-in routes, then the program's own (which may replace them). */
+function healthRoutes(options: HealthServerOptions): Map<string, HealthRoute> {
   const {
-    host = '127.0.0.1',
     stats,
     readiness = () => ({ ready: true }) as const,
     plugins = () => ({ plugins: [] }),
     startedAt = new Date(),
   } = options;
   const readStats = typeof stats === 'function' ? stats : () => stats;
-
-  const routes = new Map<string, HealthRoute>([
+  return new Map<string, HealthRoute>([
     [
       '/health',
       (_req, res) => sendJson(res, 200, { status: 'ok', timestamp: new Date().toISOString() }),
@@ -151,11 +150,12 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     ['/health/plugins', (_req, res) => sendJson(res, 200, plugins())],
     ...Object.entries(options.routes ?? {}),
   ]);
+}
 
+/** Answers one request from `routes`: the rebinding check, GET/HEAD only, errors as JSON. */
+function routeRequest(routes: Map<string, HealthRoute>, host: string) {
   const rebinding = rebindingCheck(host);
-  // node:http loads here, not at import: a server over stdio never needs it (cold start).
-  const { createServer } = await import('node:http');
-  const server = createServer(async (req, res) => {
+  return async (req: IncomingMessage, res: ServerResponse) => {
     const refusal = rebinding?.(req);
     if (refusal !== undefined) return sendJson(res, 403, { error: refusal });
     const path = new URL(req.url ?? '/', 'http://health').pathname.replace(/(.)\/+$/, '$1');
@@ -172,7 +172,16 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
       else res.end();
     }
-  });
+  };
+}
+
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const { host = '127.0.0.1' } = options;
+  const routes = healthRoutes(options);
+  const handle = routeRequest(routes, host);
+  // node:http loads here, not at import: a server over stdio never needs it (cold start).
+  const { createServer } = await import('node:http');
+  const server = createServer(handle);
   // Health probes are short; don't let an idle keep-alive socket hold close() up.
   server.keepAliveTimeout = 1000;
 
