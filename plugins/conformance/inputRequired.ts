@@ -49,6 +49,14 @@ async function confirm(ctx: ToolContext): Promise<boolean> {
 }
 
 export function registerInputRequired(server: PluginServer): void {
+  registerOneQuestion(server);
+  registerRequestState(server);
+  registerSeveralQuestions(server);
+  registerInputRequiredPrompt(server);
+}
+
+/** Tools that ask one question of each kind: elicitation, sampling, roots. */
+function registerOneQuestion(server: PluginServer): void {
   // Also serves -missing-input-response (a retry without the answer is asked again),
   // -result-type, -ignore-extra-params and -validate-input.
   server.registerTool(
@@ -82,7 +90,10 @@ export function registerInputRequired(server: PluginServer): void {
       return `The client has ${roots.length} root(s): ${roots.map((r) => r.uri).join(', ')}`;
     },
   );
+}
 
+/** Tools whose retry carries the sealed `requestState` back: verified, or refused when altered. */
+function registerRequestState(server: PluginServer): void {
   server.registerTool(
     'test_input_required_result_request_state',
     {
@@ -101,7 +112,10 @@ export function registerInputRequired(server: PluginServer): void {
     },
     async (ctx: ToolContext) => `Confirmed: ${await confirm(ctx)}`,
   );
+}
 
+/** Tools that ask more than one question: together, in rounds, or as capabilities allow. */
+function registerSeveralQuestions(server: PluginServer): void {
   server.registerTool(
     'test_input_required_result_multiple_inputs',
     {
@@ -167,7 +181,9 @@ export function registerInputRequired(server: PluginServer): void {
       return parts.join('; ');
     },
   );
+}
 
+function registerInputRequiredPrompt(server: PluginServer): void {
   server.registerPrompt(
     'test_input_required_result_prompt',
     { description: 'A prompt that asks the user for its context first.' },

@@ -55,6 +55,14 @@ async function logThreeMessages(ctx: ToolContext): Promise<string> {
 }
 
 export function registerTools(server: PluginServer): void {
+  registerContentTools(server);
+  registerNotifyingTools(server);
+  registerClientRequestTools(server);
+  registerSchemaAndStreamTools(server);
+}
+
+/** One tool per content type a result can carry: text, image, audio, embedded resource, mixed. */
+function registerContentTools(server: PluginServer): void {
   server.registerTool(
     'test_simple_text',
     { description: 'Returns a simple text response.' },
@@ -106,7 +114,10 @@ export function registerTools(server: PluginServer): void {
       ],
     }),
   );
+}
 
+/** Tools that send logs or progress while they run, and the one that always fails. */
+function registerNotifyingTools(server: PluginServer): void {
   server.registerTool(
     'test_tool_with_logging',
     { description: 'Sends three info log messages while it runs.' },
@@ -140,7 +151,10 @@ export function registerTools(server: PluginServer): void {
       return 'Tool with progress executed successfully';
     },
   );
+}
 
+/** Tools that ask the client mid-call: sampling and the elicitation forms. */
+function registerClientRequestTools(server: PluginServer): void {
   server.registerTool(
     'test_sampling',
     {
@@ -192,7 +206,10 @@ export function registerTools(server: PluginServer): void {
       return `Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`;
     },
   );
+}
 
+/** Raw JSON Schema passed through, and a call that survives its SSE stream closing. */
+function registerSchemaAndStreamTools(server: PluginServer): void {
   server.registerTool(
     'json_schema_2020_12_tool',
     {

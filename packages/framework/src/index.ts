@@ -180,16 +180,16 @@ export {
   pluginNameOfPath,
   resolvePlugin,
 } from './plugins/load.ts';
-export {
-  type LoadedPlugin,
-  type LoadOptions,
-  type LoadResult,
-  PluginRegistry,
-  type PluginRegistryOptions,
-  type PluginSummary,
-  type RegistrySummary,
-  type UnloadResult,
-} from './plugins/registry.ts';
+export { PluginRegistry } from './plugins/registry.ts';
+export type {
+  LoadedPlugin,
+  LoadOptions,
+  LoadResult,
+  PluginRegistryOptions,
+  PluginSummary,
+  RegistrySummary,
+  UnloadResult,
+} from './plugins/registryTypes.ts';
 export { pluginList, pluginStatus, type StatusInfo, toolList } from './plugins/text.ts';
 export {
   type UpstreamPlugin,

@@ -22,86 +22,16 @@ import type { PluginConfig, PluginModule, ProxyCommands } from '../contract/plug
 import { errorMessage, McpboxError } from '../errors.ts';
 import { createLogger } from '../logging/index.ts';
 import { importPluginSource, type PluginSource, pluginModuleOf, resolvePlugin } from './load.ts';
+import { PublishedAdminSurfaces } from './registryAdmin.ts';
+import type {
+  LoadedPlugin,
+  LoadOptions,
+  LoadResult,
+  PluginRegistryOptions,
+  RegistrySummary,
+  UnloadResult,
+} from './registryTypes.ts';
 import { type SessionClosedSource, StagingServer } from './staging.ts';
-
-export interface LoadOptions {
-  /** An already-imported module (or any object with `register`); skips resolution. */
-  module?: unknown;
-  /** The plugin's settings, handed to `register(server, config)`. */
-  config?: PluginConfig;
-  /** Built in (e.g. management tools): listed apart, never unloaded by "unload all". */
-  internal?: boolean;
-  /** Tool and prompt names get `${prefix}_` unless they already have it; `false`/`''` for none. */
-  prefix?: string | false;
-  /** Bypass the module cache (for reloads): re-read the plugin's files. */
-  fresh?: boolean;
-  /** Where the module came from, when `module` is given and the caller knows. */
-  source?: PluginSource;
-}
-
-/** A plugin in the registry. Its tools, resources and prompts are read live from the catalog. */
-export interface LoadedPlugin {
-  readonly name: string;
-  readonly module: PluginModule;
-  readonly config: PluginConfig;
-  readonly internal: boolean;
-  readonly prefix: string | undefined;
-  readonly loadedAt: Date;
-  readonly source: PluginSource;
-  readonly description: string | undefined;
-  readonly tools: string[];
-  /** Resource URIs and resource-template URI templates. */
-  readonly resources: string[];
-  readonly prompts: string[];
-}
-
-/** The outcome of a load: on failure `error` says why and the lists are empty. */
-export interface LoadResult {
-  ok: boolean;
-  plugin: string;
-  error?: string;
-  tools: string[];
-  resources: string[];
-  prompts: string[];
-}
-
-/** The outcome of an unload; `removed` repeats `tools`, the anchor's name for them. */
-export interface UnloadResult extends LoadResult {
-  removed: string[];
-}
-
-export interface PluginSummary {
-  name: string;
-  description: string | undefined;
-  internal: boolean;
-  loaded_at: string;
-  tools: string[];
-  resources: string[];
-  prompts: string[];
-}
-
-export interface RegistrySummary {
-  plugins: PluginSummary[];
-  totals: { plugins: number; tools: number; resources: number; prompts: number };
-}
-
-export interface PluginRegistryOptions {
-  catalog: Catalog;
-  /**
-   * Plugins' `server.catalog`: the server passes its own (calls through its interceptors); a
-   * registry on its own gets a view whose calls run without interceptors.
-   */
-  view?: CatalogView;
-  /** Directories searched, in order, for `name.ts`, `name.js`, `name/index.ts`, `name/index.js`. */
-  pluginDirs?: string[];
-  logger?: Logger;
-  /** Handed to plugins as `server.proxy`; only `mcp-proxy` sets it. */
-  proxy?: ProxyCommands;
-  /** Handed to plugins as `server.cluster` in cluster mode. */
-  cluster?: ClusterLink;
-  /** What plugins' `server.onSessionClosed` subscribes to (the server's session hub). */
-  onSessionClosed?: SessionClosedSource;
-}
 
 const COLLISION_LABEL: Record<Collision['kind'], string> = {
   tool: 'Tool',
@@ -138,8 +68,7 @@ export class PluginRegistry {
   /** Each loaded plugin's `server.onUnload` cleanups, run when that registration ends. */
   readonly #cleanups = new Map<string, Array<() => unknown>>();
   /** Each loaded plugin's `server.publishAdmin` surfaces, replaced with its registration. */
-  readonly #admin = new Map<string, PublishedAdmin[]>();
-  readonly #adminListeners = new Set<() => void>();
+  readonly #admin: PublishedAdminSurfaces;
   // Serialises loads and unloads so two of them never interleave their check-then-commit.
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -149,6 +78,7 @@ export class PluginRegistry {
       options.view ?? createCatalogView(options.catalog, new ToolCallDispatcher(options.catalog));
     this.pluginDirs = options.pluginDirs ?? [];
     this.#logger = options.logger ?? createLogger('plugins');
+    this.#admin = new PublishedAdminSurfaces(this.#logger);
     this.#proxy = options.proxy;
     this.#cluster = options.cluster;
     this.#onSessionClosed = options.onSessionClosed;
@@ -174,7 +104,7 @@ export class PluginRegistry {
     const staged = await this.#stage(name, found.module, config, prefix, undefined);
     if ('error' in staged) return failed(name, staged.error);
     this.#cleanups.set(name, staged.cleanups);
-    this.#setAdmin(name, staged.admin);
+    this.#admin.set(name, staged.admin);
 
     const plugin = this.#record(
       name,
@@ -226,7 +156,7 @@ export class PluginRegistry {
       // The new registration serves now; what the old one holds (processes, connections) goes.
       await this.#runCleanups(name, this.#cleanups.get(name));
       this.#cleanups.set(name, staged.cleanups);
-      this.#setAdmin(name, staged.admin);
+      this.#admin.set(name, staged.admin);
       const plugin = this.#record(name, module, config, old.internal, prefix, source);
       this.#plugins.set(name, plugin);
       this.#logger.info(`reloaded plugin ${name}`, { tools: plugin.tools.length });
@@ -347,7 +277,7 @@ export class PluginRegistry {
         return { ...failed(name, `Plugin '${name}' not loaded`), removed: [] };
       }
       this.#plugins.delete(name);
-      this.#setAdmin(name, new Map());
+      this.#admin.set(name, new Map());
       const owned = this.catalog.removePlugin(name);
       const cleanups = this.#cleanups.get(name);
       this.#cleanups.delete(name);
@@ -379,30 +309,12 @@ export class PluginRegistry {
 
   /** The admin surfaces loaded plugins published (`server.publishAdmin`), in load order. */
   adminSurfaces(): PublishedAdmin[] {
-    return [...this.#admin.values()].flat();
+    return this.#admin.all();
   }
 
   /** Hears every change of {@link adminSurfaces} (a load, reload or unload). Returns a remover. */
   onAdminChange(listener: () => void): () => void {
-    this.#adminListeners.add(listener);
-    return () => this.#adminListeners.delete(listener);
-  }
-
-  #setAdmin(plugin: string, surfaces: Map<string, AdminSurface>): void {
-    const had = this.#admin.has(plugin);
-    if (surfaces.size === 0) this.#admin.delete(plugin);
-    else {
-      const published = [...surfaces].map(([name, surface]) => ({ plugin, name, surface }));
-      this.#admin.set(plugin, published);
-    }
-    if (!had && surfaces.size === 0) return;
-    for (const listener of this.#adminListeners) {
-      try {
-        listener();
-      } catch (error) {
-        this.#logger.warn(`admin surface listener failed: ${errorMessage(error)}`);
-      }
-    }
+    return this.#admin.onChange(listener);
   }
 
   getPlugin(name: string): LoadedPlugin | undefined {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { RegistrySummary } from './registry.ts';
+import type { RegistrySummary } from './registryTypes.ts';
 
 export interface StatusInfo {
   server: string;

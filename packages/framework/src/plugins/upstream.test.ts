@@ -25,7 +25,8 @@ import {
 import type { UpstreamParams } from '../client/params.ts';
 import type { Logger } from '../logging/index.ts';
 import { createServer, type McpboxServer } from '../server.ts';
-import { needsTasks, type UpstreamPluginOptions, upstreamPlugin } from './upstream.ts';
+import { type UpstreamPluginOptions, upstreamPlugin } from './upstream.ts';
+import { needsTasks } from './upstreamMirror.ts';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 

@@ -16,6 +16,9 @@
  * after every connect). A real change reloads the plugin through `reload` — re-registering over
  * the running connection, so clients get `list_changed` — or, without one, is logged.
  *
+ * This module holds the plugin's life cycle (connect, register, dispose); how entries are
+ * mirrored is in `upstreamMirror.ts`, how list changes are followed in `upstreamChanges.ts`.
+ *
  * If the upstream dies, the next call restarts it; if that fails, the call is an `isError`
  * result saying why. `dispose()` closes the connection (and ends a stdio upstream); whoever
  * unloads the plugin calls it (mcp-proxy does; `PluginRegistry.unloadPlugin` alone does not).
@@ -23,17 +26,7 @@
  * @module
  */
 
-import type {
-  Prompt,
-  Resource,
-  ResourceTemplateType as ResourceTemplateDefinition,
-  Tool,
-} from '@modelcontextprotocol/server';
-import { ResourceTemplate } from '@modelcontextprotocol/server';
-import { z } from 'zod';
-import { type AuthIdentity, principalKeyOf } from '../auth/principal.ts';
 import {
-  type CallOptions,
   type ListKind,
   UpstreamConnection,
   type UpstreamConnectionOptions,
@@ -41,18 +34,17 @@ import {
 import { describeUpstream, type UpstreamParams } from '../client/params.ts';
 import { VerdictCache } from '../client/verdicts.ts';
 import type { Logger } from '../contract/logger.ts';
-import type { PluginModule, PluginServer, PromptConfig } from '../contract/plugin.ts';
-import type { JsonSchemaObject } from '../contract/schema.ts';
-import type { RequestExtra, ToolConfig, ToolContext } from '../contract/tool.ts';
-import { errorMessage } from '../errors.ts';
+import type { PluginModule, PluginServer } from '../contract/plugin.ts';
+import {
+  type ListChange,
+  ListChangeWatcher,
+  type Snapshot,
+  snapshotFrom,
+} from './upstreamChanges.ts';
+import { listEverything, mirror } from './upstreamMirror.ts';
 import { rememberUpstreamSecrets } from './upstreamSecrets.ts';
 
-/** What changed in one list, by name (tools, prompts) or URI (resources and templates). */
-export interface ListChange {
-  added: string[];
-  removed: string[];
-  changed: string[];
-}
+export type { ListChange } from './upstreamChanges.ts';
 
 export interface UpstreamPluginOptions extends Omit<UpstreamConnectionOptions, 'onListChanged'> {
   /**
@@ -74,21 +66,11 @@ export interface UpstreamPlugin extends PluginModule {
   dispose(): Promise<void>;
 }
 
-/** The upstream's lists as last mirrored, each entry as JSON by name or URI. */
-interface Snapshot {
-  tools: Map<string, string>;
-  resources: Map<string, string>;
-  prompts: Map<string, string>;
-}
-
 /**
  * Era verdicts of every mirror in this process (keyed by upstream name and expanded params), so a
  * host that reloads a mirror with a new module — mcp-proxy does — does not probe again.
  */
 const processVerdicts = new VerdictCache();
-
-/** How long announcements are gathered before the list is fetched again. */
-const CHANGE_SETTLE_MS = 100;
 
 /**
  * @param name names the upstream in messages and logs ("upstream 'github' …").
@@ -107,51 +89,19 @@ export function upstreamPlugin(
   let forgetSecrets = () => {};
   /** The latest mirror: settles when its lists are in (or failed). */
   let mirroring: Promise<Snapshot | undefined> = Promise.resolve(undefined);
-  const pending = new Map<ListKind, NodeJS.Timeout>();
+  const changes = new ListChangeWatcher({
+    name,
+    connection: () => connection,
+    mirrored: () => mirroring,
+    logger: () => logger,
+    plugin: () => plugin,
+    reload,
+    onListChanged,
+  });
   // Handlers look the connection up at call time: a re-register (reload) replaces it.
   const current = (): UpstreamConnection => {
     if (!connection) throw new Error(`upstream '${name}' was unloaded`);
     return connection;
-  };
-
-  /** The upstream said `kind` changed: compare with the mirror, act only on a difference. */
-  const announced = (kind: ListKind) => {
-    clearTimeout(pending.get(kind));
-    const timer = setTimeout(() => {
-      pending.delete(kind);
-      void recheck(kind).catch((error) =>
-        logger?.warn(
-          `upstream '${name}' announced a change to its ${kind}, but listing them failed: ${errorMessage(error)}`,
-        ),
-      );
-    }, CHANGE_SETTLE_MS);
-    timer.unref();
-    pending.set(kind, timer);
-  };
-
-  const recheck = async (kind: ListKind) => {
-    const active = connection;
-    const mirrored = await mirroring;
-    if (!active || active !== connection || active.closed || !mirrored) return;
-    const now = await snapshotOf(active, kind);
-    const change = difference(mirrored[kind], now);
-    if (!change) {
-      logger?.debug(`upstream '${name}' announced a change to its ${kind}; nothing changed`);
-      return;
-    }
-    const what = describeChange(kind, change);
-    if (reload) {
-      logger?.info(`upstream '${name}' changed its ${what}; mirroring the change`);
-      const result = (await reload(plugin)) as { ok?: boolean; error?: string } | undefined;
-      if (result?.ok === false) {
-        logger?.warn(`upstream '${name}': mirroring the change failed: ${result.error}`);
-      }
-    } else {
-      logger?.warn(
-        `upstream '${name}' changed its ${what}; reload plugin '${plugin}' to mirror the change`,
-      );
-    }
-    onListChanged?.(kind, change);
   };
 
   return {
@@ -174,7 +124,7 @@ export function upstreamPlugin(
           verdicts: processVerdicts,
           ...connectionOptions,
           logger,
-          onListChanged: announced,
+          onListChanged: (kind: ListKind) => changes.announced(kind),
         });
       }
       const active = connection as UpstreamConnection;
@@ -197,214 +147,11 @@ export function upstreamPlugin(
     },
 
     async dispose() {
-      for (const timer of pending.values()) clearTimeout(timer);
-      pending.clear();
+      changes.stop();
       forgetSecrets();
       const closing = connection;
       connection = undefined;
       await closing?.close();
     },
   };
-}
-
-interface Lists {
-  tools: Tool[];
-  resources: Resource[];
-  templates: ResourceTemplateDefinition[];
-  prompts: Prompt[];
-}
-
-/** Lists are fetched before anything is registered, so a failure registers nothing. */
-async function listEverything(connection: UpstreamConnection): Promise<Lists> {
-  return {
-    tools: await connection.listTools(),
-    resources: await connection.listResources(),
-    templates: await connection.listResourceTemplates(),
-    prompts: await connection.listPrompts(),
-  };
-}
-
-function keyed<T>(items: T[], key: (item: T) => string): Map<string, string> {
-  return new Map(items.map((item) => [key(item), JSON.stringify(item)]));
-}
-
-function snapshotFrom(lists: Lists): Snapshot {
-  return {
-    tools: keyed(lists.tools, (tool) => tool.name),
-    resources: new Map([
-      ...keyed(lists.resources, (resource) => resource.uri),
-      ...keyed(lists.templates, (template) => template.uriTemplate),
-    ]),
-    prompts: keyed(lists.prompts, (prompt) => prompt.name),
-  };
-}
-
-async function snapshotOf(connection: UpstreamConnection, kind: ListKind) {
-  if (kind === 'tools') return keyed(await connection.listTools(), (tool) => tool.name);
-  if (kind === 'prompts') return keyed(await connection.listPrompts(), (prompt) => prompt.name);
-  return new Map([
-    ...keyed(await connection.listResources(), (resource) => resource.uri),
-    ...keyed(await connection.listResourceTemplates(), (template) => template.uriTemplate),
-  ]);
-}
-
-/** What differs between two listings, or nothing when they are the same. */
-function difference(
-  before: Map<string, string>,
-  after: Map<string, string>,
-): ListChange | undefined {
-  const added = [...after.keys()].filter((key) => !before.has(key));
-  const removed = [...before.keys()].filter((key) => !after.has(key));
-  const changed = [...after.keys()].filter(
-    (key) => before.has(key) && before.get(key) !== after.get(key),
-  );
-  if (added.length + removed.length + changed.length === 0) return undefined;
-  return { added, removed, changed };
-}
-
-function describeChange(kind: ListKind, change: ListChange): string {
-  const parts = (['added', 'removed', 'changed'] as const)
-    .filter((part) => change[part].length > 0)
-    .map((part) => `${part} ${change[part].join(', ')}`);
-  return `${kind} (${parts.join('; ')})`;
-}
-
-function mirror(
-  server: PluginServer,
-  connection: UpstreamConnection,
-  lists: Lists,
-  current: () => UpstreamConnection,
-  logger: Logger | undefined,
-): void {
-  for (const tool of lists.tools) {
-    if (needsTasks(tool)) {
-      // A plain tools/call to it always fails; listing it would only offer a broken tool.
-      logger?.warn(
-        `upstream '${connection.name}': tool '${tool.name}' requires MCP tasks, which mirrored servers do not support yet; not mirrored`,
-      );
-      continue;
-    }
-    mirrorTool(server, tool, current);
-  }
-  for (const resource of lists.resources) mirrorResource(server, resource, current);
-  for (const template of lists.templates) mirrorTemplate(server, template, current);
-  for (const prompt of lists.prompts) mirrorPrompt(server, prompt, current);
-}
-
-/** Tools that may only run as MCP tasks (`execution.taskSupport: 'required'`). */
-export function needsTasks(tool: Tool): boolean {
-  return tool.execution?.taskSupport === 'required';
-}
-
-/**
- * Who is calling, for routing a 2025 upstream's questions: the connection (stdio, a 2025 HTTP
- * session, SSE), else the authenticated principal; a 2026 HTTP request without either is a
- * caller of its own.
- */
-function callerOf(ctx: RequestExtra): string | undefined {
-  if (ctx.connectionId !== undefined) return `connection:${ctx.connectionId}`;
-  const auth = ctx.authInfo as AuthIdentity | undefined;
-  if (!auth) return undefined;
-  return `principal:${principalKeyOf(auth) ?? ''}`;
-}
-
-/**
- * Forwards the caller's cancellation, progress when the caller asked for it, and the upstream's
- * questions to the caller's own `elicit` / `sample`.
- */
-function forwarding(ctx: RequestExtra & Partial<ToolContext>): CallOptions {
-  const wantsProgress = ctx._meta?.progressToken !== undefined;
-  const { reportProgress, elicit, sample } = ctx;
-  return {
-    signal: ctx.signal,
-    onprogress:
-      wantsProgress && reportProgress
-        ? (p) => void reportProgress(p.progress, p.total, p.message).catch(() => undefined)
-        : undefined,
-    elicit: elicit && ((params) => elicit(params)),
-    sample: sample && ((params) => sample(params)),
-    caller: callerOf(ctx),
-  };
-}
-
-function mirrorTool(server: PluginServer, tool: Tool, current: () => UpstreamConnection): void {
-  // The name is captured before any prefix: the upstream knows its tools by their own names.
-  const { name: upstreamName, inputSchema, outputSchema, ...listing } = tool;
-  // Everything the upstream sent is handed on (execution, icons, _meta, fields this version
-  // does not know); the schemas stay the very objects received.
-  const config = {
-    ...listing,
-    inputSchema: inputSchema as JsonSchemaObject,
-    ...(outputSchema !== undefined && { outputSchema: outputSchema as JsonSchemaObject }),
-  } as ToolConfig<JsonSchemaObject>;
-  server.registerTool(
-    upstreamName,
-    config,
-    // Errors (upstream gone and not restartable, timeouts …) become isError results upstream of
-    // here, in the catalog's runTool; the upstream's own isError results pass through as they
-    // are. An error the caller raised answering a question (e.g. a 2026 client that must be
-    // asked first) is rethrown as it is, for the catalog to handle.
-    (args: Record<string, unknown>, ctx: ToolContext) =>
-      current().callTool(upstreamName, args, forwarding(ctx)),
-  );
-}
-
-/** Everything of a listed entry except what `registerResource` takes separately. */
-function metadataOf<T extends { name: string }>(entry: T, drop: Array<keyof T>) {
-  const metadata: Record<string, unknown> = { ...entry };
-  for (const key of ['name', ...drop]) delete metadata[key as string];
-  return metadata;
-}
-
-function mirrorResource(
-  server: PluginServer,
-  resource: Resource,
-  current: () => UpstreamConnection,
-): void {
-  const uri = resource.uri; // as the upstream wrote it, not as URL parsing normalizes it
-  server.registerResource(resource.name, uri, metadataOf(resource, ['uri']), (_url, ctx) =>
-    current().readResource({ uri }, { signal: ctx.signal }),
-  );
-}
-
-function mirrorTemplate(
-  server: PluginServer,
-  template: ResourceTemplateDefinition,
-  current: () => UpstreamConnection,
-): void {
-  server.registerResource(
-    template.name,
-    new ResourceTemplate(template.uriTemplate, { list: undefined }),
-    metadataOf(template, ['uriTemplate']),
-    (url, _variables, ctx) => current().readResource({ uri: url.href }, { signal: ctx.signal }),
-  );
-}
-
-function mirrorPrompt(
-  server: PluginServer,
-  prompt: Prompt,
-  current: () => UpstreamConnection,
-): void {
-  const upstreamName = prompt.name;
-  // Every field as sent, `arguments` included; the zod shape below only validates calls.
-  const config = metadataOf(prompt, []) as PromptConfig;
-  const get = (args: Record<string, string> | undefined, ctx: RequestExtra) =>
-    current().getPrompt(
-      args === undefined ? { name: upstreamName } : { name: upstreamName, arguments: args },
-      { signal: ctx.signal },
-    );
-  if (!prompt.arguments?.length) {
-    server.registerPrompt(prompt.name, config, (ctx: RequestExtra) => get(undefined, ctx));
-    return;
-  }
-  // Prompt arguments are strings; the shape reproduces names, descriptions and `required`.
-  const shape: Record<string, z.ZodTypeAny> = {};
-  for (const argument of prompt.arguments) {
-    let field: z.ZodTypeAny = z.string();
-    if (argument.description !== undefined) field = field.describe(argument.description);
-    shape[argument.name] = argument.required ? field : field.optional();
-  }
-  server.registerPrompt(prompt.name, { ...config, argsSchema: shape }, (args, ctx) =>
-    get(args as Record<string, string>, ctx),
-  );
 }

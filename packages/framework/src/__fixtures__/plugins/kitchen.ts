@@ -9,6 +9,13 @@ const COLOURS = ['red', 'green', 'blue', 'black'];
 export const observed = { aborted: 0 };
 
 export function register(server: PluginServer): void {
+  registerPlainTools(server);
+  registerClientTools(server);
+  registerResourcesAndPrompt(server);
+}
+
+/** Tools that answer at once, without talking back to the client. */
+function registerPlainTools(server: PluginServer): void {
   server.registerTool(
     'echo',
     { description: 'Echo a message', inputSchema: { message: z.string() } },
@@ -50,6 +57,10 @@ export function register(server: PluginServer): void {
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
     return ctx.sessionId ?? 'no-session';
   });
+}
+
+/** Tools that talk to the client mid-call: progress, logs, sampling, elicitation, abort. */
+function registerClientTools(server: PluginServer): void {
   server.registerTool(
     'count',
     {
@@ -113,6 +124,9 @@ export function register(server: PluginServer): void {
         });
       }),
   );
+}
+
+function registerResourcesAndPrompt(server: PluginServer): void {
   server.registerResource(
     'readme',
     'kitchen://readme',
