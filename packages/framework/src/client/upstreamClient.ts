@@ -1,0 +1,64 @@
+/**
+ * The SDK `Client` a connection talks to its upstream through, and the change subscription it
+ * asks for: what we announce we can do (elicitation and sampling, on behalf of our callers), and
+ * where what the upstream sends unasked goes — its questions to our callers, list changes, log
+ * messages. Built afresh for every connect and every transport tried.
+ *
+ * @module
+ */
+import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
+import { errorMessage } from '../errors.ts';
+import type { ListKind, ResolvedOptions } from './connectionOptions.ts';
+import type { CallerQuestions } from './questions.ts';
+import { clientSdk } from './sdk.ts';
+
+export interface UpstreamClientSpec {
+  name: string;
+  options: Pick<ResolvedOptions, 'clientInfo' | 'logger' | 'onListChanged'>;
+  /** Where the upstream's 2025 elicitation and sampling requests are answered. */
+  questions: CallerQuestions;
+  /** The client's transport closed (the upstream stopped, or we closed it). */
+  onClosed: (client: Client) => void;
+}
+
+export function makeUpstreamClient(spec: UpstreamClientSpec): Client {
+  const { name, questions } = spec;
+  const { logger, onListChanged } = spec.options;
+  const client = new (clientSdk().sdk.Client)(spec.options.clientInfo, {
+    // What our callers can do for an upstream: their own `ctx.elicit` / `ctx.sample`, which
+    // check the downstream client's capabilities at call time.
+    capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
+    // `input_required` rounds are driven per call (forwarding.ts), where the caller is known.
+    inputRequired: { autoFulfill: false },
+  });
+  client.onclose = () => spec.onClosed(client);
+  client.onerror = (error) => logger.debug(`upstream '${name}': ${errorMessage(error)}`);
+  // A 2025 upstream asks by sending requests; they carry nothing naming the call they belong to.
+  client.setRequestHandler('elicitation/create', ({ params }) =>
+    questions.answerRequest('elicit', params),
+  );
+  client.setRequestHandler('sampling/createMessage', ({ params }) =>
+    questions.answerRequest('sample', params),
+  );
+  const changed = (kind: ListKind) => async () => onListChanged?.(kind);
+  client.setNotificationHandler('notifications/tools/list_changed', changed('tools'));
+  client.setNotificationHandler('notifications/resources/list_changed', changed('resources'));
+  client.setNotificationHandler('notifications/prompts/list_changed', changed('prompts'));
+  client.setNotificationHandler('notifications/message', async ({ params }) => {
+    const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
+    logger.debug(`[upstream ${name}] ${params.level}: ${data}`);
+  });
+  return client;
+}
+
+/**
+ * The `subscriptions/listen` filter for the lists the upstream says can change (2026-07-28);
+ * empty when none can.
+ */
+export function listChangeFilter(capabilities: ServerCapabilities) {
+  return {
+    ...(capabilities.tools?.listChanged && { toolsListChanged: true }),
+    ...(capabilities.resources?.listChanged && { resourcesListChanged: true }),
+    ...(capabilities.prompts?.listChanged && { promptsListChanged: true }),
+  };
+}
