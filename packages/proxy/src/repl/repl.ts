@@ -118,18 +118,54 @@ export interface ReplResult {
   exitCode: 0 | 1;
 }
 
+/** What the loop's listeners share. */
+interface LoopState {
+  /** The prompt asks a question (not for a command), so its answer is no history. */
+  answering: boolean;
+  /** The command now running, for Ctrl-C and closed output to abort. */
+  running: AbortController | null;
+}
+
+type Read = (prompt: string) => Promise<string | null>;
+
 /** Runs until `quit`, end of input, or stdout closing. */
 export async function runRepl(options: ReplOptions): Promise<ReplResult> {
-  const { session, out, terminal, historyFile, historySize = DEFAULT_HISTORY_SIZE } = options;
-  const useHistory = terminal && historyFile !== undefined;
-  const initialHistory = useHistory ? loadHistory(historyFile, historySize) : [];
-  const rl = readline.createInterface({
+  const { session, out, terminal } = options;
+  const state: LoopState = { answering: false, running: null };
+  const saved = loadSavedHistory(options);
+  const rl = openReadline(options, saved);
+  out.attach(rl, terminal);
+  keepCommandHistory(rl, state, options, saved);
+
+  const queue = new LineQueue();
+  takeInput(rl, queue, state, out);
+  // Nobody reads the output any more (`mcp-client … | head`): stop, as a shell command would.
+  out.onStdoutClosed(() => {
+    state.running?.abort();
+    queue.end();
+  });
+
+  const read = reader(rl, queue, state, options);
+  session.askUser = read;
+  const failed = await runCommands(read, state, options);
+  session.askUser = undefined;
+  out.attach(undefined, terminal);
+  rl.close();
+  if (terminal || failed === 0) return { exitCode: 0 };
+  out.error(`mcp-client: ${failed} ${failed === 1 ? 'command' : 'commands'} failed (exit code 1).`);
+  return { exitCode: 1 };
+}
+
+/** The readline interface, with the saved history and (on a terminal) tab completion. */
+function openReadline(options: ReplOptions, saved: readonly string[]): readline.Interface {
+  const { session, terminal, historySize = DEFAULT_HISTORY_SIZE } = options;
+  return readline.createInterface({
     input: options.input,
     output: options.output,
     terminal,
     prompt: PROMPT,
     historySize,
-    history: [...initialHistory],
+    history: [...saved],
     removeHistoryDuplicates: true,
     completer: terminal
       ? (line: string) =>
@@ -141,20 +177,39 @@ export async function runRepl(options: ReplOptions): Promise<ReplResult> {
           })
       : undefined,
   });
-  out.attach(rl, terminal);
+}
 
-  // Only command lines are history. readline adds every line entered, so an answer to a
-  // question (a tool parameter, an approval, an elicitation field: maybe a password) is taken
-  // out again before anything is saved, by restoring the history as the last command left it.
-  let answering = false;
-  let commandHistory = initialHistory;
+/** History persists on a terminal with a history file only. */
+function historyFileOf(options: ReplOptions): string | undefined {
+  return options.terminal ? options.historyFile : undefined;
+}
+
+function loadSavedHistory(options: ReplOptions): string[] {
+  const file = historyFileOf(options);
+  return file === undefined ? [] : loadHistory(file, options.historySize ?? DEFAULT_HISTORY_SIZE);
+}
+
+/**
+ * Only command lines are history. readline adds every line entered, so an answer to a question
+ * (a tool parameter, an approval, an elicitation field: maybe a password) is taken out again
+ * before anything is saved, by restoring the history as the last command left it.
+ */
+function keepCommandHistory(
+  rl: readline.Interface,
+  state: LoopState,
+  options: ReplOptions,
+  saved: readonly string[],
+): void {
+  const { out, historySize = DEFAULT_HISTORY_SIZE } = options;
+  const historyFile = historyFileOf(options);
+  let commandHistory = saved;
   rl.on('history', (history: string[]) => {
-    if (answering) {
+    if (state.answering) {
       history.splice(0, history.length, ...commandHistory);
       return;
     }
     commandHistory = [...history];
-    if (useHistory) {
+    if (historyFile !== undefined) {
       try {
         saveHistory(historyFile, history, historySize);
       } catch (err) {
@@ -162,9 +217,15 @@ export async function runRepl(options: ReplOptions): Promise<ReplResult> {
       }
     }
   });
+}
 
-  const queue = new LineQueue();
-  let running: AbortController | null = null;
+/** Feeds entered lines to `queue`; Ctrl-C answers a question, aborts, clears, or exits. */
+function takeInput(
+  rl: readline.Interface,
+  queue: LineQueue,
+  state: LoopState,
+  out: ReplOutput,
+): void {
   let exitOnNextCtrlC = false;
   rl.on('line', (line) => {
     exitOnNextCtrlC = false;
@@ -173,8 +234,8 @@ export async function runRepl(options: ReplOptions): Promise<ReplResult> {
   rl.on('close', () => queue.end());
   rl.on('SIGINT', () => {
     if (queue.waiting && rl.getPrompt() !== PROMPT) return queue.interrupt(); // a question
-    if (running) {
-      running.abort();
+    if (state.running) {
+      state.running.abort();
       return;
     }
     if (rl.line.length > 0) {
@@ -185,59 +246,62 @@ export async function runRepl(options: ReplOptions): Promise<ReplResult> {
     exitOnNextCtrlC = true;
     out.print('\n(To exit, press Ctrl-C again or Ctrl-D, or type quit)');
   });
+}
 
-  // Nobody reads the output any more (`mcp-client … | head`): stop, as a shell command would.
-  out.onStdoutClosed(() => {
-    running?.abort();
-    queue.end();
-  });
-
-  const write = (text: string) => {
-    if (!out.stdoutClosed) options.output.write(text);
-  };
-  const read = async (prompt: string): Promise<string | null> => {
+/** Shows `prompt` and takes the next line: a command, or the answer to a question. */
+function reader(
+  rl: readline.Interface,
+  queue: LineQueue,
+  state: LoopState,
+  options: ReplOptions,
+): Read {
+  const { out, terminal } = options;
+  return async (prompt) => {
     rl.setPrompt(prompt);
-    answering = prompt !== PROMPT;
+    state.answering = prompt !== PROMPT;
     out.idle = true;
     if (!out.stdoutClosed) rl.prompt();
     try {
       const line = await queue.next();
       // Piped input is not echoed by a terminal; echoing it makes the output a readable
       // transcript (`mcp> echo hi` then `Echo: hi`) instead of results glued to prompts.
-      if (!terminal) write(line === null ? '\n' : `${line}\n`);
+      if (!terminal) write(options, line === null ? '\n' : `${line}\n`);
       return line;
     } finally {
       out.idle = false;
-      answering = false;
+      state.answering = false;
       rl.setPrompt(PROMPT);
     }
   };
+}
 
-  session.askUser = read;
+/** Runs command lines until `quit`, end of input, or stdout closing; returns how many failed. */
+async function runCommands(read: Read, state: LoopState, options: ReplOptions): Promise<number> {
+  const { session, out, terminal } = options;
   let failed = 0;
   for (;;) {
     const line = await read(PROMPT);
     if (line === null) {
-      if (terminal) write('\n');
+      if (terminal) write(options, '\n');
       break;
     }
-    running = new AbortController();
+    state.running = new AbortController();
     const result = await runLine(line, {
       session,
       out,
       ask: read,
       interactive: terminal,
-      signal: running.signal,
+      signal: state.running.signal,
     });
-    running = null;
+    state.running = null;
     if (result === 'quit') break;
     if (out.stdoutClosed) break; // a call cut short by the closed output is no failure
     if (result === 'failed') failed++;
   }
-  session.askUser = undefined;
-  out.attach(undefined, terminal);
-  rl.close();
-  if (terminal || failed === 0) return { exitCode: 0 };
-  out.error(`mcp-client: ${failed} ${failed === 1 ? 'command' : 'commands'} failed (exit code 1).`);
-  return { exitCode: 1 };
+  return failed;
+}
+
+/** Writes to the loop's output stream, unless stdout can no longer be written. */
+function write(options: ReplOptions, text: string): void {
+  if (!options.out.stdoutClosed) options.output.write(text);
 }
