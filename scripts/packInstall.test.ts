@@ -79,6 +79,10 @@ async function connect(
   return client;
 }
 
+/**
+ * Every content block's text, joined with nothing: not test-utils' `textOf`, which keeps only
+ * `text` blocks and joins them with newlines, so a result of several blocks would read otherwise.
+ */
 function textOf(result: unknown): string {
   const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
   return content.map((block) => block.text ?? '').join('');

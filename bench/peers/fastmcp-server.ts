@@ -21,7 +21,10 @@ const { FastMCP } = (await import(FASTMCP)) as {
   FastMCP: new (options: { name: string; version: `${number}.${number}.${number}` }) => FastMcpLike;
 };
 
-/** fastmcp does not report the port it bound, so find a free one first. */
+/**
+ * fastmcp does not report the port it bound, so find a free one first. Not test-utils'
+ * `freePort`: this peer imports nothing of the workspace's, and it rejects when listening fails.
+ */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();

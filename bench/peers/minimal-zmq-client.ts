@@ -18,6 +18,7 @@ type Message = {
   content: Record<string, unknown>;
 };
 
+// The same as test-utils' `freePort`, kept here: this floor imports nothing of the workspace's.
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { waitFor } from '@mcpbox/test-utils';
 import WebSocket from 'ws';
 import { ToolServer } from '../toolserver/toolServer.ts';
 import { ApprovalClient } from './approvalClient.ts';
@@ -128,7 +129,7 @@ describe('approval over WebSocket', () => {
     await newer.connect();
     await assert.rejects(server.approval.check(CALL), { code: 'rejected' });
     await newer.close();
-    await waitFor(() => server.approval.approverCount === 1);
+    await waitFor(() => server.approval.approverCount === 1, 'one approver left', 2_000);
     await server.approval.check(CALL);
   });
 
@@ -149,7 +150,7 @@ describe('approval over WebSocket', () => {
     assert.equal(messages[0]!.method, 'approve');
     assert.deepEqual(messages[0]!.params, CALL);
     ws.send('{not json');
-    await waitFor(() => messages.length === 2);
+    await waitFor(() => messages.length === 2, 'the parse error', 2_000);
     assert.deepEqual(messages[1], {
       jsonrpc: '2.0',
       id: null,
@@ -157,8 +158,3 @@ describe('approval over WebSocket', () => {
     });
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(condition(), 'condition never became true');
-}

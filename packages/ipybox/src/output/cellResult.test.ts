@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import { firstText } from '@mcpbox/test-utils';
 import sharp from 'sharp';
 import { CodeExecutionError, KernelError } from '../kernel/errors.ts';
 import type { ExecutionResult } from '../kernel/execution.ts';
@@ -41,11 +41,6 @@ const withStore = (maxOutputChars: number, store = new OutputResources()): CellR
   resources: { store, owner },
 });
 
-function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === 'text' ? first.text : '';
-}
-
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i}`).join('\n');
 
 describe('output text', () => {
@@ -82,7 +77,7 @@ describe('execute_ipython_cell results', () => {
     const store = new OutputResources();
     const text = numbered(10_000);
     const result = await cellResult(output(text), withStore(1000, store));
-    const shown = textOf(result);
+    const shown = firstText(result);
     assert.ok(shown.startsWith('line 0\nline 1\n'));
     assert.ok(shown.endsWith('line 9999'));
     const marker =
@@ -116,7 +111,7 @@ describe('execute_ipython_cell results', () => {
       output(head + tail, [], { omitted: { chars: 50_000_000, lines: 7, at: 3000 } }),
       withStore(100, store),
     );
-    const shown = textOf(result);
+    const shown = firstText(result);
     // 5900 kept characters and 50 M dropped ones are not shown.
     assert.match(
       shown,
@@ -134,7 +129,7 @@ describe('execute_ipython_cell results', () => {
   test('without a store the marker offers a larger max_output_chars only', async () => {
     const result = await cellResult(output('x'.repeat(100)), { maxOutputChars: 10 });
     assert.match(
-      textOf(result),
+      firstText(result),
       /cut from the middle to fit max_output_chars=10; for more, run it with a larger max_output_chars\]/,
     );
     assert.equal(result.content.length, 1);
@@ -143,7 +138,7 @@ describe('execute_ipython_cell results', () => {
   test('progress bars collapse before counting', async () => {
     const bar = Array.from({ length: 500 }, (_, i) => `\r${i}%`).join('');
     const result = await cellResult(output(`${bar}\ndone\n`), withStore(50));
-    assert.equal(textOf(result), '499%\ndone');
+    assert.equal(firstText(result), '499%\ndone');
   });
 
   test('an exception after long output: the traceback and the error are always there', async () => {
@@ -157,7 +152,7 @@ describe('execute_ipython_cell results', () => {
     );
     const result = await cellError(error, withStore(100));
     assert.equal(result.isError, true);
-    const shown = textOf(result);
+    const shown = firstText(result);
     assert.ok(shown.startsWith('line 0\n'), shown.slice(0, 50));
     assert.ok(shown.endsWith(`line 9999\n\n${traceback}`), shown.slice(-300));
     assert.match(shown, /\[Output truncated: /);
@@ -169,7 +164,7 @@ describe('execute_ipython_cell results', () => {
       new CodeExecutionError('ValueError', 'the end', traceback, output('')),
       withStore(100),
     );
-    const shown = textOf(result);
+    const shown = firstText(result);
     assert.ok(shown.length < TRACEBACK_MAX_CHARS + 200);
     assert.ok(shown.startsWith('Header\n'));
     assert.ok(shown.endsWith('ValueError: the end'));
@@ -196,7 +191,7 @@ describe('execute_ipython_cell results', () => {
       requestedChars: 10_000,
     });
     assert.equal(
-      textOf(result),
+      firstText(result),
       "abc\n\n[max_output_chars=10000 is above this server's limit; 100 was used]",
     );
   });
@@ -212,7 +207,7 @@ describe('execute_ipython_cell results', () => {
     assert.ok(link?.type === 'resource_link', JSON.stringify(result.content));
     assert.equal(link.mimeType, 'text/html');
     assert.equal(
-      textOf(result),
+      firstText(result),
       `   a\n0  1\n\nHTML output (its plain-text form is above): ${link.uri}`,
     );
     assert.deepEqual((await store.read(link.uri, 'anonymous')).contents, [
@@ -229,7 +224,7 @@ describe('execute_ipython_cell results', () => {
     const result = await cellResult(output('t', [], { displays }), withStore(5000, store));
     const uris = result.content.flatMap((c) => (c.type === 'resource_link' ? [c.uri] : []));
     assert.equal(uris.length, MAX_HTML_OUTPUTS);
-    assert.match(textOf(result), /\(the 3 before them are not kept\)$/);
+    assert.match(firstText(result), /\(the 3 before them are not kept\)$/);
     const last = await store.read(String(uris.at(-1)), 'anonymous');
     assert.equal((last.contents[0] as { text: string }).text, '<b>7</b>');
     assert.equal(store.size, MAX_HTML_OUTPUTS);
@@ -248,7 +243,7 @@ describe('execute_ipython_cell results', () => {
       output('x'.repeat(20), [{ path, mimeType: 'image/png', data: png }]),
       withStore(5, store),
     );
-    const shown = textOf(result);
+    const shown = firstText(result);
     const uri = /full size: (ipybox:\/\/images\/\S+)\)$/.exec(shown)?.[1];
     assert.ok(uri, shown);
     assert.match(
@@ -282,7 +277,7 @@ describe('execute_ipython_cell results', () => {
     );
     const result = await cellResult(output('', images), withStore(5000));
     assert.equal(result.content.filter((c) => c.type === 'image').length, MAX_INLINE_IMAGES);
-    const shown = textOf(result);
+    const shown = firstText(result);
     assert.equal(shown.match(/full size: ipybox:\/\/images\//g)?.length, MAX_INLINE_IMAGES + 3);
     assert.match(
       shown,
@@ -299,6 +294,6 @@ describe('execute_ipython_cell results', () => {
       withStore(5000),
     );
     assert.equal(result.isError, true);
-    assert.match(textOf(result), /^The kernel died\./);
+    assert.match(firstText(result), /^The kernel died\./);
   });
 });

@@ -18,7 +18,6 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { StdioUpstreamParams } from '@mcpbox/framework';
 import { findProgram } from '@mcpbox/framework';
 import { checkSandboxHost } from './preflight.ts';
@@ -30,12 +29,12 @@ import {
   withRequiredLists,
 } from './sandboxConfig.ts';
 import { shellQuote } from './sandboxRuntime.ts';
+import { SOCAT_WITH_PARENT } from './socatWithParent.ts';
 
 const SRT_CLI = join(
   dirname(createRequire(import.meta.url).resolve('@anthropic-ai/sandbox-runtime')),
   'cli.js',
 );
-const SOCAT_WITH_PARENT = join(dirname(fileURLToPath(import.meta.url)), 'socat-with-parent.sh');
 
 const settingsDirs = new Set<string>();
 let exitHookInstalled = false;

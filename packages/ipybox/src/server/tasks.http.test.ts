@@ -17,6 +17,7 @@ import {
   runServerBin,
   startProxy,
   TASKS_CAPABILITIES,
+  textOf,
 } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
@@ -51,15 +52,6 @@ async function workspace(t: TestContext): Promise<string> {
   const ws = await tempWorkspace();
   t.after(() => ws.remove());
   return ws.dir;
-}
-
-type Result = { content?: { type: string; text?: string }[]; isError?: boolean };
-
-function textOf(result: unknown): string {
-  return ((result as Result).content ?? [])
-    .filter((c) => c.type === 'text')
-    .map((c) => c.text)
-    .join('\n');
 }
 
 /** A plain (no-task) 2026 cell; returns its result. */

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { removeAtExit } from '@mcpbox/test-utils';
+import { removeAtExit, textOf } from '@mcpbox/test-utils';
 import type { CallToolResult, ClientOptions } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -163,13 +163,8 @@ export async function startHttpIpybox(
   };
 }
 
-/** The text items of a tool result, joined with newlines. */
-export function textOf(result: unknown): string {
-  return ((result as CallToolResult).content ?? [])
-    .filter((item) => item.type === 'text')
-    .map((item) => (item as { text: string }).text)
-    .join('\n');
-}
+/** test-utils' `textOf`, exported here too: ipybox's tests take their helpers from this module. */
+export { textOf };
 
 /** Calls `execute_ipython_cell`. */
 export async function runCell(

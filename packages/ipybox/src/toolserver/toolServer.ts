@@ -15,19 +15,14 @@
  *
  * @module
  */
-import { chmod, lstat, unlink } from 'node:fs/promises';
-import {
-  createServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import { type AddressInfo, connect, createServer as createNetServer } from 'node:net';
+import { chmod, unlink } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { createLogger, errorMessage, inSpan, type Logger } from '@mcpbox/framework';
 import { ApprovalGate } from '../approval/approvalGate.ts';
 import { APPROVAL_PATH, ApprovalWebSocketEndpoint } from '../approval/approvalWebSocket.ts';
 import { bearerTokenMatches, newToken } from './auth.ts';
+import { type HttpRoutes, handleHttpRequest, reply } from './httpRoutes.ts';
 import { RunLane } from './runLane.ts';
 import {
   parseToolCall,
@@ -35,14 +30,12 @@ import {
   type ToolCallReply,
   type ToolConnections,
 } from './runToolCall.ts';
+import { prepareSocketPath } from './socketPath.ts';
 import { UpstreamQuestions } from './upstreamQuestions.ts';
 
 /** Environment variables the generated runtime (`mcptools/_runtime.py`) reads. */
 export const TOOL_SERVER_ENV = 'IPYBOX_TOOL_SERVER';
 export const TOOL_SERVER_TOKEN_ENV = 'IPYBOX_TOOL_SERVER_TOKEN';
-
-/** Linux `sun_path` holds 108 bytes including the terminating NUL. */
-const MAX_SOCKET_PATH_BYTES = 107;
 
 export interface ToolServerOptions {
   /** The upstream servers kernel code may call (the framework's `UpstreamPool`). */
@@ -81,6 +74,8 @@ export class ToolServer {
   /** Each listener: the socket server in front, and node:http behind it (`runLane.ts`). */
   readonly #servers: Array<{ front: ReturnType<typeof createNetServer>; http: Server }> = [];
   readonly #lane: RunLane;
+  /** What node:http serves (`httpRoutes.ts`): the requests that do not take the lane. */
+  readonly #routes: HttpRoutes;
   #tcpPort: number | undefined;
   #socketPath: string | undefined;
 
@@ -98,16 +93,19 @@ export class ToolServer {
       token: this.approvalToken,
       logger: this.#logger,
     });
+    // One limit for both paths, so a body is refused alike whichever one serves it.
+    const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
     this.#lane = new RunLane({
       handle: ({ headers, body, signal }) => this.#call(headers, body.toString('utf8'), signal),
       admits: (headers) => bearerTokenMatches(headers.authorization, this.token),
-      maxBodyBytes: this.#maxBodyBytes,
+      maxBodyBytes,
       onError: (error) => this.#logger.error(`tool server: ${errorMessage(error)}`),
     });
-  }
-
-  get #maxBodyBytes(): number {
-    return this.#options.maxBodyBytes ?? 16 * 1024 * 1024;
+    this.#routes = {
+      token: this.token,
+      maxBodyBytes,
+      call: (headers, body, signal) => this.#call(headers, body, signal),
+    };
   }
 
   /** Starts listening; resolves once every listener is bound. */
@@ -207,7 +205,7 @@ export class ToolServer {
     listen: (server: ReturnType<typeof createNetServer>, done: () => void) => void,
   ): Promise<ReturnType<typeof createNetServer>> {
     const http = createServer((request, response) => {
-      this.#handle(request, response).catch((error) => {
+      handleHttpRequest(request, response, this.#routes).catch((error) => {
         this.#logger.error(`tool server: ${errorMessage(error)}`);
         if (!response.headersSent) {
           reply(response, 500, { error: 'internal error in the tool server', type: 'tool_error' });
@@ -231,35 +229,6 @@ export class ToolServer {
     http.on('error', (error) => this.#logger.error(`tool server: ${errorMessage(error)}`));
     this.#servers.push({ front, http });
     return front;
-  }
-
-  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = pathOf(request.url);
-    if (path === '/status') {
-      if (request.method !== 'GET') return reply(response, 405, { error: 'use GET' });
-      return reply(response, 200, { status: 'ok' });
-    }
-    if (path !== '/run') return reply(response, 404, { error: `no route ${path}` });
-    if (request.method !== 'POST') return reply(response, 405, { error: 'use POST' });
-    const maxBytes = this.#maxBodyBytes;
-    // Checked before the body is read: a caller without the token gets nothing more.
-    if (!bearerTokenMatches(request.headers.authorization, this.token)) {
-      return reply(response, 401, { error: 'missing or wrong tool server token' });
-    }
-    const body = await readBody(request, maxBytes);
-    if (body === undefined) {
-      return reply(response, 413, {
-        error: `request body over ${maxBytes} bytes`,
-        type: 'bad_request',
-      });
-    }
-    // The caller going away (kernel interrupted) cancels approval and the upstream request.
-    const aborted = new AbortController();
-    response.on('close', () => {
-      if (!response.writableFinished) aborted.abort();
-    });
-    const answer = await this.#call(request.headers, body, aborted.signal);
-    if (!aborted.signal.aborted) reply(response, answer.status, answer.body);
   }
 
   /** Runs one call, its body read and its token checked; HTTP 200 once it was understood. */
@@ -309,103 +278,4 @@ export class ToolServer {
     }
     return { status: 200, body: result };
   }
-}
-
-function reply(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(text),
-  });
-  response.end(text);
-}
-
-/** The request's path. The two that kernel code sends as they are, others parsed (every call). */
-function pathOf(url: string | undefined): string {
-  if (url === '/run' || url === '/status') return url;
-  return new URL(url ?? '/', 'http://localhost').pathname;
-}
-
-/** The body as text, or `undefined` when it exceeds `maxBytes` (reading stops there). */
-function readBody(request: IncomingMessage, maxBytes: number): Promise<string | undefined> {
-  const length = Number(request.headers['content-length']);
-  return length <= maxBytes ? readWholeBody(request) : readBodyUpTo(request, maxBytes);
-}
-
-/**
- * A body whose `Content-Length` is within the limit (the parser delivers no more than that): what
- * every tool call from kernel code sends. By events rather than `for await`, whose async
- * iterator and end-of-stream watcher cost more than the rest of reading a small body.
- */
-function readWholeBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const stop = () => {
-      request.off('data', onData);
-      request.off('end', onEnd);
-      request.off('error', onError);
-      request.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => void chunks.push(chunk);
-    const onEnd = () => {
-      stop();
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    };
-    const onError = (error: Error) => {
-      stop();
-      reject(error);
-    };
-    const onClose = () => {
-      stop();
-      reject(new Error('the request was closed before its body ended'));
-    };
-    request.on('data', onData);
-    request.on('end', onEnd);
-    request.on('error', onError);
-    request.on('close', onClose);
-  });
-}
-
-/** A body of unknown or too large a length, counted as it comes. */
-async function readBodyUpTo(
-  request: IncomingMessage,
-  maxBytes: number,
-): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Refuses paths too long for a socket; replaces a stale socket, never another kind of file. */
-async function prepareSocketPath(path: string): Promise<void> {
-  if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
-    throw new Error(
-      `socket path is ${Buffer.byteLength(path)} bytes, over the ${MAX_SOCKET_PATH_BYTES}-byte limit of Unix sockets: ${path}`,
-    );
-  }
-  const stat = await lstat(path).catch(() => undefined);
-  if (stat === undefined) return;
-  if (!stat.isSocket()) {
-    throw new Error(`${path} exists and is not a socket; refusing to replace it`);
-  }
-  if (await socketAnswers(path)) {
-    throw new Error(`another server is listening on ${path}; refusing to replace its socket`);
-  }
-  await unlink(path); // left behind by a process that died
-}
-
-function socketAnswers(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = connect(path);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
-  });
 }

@@ -17,8 +17,7 @@
 import { rmSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { findProgram } from '@mcpbox/framework';
 import { checkSandboxHost } from '../../sandbox/preflight.ts';
 import {
@@ -28,6 +27,7 @@ import {
   validateSandboxSettings,
 } from '../../sandbox/sandboxConfig.ts';
 import { acquireSandbox } from '../../sandbox/sandboxRuntime.ts';
+import { SOCAT_WITH_PARENT } from '../../sandbox/socatWithParent.ts';
 import { sweepStaleSandboxSockets } from '../../sandbox/staleSockets.ts';
 import { makeOwnedDir, sweepDeadOwnersOnce } from '../ownedDirs.ts';
 import type { KernelBackend, KernelStartOptions, RunningKernel } from './backend.ts';
@@ -39,14 +39,6 @@ const sweepSandboxSocketsOnce = () => {
   socketSweep ??= sweepStaleSandboxSockets();
   return socketSweep;
 };
-
-const SOCAT_WITH_PARENT = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'sandbox',
-  'socat-with-parent.sh',
-);
 
 export interface SandboxKernelBackendOptions {
   /** Python interpreter with ipykernel. Default `/usr/bin/python3`. */
