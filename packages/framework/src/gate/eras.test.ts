@@ -4,13 +4,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { codeAt, firstText, newSecret } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startGatedServer } from '../__fixtures__/gatedServer.ts';
 import { inMemoryClient } from '../__fixtures__/testServer.ts';
 import { type Era, versionOfEra } from '../protocol/era.ts';
 import { createServer } from '../server.ts';
 import { createGate } from './gate.ts';
 import { callerKeyOf } from './session.ts';
 import { InMemoryGateStateStore, processGateStore } from './store.ts';
-import { recordingLogger, startGatedServer } from './testing.ts';
+import { recordingLogger } from './testing.ts';
 
 async function client(url: string, era: Era, t: { after: (fn: () => Promise<void>) => void }) {
   const c = new Client(
