@@ -18,6 +18,7 @@
  * BENCH_CONCURRENCY (8), BENCH_LOADS (load/unload pairs, 15).
  */
 import { randomBytes } from 'node:crypto';
+import type { Era } from '@mcpbox/framework';
 import { type Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   freePort,
@@ -44,7 +45,7 @@ async function cleanUp(): Promise<void> {
 }
 process.on('SIGINT', () => void cleanUp().then(() => process.exit(130)));
 
-async function connect(url: string, era: '2025' | '2026'): Promise<Client> {
+async function connect(url: string, era: Era): Promise<Client> {
   const client = benchClient(era);
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   checkEra(client, era);
@@ -78,9 +79,9 @@ interface Setup {
 }
 
 async function measure(setup: Setup): Promise<void> {
-  setup.sequential ??= await connect(setup.url, '2026');
+  setup.sequential ??= await connect(setup.url, 'modern');
   setup.concurrent ??= await Promise.all(
-    Array.from({ length: CONCURRENCY }, () => connect(setup.url, '2026')),
+    Array.from({ length: CONCURRENCY }, () => connect(setup.url, 'modern')),
   );
   for (let i = 0; i < 20; i++) await echo(setup.sequential, 'warm'); // connections, JIT
   for (let i = 0; i < CALLS; i++) {
@@ -169,8 +170,8 @@ try {
     ),
   );
 
-  const actor = await connect(r1.url, '2026');
-  const watcher = await connect(r2.url, '2025');
+  const actor = await connect(r1.url, 'modern');
+  const watcher = await connect(r2.url, 'legacy');
   const samples = await loadToListChanged(actor, watcher);
   console.log(
     `\nproxy__load/unload on replica1 -> tools/list_changed on a 2025 client of replica2 ` +

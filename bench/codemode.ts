@@ -19,16 +19,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Era } from '@mcpbox/framework';
 import { mirroredServers } from '@mcpbox/ipybox/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { benchClient, checkEra, type Era, envList, median, table } from './lib/measure.ts';
+import { benchClient, benchEras, checkEra, eraLabel, median, table } from './lib/measure.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'node_modules/.bin');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CODE_MODE_TOOLS = new Set(['search_tools', 'execute_code']);
-const eras = (envList('BENCH_ERAS') ?? ['2025', '2026']) as Era[];
+const eras = benchEras();
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpbox-bench-codemode-'));
 const logFile = join(dir, 'service.log');
@@ -182,7 +183,7 @@ try {
       const search = await discovery(client);
 
       console.log(
-        `\nCatalog (${era} client): ${classicDefs.length} tools classic, ${codeDefs.length} in code mode`,
+        `\nCatalog (${eraLabel(era)} client): ${classicDefs.length} tools classic, ${codeDefs.length} in code mode`,
       );
       console.log(
         table(

@@ -36,16 +36,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ERAS, type Era, FIRST_MODERN_VERSION } from '@mcpbox/framework';
 import { type Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   benchClient,
   checkEra,
   cpuTimeMs,
-  type Era,
   envList,
+  eraLabel,
   firstLine,
-  MODERN,
   median,
   percentile,
   ratio,
@@ -71,7 +71,7 @@ interface Group {
 }
 
 const ALL_GROUPS: Group[] = (['stdio', 'http'] as const).flatMap((transport) =>
-  (['2025', '2026'] as const).map((era) => ({ name: `${transport}-${era}`, transport, era })),
+  ERAS.map((era) => ({ name: `${transport}-${eraLabel(era)}`, transport, era })),
 );
 
 /** How to start one server: the command line after `node`, or none where it cannot serve. */
@@ -97,7 +97,7 @@ const SERVERS: ServerKind[] = [
       '--import',
       'tsx',
       'bench/peers/sdk-server.ts',
-      transport === 'stdio' ? 'stdio' : era === '2026' ? 'http-modern' : 'http-legacy',
+      transport === 'stdio' ? 'stdio' : era === 'modern' ? 'http-modern' : 'http-legacy',
     ],
   },
   {
@@ -107,14 +107,16 @@ const SERVERS: ServerKind[] = [
   {
     name: 'mcp-factory, resumable_streams: false',
     args: ({ transport, era }) =>
-      transport === 'http' && era === '2025'
+      transport === 'http' && era === 'legacy'
         ? [...factory, '--http', '0', '-c', noResume]
         : undefined,
   },
   {
     name: 'fastmcp',
     args: ({ transport, era }) =>
-      era === '2025' ? ['--import', 'tsx', 'bench/peers/fastmcp-server.ts', transport] : undefined,
+      era === 'legacy'
+        ? ['--import', 'tsx', 'bench/peers/fastmcp-server.ts', transport]
+        : undefined,
   },
 ];
 
@@ -264,73 +266,87 @@ async function drop(run: Running, error: unknown): Promise<void> {
   await run.close().catch(() => {});
 }
 
-async function main(): Promise<boolean> {
-  const runs: Running[] = [];
-  const stopAll = () => Promise.allSettled(runs.filter((r) => !r.failure).map((r) => r.close()));
-  process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
-  try {
-    for (const group of groups) {
-      for (const kind of selected) {
-        const args = kind.args(group);
-        if (!args) continue;
+/**
+ * Starts every selected server of every group and warms it up. A server that cannot start is
+ * kept as a failed row, so the table says which server could not serve which group.
+ */
+async function startAll(runs: Running[]): Promise<void> {
+  for (const group of groups) {
+    for (const kind of selected) {
+      const args = kind.args(group);
+      if (!args) continue;
+      try {
+        const run =
+          group.transport === 'stdio'
+            ? await startStdio(kind, group, args)
+            : await startHttp(kind, group, args);
+        runs.push(run);
         try {
-          const run =
-            group.transport === 'stdio'
-              ? await startStdio(kind, group, args)
-              : await startHttp(kind, group, args);
-          runs.push(run);
-          try {
-            await measureLatency(run, WARMUP_CALLS);
-            await measureThroughput(run, WARMUP_CALLS * 2);
-          } catch (error) {
-            await drop(run, error);
-          }
-        } catch (error) {
-          // Kept as a failed row, so the table says which server could not serve which group.
-          const failure = `did not start: ${firstLine(error)}`;
-          process.stderr.write(`${group.name} ${kind.name} ${failure}\n`);
-          const close = async () => {};
-          runs.push({ kind, group, pid: 0, clients: [], version: '?', close, failure, ...blank() });
-        }
-      }
-    }
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = runs.map((_, i) => runs[(i + round) % runs.length]);
-      for (const run of order) {
-        if (run.failure) continue;
-        try {
-          run.latencies.push(...(await measureLatency(run, LATENCY_CALLS)));
-          const cpuBefore = cpuTimeMs(run.pid);
-          run.throughputs.push(await measureThroughput(run, THROUGHPUT_CALLS));
-          run.cpuMs += cpuTimeMs(run.pid) - cpuBefore;
-          run.cpuCalls += THROUGHPUT_CALLS;
+          await measureLatency(run, WARMUP_CALLS);
+          await measureThroughput(run, WARMUP_CALLS * 2);
         } catch (error) {
           await drop(run, error);
         }
+      } catch (error) {
+        const failure = `did not start: ${firstLine(error)}`;
+        process.stderr.write(`${group.name} ${kind.name} ${failure}\n`);
+        const close = async () => {};
+        runs.push({ kind, group, pid: 0, clients: [], version: '?', close, failure, ...blank() });
       }
-      process.stderr.write(`round ${round + 1}/${ROUNDS} done\n`);
     }
-  } finally {
-    await stopAll();
   }
+}
 
-  const rows = [
-    [
-      'group',
-      'server',
-      'protocol',
-      'median ms',
-      'p95 ms',
-      'calls/s',
-      '× SDK calls/s',
-      '× SDK median',
-      'server CPU µs/call',
-      '× SDK CPU',
-      'targets',
-    ],
-  ];
+/** The interleaved rounds: each measures every live run, starting one further along each time. */
+async function measureRounds(runs: Running[]): Promise<void> {
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = runs.map((_, i) => runs[(i + round) % runs.length]);
+    for (const run of order) {
+      if (run.failure) continue;
+      try {
+        run.latencies.push(...(await measureLatency(run, LATENCY_CALLS)));
+        const cpuBefore = cpuTimeMs(run.pid);
+        run.throughputs.push(await measureThroughput(run, THROUGHPUT_CALLS));
+        run.cpuMs += cpuTimeMs(run.pid) - cpuBefore;
+        run.cpuCalls += THROUGHPUT_CALLS;
+      } catch (error) {
+        await drop(run, error);
+      }
+    }
+    process.stderr.write(`round ${round + 1}/${ROUNDS} done\n`);
+  }
+}
+
+const HEADER = [
+  'group',
+  'server',
+  'protocol',
+  'median ms',
+  'p95 ms',
+  'calls/s',
+  '× SDK calls/s',
+  '× SDK median',
+  'server CPU µs/call',
+  '× SDK CPU',
+  'targets',
+];
+
+const cpuPerCall = (run: Running) => (run.cpuMs * 1000) / run.cpuCalls;
+
+/** mcp-factory's verdict against the issue's targets, or '' for the other servers. */
+function targetsOf(run: Running, baseRate?: number, baseMedian?: number): string {
+  if (!run.kind.name.startsWith('mcp-factory') || !baseRate || !baseMedian) return '';
+  const misses = [
+    median(run.latencies) / baseMedian > TARGET_MEDIAN ? 'median' : '',
+    median(run.throughputs) / baseRate < TARGET_RATE ? 'calls/s' : '',
+  ].filter(Boolean);
+  return misses.length === 0 ? 'met' : `missed: ${misses.join(', ')}`;
+}
+
+/** One table row per run, group by group, each with its ratios to the bare SDK of its group. */
+function resultRows(runs: Running[]): { rows: string[][]; failures: string[] } {
+  const rows = [HEADER];
   const failures: string[] = [];
-  const cpuPerCall = (run: Running) => (run.cpuMs * 1000) / run.cpuCalls;
   for (const group of groups) {
     const members = runs.filter((r) => r.group === group);
     const base = members.find((r) => r.kind.name === 'bare SDK' && !r.failure);
@@ -345,14 +361,6 @@ async function main(): Promise<boolean> {
       }
       const rate = median(run.throughputs);
       const latency = median(run.latencies);
-      let targets = '';
-      if (run.kind.name.startsWith('mcp-factory') && baseRate && baseMedian) {
-        const misses = [
-          latency / baseMedian > TARGET_MEDIAN ? 'median' : '',
-          rate / baseRate < TARGET_RATE ? 'calls/s' : '',
-        ].filter(Boolean);
-        targets = misses.length === 0 ? 'met' : `missed: ${misses.join(', ')}`;
-      }
       rows.push([
         group.name,
         run.kind.name,
@@ -364,15 +372,19 @@ async function main(): Promise<boolean> {
         ratio(latency, baseMedian),
         cpuPerCall(run).toFixed(0),
         ratio(cpuPerCall(run), baseCpu),
-        targets,
+        targetsOf(run, baseRate, baseMedian),
       ]);
     }
   }
+  return { rows, failures };
+}
+
+function printReport(rows: string[][], failures: string[]): void {
   console.log(
     `\necho tool call — ${ROUNDS} interleaved rounds × ${LATENCY_CALLS} sequential calls (latency) and ` +
       `${THROUGHPUT_CALLS} calls from ${CONCURRENCY} concurrent callers (throughput)\n` +
       `node ${process.version}, ${cpus().length} CPUs; throughput is the median over rounds; ` +
-      `2026 clients are pinned to ${MODERN}, 2025 clients use the SDK default\n`,
+      `2026 clients are pinned to ${FIRST_MODERN_VERSION}, 2025 clients use the SDK default\n`,
   );
   console.log(table(rows, 3));
   console.log(
@@ -381,6 +393,20 @@ async function main(): Promise<boolean> {
       `${TARGET_RATE}× the bare SDK of its group.`,
   );
   if (failures.length > 0) console.log(`\nfailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
+}
+
+async function main(): Promise<boolean> {
+  const runs: Running[] = [];
+  const stopAll = () => Promise.allSettled(runs.filter((r) => !r.failure).map((r) => r.close()));
+  process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
+  try {
+    await startAll(runs);
+    await measureRounds(runs);
+  } finally {
+    await stopAll();
+  }
+  const { rows, failures } = resultRows(runs);
+  printReport(rows, failures);
   return failures.length === 0;
 }
 

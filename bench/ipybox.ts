@@ -27,16 +27,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Era } from '@mcpbox/framework';
 import { fixtureParams } from '@mcpbox/framework/testing';
 import { KernelClient } from '@mcpbox/ipybox';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   benchClient,
+  benchEras,
   checkEra,
   cpuTimeMs,
-  type Era,
-  envList,
+  eraLabel,
   median,
   percentile,
   table,
@@ -44,7 +45,7 @@ import {
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const PER_ROUND = Number(process.env.BENCH_PER_ROUND ?? 40);
-const ERAS = (envList('BENCH_ERAS') ?? ['2025', '2026']) as Era[];
+const eras = benchEras();
 const BLOCK = 10;
 const IPYBOX = fileURLToPath(new URL('../packages/ipybox/bin/ipybox.js', import.meta.url));
 const SDK_KERNEL = fileURLToPath(new URL('./peers/sdk-kernel.ts', import.meta.url));
@@ -61,12 +62,12 @@ interface Upstream {
 
 /** The upstream each era's tool-call row uses: one that speaks that era. */
 const UPSTREAMS: Record<Era, Upstream> = {
-  '2025': {
+  legacy: {
     params: { command: EVERYTHING, args: ['stdio'] },
     tool: 'echo',
     args: { message: 'hi' },
   },
-  '2026': { params: fixtureParams('upstream-modern.ts'), tool: 'echo', args: { text: 'hi' } },
+  modern: { params: fixtureParams('upstream-modern.ts'), tool: 'echo', args: { text: 'hi' } },
 };
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
@@ -122,8 +123,18 @@ interface EraSamples {
   cpu: { viaMcp: number; viaClient: number; viaSdk: number; fromKernel: number; fromNode: number };
 }
 
-async function measureEra(era: Era): Promise<EraSamples> {
-  const workspace = mkdtempSync(join(tmpdir(), 'bench-ipybox-'));
+type Connected = Awaited<ReturnType<typeof connect>>;
+
+/** What one era measures: ipybox, the kernel client beside it, a bare SDK tool, the upstream. */
+interface Subjects {
+  upstream: Upstream;
+  ipybox: Connected;
+  direct: KernelClient;
+  sdk: Connected;
+  node: Connected;
+}
+
+async function openSubjects(era: Era, workspace: string): Promise<Subjects> {
   const upstream = UPSTREAMS[era];
   const ipybox = await connect(era, process.execPath, [
     IPYBOX,
@@ -140,6 +151,91 @@ async function measureEra(era: Era): Promise<EraSamples> {
     upstream.params.args ?? [],
     upstream.params.cwd,
   );
+  return { upstream, ipybox, direct, sdk, node };
+}
+
+/** Kernels started, x defined, the upstream registered and connected, every path run a little. */
+async function warmUp({ upstream, ipybox, direct, sdk, node }: Subjects): Promise<void> {
+  await call(ipybox.client, 'execute_ipython_cell', { code: 'x = 0' });
+  await direct.execute('x = 0');
+  await call(sdk.client, 'execute_ipython_cell', { code: 'x = 0' });
+  await call(ipybox.client, 'register_mcp_server', {
+    server_name: 'up',
+    server_params: upstream.params,
+  });
+  await call(ipybox.client, 'execute_ipython_cell', {
+    code: [
+      'import json, time',
+      `from mcptools.up import ${upstream.tool} as _tool`,
+      `_args = json.loads(${JSON.stringify(JSON.stringify(upstream.args))})`,
+      '_tool.run(_args)',
+      'def _bench(n):',
+      '    out = []',
+      '    for i in range(n):',
+      '        t = time.perf_counter()',
+      '        _tool.run(_args)',
+      '        out.append((time.perf_counter() - t) * 1000)',
+      '    return json.dumps(out)',
+    ].join('\n'),
+  });
+  for (let i = 0; i < 20; i++) {
+    await call(ipybox.client, 'execute_ipython_cell', { code: 'x += 1' });
+    await call(sdk.client, 'execute_ipython_cell', { code: 'x += 1' });
+    await call(node.client, upstream.tool, upstream.args);
+  }
+}
+
+/** Times BLOCK runs of `once` into `samples[key]`, and their CPU time in `subjects` into its CPU. */
+async function timeBlock(
+  samples: EraSamples,
+  key: keyof EraSamples['cpu'],
+  subjects: (number | 'self')[],
+  once: () => Promise<unknown>,
+): Promise<void> {
+  samples.cpu[key] += await cpuDuring(subjects, async () => {
+    for (let i = 0; i < BLOCK; i++) {
+      const t = performance.now();
+      await once();
+      samples[key].push(performance.now() - t);
+    }
+  });
+}
+
+/** One block of every path; `turn` rotates which goes first, so none always runs warm or cold. */
+async function measureBlock(s: Subjects, samples: EraSamples, turn: number): Promise<void> {
+  const cell = (client: Client) => () => call(client, 'execute_ipython_cell', { code: 'x += 1' });
+  const cells = [
+    () => timeBlock(samples, 'viaMcp', ['self', s.ipybox.pid], cell(s.ipybox.client)),
+    () =>
+      timeBlock(samples, 'viaClient', ['self', s.direct.pid as number], () =>
+        s.direct.execute('x += 1'),
+      ),
+    () => timeBlock(samples, 'viaSdk', ['self', s.sdk.pid], cell(s.sdk.client)),
+  ];
+  // Every block goes first, second and last in turn.
+  for (let i = 0; i < cells.length; i++) await cells[(turn + i) % cells.length]();
+
+  const tools = [
+    async () => {
+      // The cell around the calls is measured too: a small, fixed share of BLOCK calls.
+      samples.cpu.fromKernel += await cpuDuring([s.ipybox.pid], async () => {
+        const r = await call(s.ipybox.client, 'execute_ipython_cell', {
+          code: `print(_bench(${BLOCK}))`,
+        });
+        samples.fromKernel.push(...(JSON.parse(text(r)) as number[]));
+      });
+    },
+    () =>
+      timeBlock(samples, 'fromNode', ['self', s.node.pid], () =>
+        call(s.node.client, s.upstream.tool, s.upstream.args),
+      ),
+  ];
+  for (const block of turn % 2 === 0 ? tools : tools.reverse()) await block();
+}
+
+async function measureEra(era: Era): Promise<EraSamples> {
+  const workspace = mkdtempSync(join(tmpdir(), 'bench-ipybox-'));
+  const subjects = await openSubjects(era, workspace);
   const samples: EraSamples = {
     viaMcp: [],
     viaClient: [],
@@ -148,98 +244,16 @@ async function measureEra(era: Era): Promise<EraSamples> {
     fromNode: [],
     cpu: { viaMcp: 0, viaClient: 0, viaSdk: 0, fromKernel: 0, fromNode: 0 },
   };
-  const kernelPid = () => direct.pid as number;
   try {
-    // Warm-up: kernels started, x defined, the upstream registered and connected.
-    await call(ipybox.client, 'execute_ipython_cell', { code: 'x = 0' });
-    await direct.execute('x = 0');
-    await call(sdk.client, 'execute_ipython_cell', { code: 'x = 0' });
-    await call(ipybox.client, 'register_mcp_server', {
-      server_name: 'up',
-      server_params: upstream.params,
-    });
-    await call(ipybox.client, 'execute_ipython_cell', {
-      code: [
-        'import json, time',
-        `from mcptools.up import ${upstream.tool} as _tool`,
-        `_args = json.loads(${JSON.stringify(JSON.stringify(upstream.args))})`,
-        '_tool.run(_args)',
-        'def _bench(n):',
-        '    out = []',
-        '    for i in range(n):',
-        '        t = time.perf_counter()',
-        '        _tool.run(_args)',
-        '        out.append((time.perf_counter() - t) * 1000)',
-        '    return json.dumps(out)',
-      ].join('\n'),
-    });
-    for (let i = 0; i < 20; i++) {
-      await call(ipybox.client, 'execute_ipython_cell', { code: 'x += 1' });
-      await call(sdk.client, 'execute_ipython_cell', { code: 'x += 1' });
-      await call(node.client, upstream.tool, upstream.args);
-    }
-
+    await warmUp(subjects);
     for (let round = 0; round < ROUNDS; round++) {
       for (let done = 0; done < PER_ROUND; done += BLOCK) {
-        const turn = round + done / BLOCK;
-        const order = turn % 2 === 0;
-        const cells = [
-          async () => {
-            samples.cpu.viaMcp += await cpuDuring(['self', ipybox.pid], async () => {
-              for (let i = 0; i < BLOCK; i++) {
-                const t = performance.now();
-                await call(ipybox.client, 'execute_ipython_cell', { code: 'x += 1' });
-                samples.viaMcp.push(performance.now() - t);
-              }
-            });
-          },
-          async () => {
-            samples.cpu.viaClient += await cpuDuring(['self', kernelPid()], async () => {
-              for (let i = 0; i < BLOCK; i++) {
-                const t = performance.now();
-                await direct.execute('x += 1');
-                samples.viaClient.push(performance.now() - t);
-              }
-            });
-          },
-          async () => {
-            samples.cpu.viaSdk += await cpuDuring(['self', sdk.pid], async () => {
-              for (let i = 0; i < BLOCK; i++) {
-                const t = performance.now();
-                await call(sdk.client, 'execute_ipython_cell', { code: 'x += 1' });
-                samples.viaSdk.push(performance.now() - t);
-              }
-            });
-          },
-        ];
-        // Every block goes first, second and last in turn.
-        for (let i = 0; i < cells.length; i++) await cells[(turn + i) % cells.length]();
-
-        const tools = [
-          async () => {
-            // The cell around the calls is measured too: a small, fixed share of BLOCK calls.
-            samples.cpu.fromKernel += await cpuDuring([ipybox.pid], async () => {
-              const r = await call(ipybox.client, 'execute_ipython_cell', {
-                code: `print(_bench(${BLOCK}))`,
-              });
-              samples.fromKernel.push(...(JSON.parse(text(r)) as number[]));
-            });
-          },
-          async () => {
-            samples.cpu.fromNode += await cpuDuring(['self', node.pid], async () => {
-              for (let i = 0; i < BLOCK; i++) {
-                const t = performance.now();
-                await call(node.client, upstream.tool, upstream.args);
-                samples.fromNode.push(performance.now() - t);
-              }
-            });
-          },
-        ];
-        for (const block of order ? tools : tools.reverse()) await block();
+        await measureBlock(subjects, samples, round + done / BLOCK);
       }
     }
     return samples;
   } finally {
+    const { ipybox, direct, sdk, node } = subjects;
     await Promise.allSettled([
       ipybox.client.close(),
       direct.close(),
@@ -260,12 +274,12 @@ async function main(): Promise<void> {
     ['era', 'subject', 'median', 'p95', 'n', 'vs baseline', 'CPU/call', 'vs baseline'],
   ];
   const verdicts: string[] = [];
-  for (const era of ERAS) {
+  for (const era of eras) {
     const s = await measureEra(era);
     const perCall = (key: keyof EraSamples['cpu']) => s.cpu[key] / s[key].length;
     const row = (subject: string, key: keyof EraSamples['cpu'], versus: string, cpuVs: string) =>
       rows.push([
-        era,
+        eraLabel(era),
         subject,
         ms(median(s[key])),
         ms(percentile(s[key], 95)),
@@ -301,7 +315,7 @@ async function main(): Promise<void> {
     );
     row('same tool, SDK client → upstream (baseline)', 'fromNode', '', '');
     verdicts.push(
-      `${era}: MCP layer +${ms(overhead)} per cell (target ≤ +0.50 ms; CPU +${ms(cpuOverhead)}), ` +
+      `${eraLabel(era)}: MCP layer +${ms(overhead)} per cell (target ≤ +0.50 ms; CPU +${ms(cpuOverhead)}), ` +
         `of which a bare SDK v2 tool's +${ms(floor)} and ipybox's own +${ms(overhead - floor)}; ` +
         `tool call from code ${factor.toFixed(2)}× a direct call, +${ms(median(s.fromKernel) - median(s.fromNode))} ` +
         `(target ≤ 2.00×; CPU ${cpuFactor.toFixed(2)}×)`,

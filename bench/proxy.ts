@@ -31,16 +31,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Era, FIRST_MODERN_VERSION } from '@mcpbox/framework';
 import type { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   benchClient,
+  benchEras,
   checkEra,
   cpuTimeMs,
-  type Era,
   envList,
+  eraLabel,
   firstLine,
-  MODERN,
   median,
   percentile,
   ratio,
@@ -94,14 +95,14 @@ const localProxy = (era: Era): Target => ({
   era,
 });
 const mirroringProxy = (era: Era): Target => ({
-  name: `mcp-proxy → upstream, ${era} client`,
+  name: `mcp-proxy → upstream, ${eraLabel(era)} client`,
   command: process.execPath,
   args: [proxyBin, '-c', config, ...quiet],
   era,
 });
 
 const sdkRelay = (era: Era): Target => ({
-  name: `bare SDK v2 relay → upstream, ${era} client`,
+  name: `bare SDK v2 relay → upstream, ${eraLabel(era)} client`,
   command: process.execPath,
   args: ['--import', 'tsx', SDK_RELAY, EVERYTHING, 'stdio'],
   era,
@@ -109,11 +110,11 @@ const sdkRelay = (era: Era): Target => ({
 });
 
 const wantedPairs = envList('BENCH_PAIRS');
-const eras = (['2025', '2026'] as const).filter((e) => envList('BENCH_ERAS')?.includes(e) ?? true);
+const eras = benchEras();
 
 const ALL_PAIRS: Pair[] = [
   ...eras.map((era) => ({
-    title: `local plugin echo, ${era} client`,
+    title: `local plugin echo, ${eraLabel(era)} client`,
     target: 1.1,
     baseline: factory(era),
     subjects: [localProxy(era)],
@@ -121,7 +122,12 @@ const ALL_PAIRS: Pair[] = [
   {
     title: 'mirrored upstream echo (server-everything)',
     target: 2.0,
-    baseline: { name: 'SDK client → upstream', command: EVERYTHING, args: ['stdio'], era: '2025' },
+    baseline: {
+      name: 'SDK client → upstream',
+      command: EVERYTHING,
+      args: ['stdio'],
+      era: 'legacy',
+    },
     subjects: eras.flatMap((era) => [sdkRelay(era), mirroringProxy(era)]),
   },
 ];
@@ -272,7 +278,7 @@ async function main(): Promise<boolean> {
   }
   console.log(
     `\nstdio, sequential calls: ${ROUNDS} rounds × ${CALLS} calls, interleaved; 2026 clients are ` +
-      `pinned to ${MODERN}, 2025 clients use the SDK default\n`,
+      `pinned to ${FIRST_MODERN_VERSION}, 2025 clients use the SDK default\n`,
   );
   console.log(table(rows, 3));
   if (failures.length > 0) console.log(`\nfailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);

@@ -29,8 +29,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ERAS, type Era } from '@mcpbox/framework';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { benchClient, checkEra, type Era } from './lib/measure.ts';
+import { benchClient, checkEra, eraLabel } from './lib/measure.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
@@ -94,16 +95,15 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-const eras: Era[] = ['2025', '2026'];
 const samples = new Map<string, number[]>();
 const failures: string[] = [];
 // One unmeasured start of each, so the first round does not pay for cold disk caches alone.
-for (const server of servers) await coldStart(server, '2025').catch(() => undefined);
+for (const server of servers) await coldStart(server, 'legacy').catch(() => undefined);
 for (let round = 0; round < ROUNDS; round++) {
   const order = servers.map((_, i) => servers[(i + round) % servers.length]);
-  for (const era of eras) {
+  for (const era of ERAS) {
     for (const server of order) {
-      const key = `${server.name} ${era}`;
+      const key = `${server.name} ${eraLabel(era)}`;
       try {
         const ms = await coldStart(server, era);
         samples.set(key, [...(samples.get(key) ?? []), ms]);
@@ -123,10 +123,10 @@ const nodeVersion = execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim
 console.log(`cold start over stdio, spawn to first answer: median of ${ROUNDS} interleaved rounds`);
 console.log(`servers on Node ${nodeVersion}; our bins' compile cache: ${compileCache}`);
 console.log('server        era   median ms   min ms   ratio to sdk');
-for (const era of eras) {
-  const base = median(samples.get(`sdk ${era}`) ?? [Number.NaN]);
+for (const era of ERAS) {
+  const base = median(samples.get(`sdk ${eraLabel(era)}`) ?? [Number.NaN]);
   for (const server of servers) {
-    const values = samples.get(`${server.name} ${era}`);
+    const values = samples.get(`${server.name} ${eraLabel(era)}`);
     if (!values) continue;
     const ratio = median(values) / base;
     const verdict =
@@ -136,7 +136,7 @@ for (const era of eras) {
           ? `(target ≤ ${TARGET}×: met)`
           : `(target ≤ ${TARGET}×: missed)`;
     console.log(
-      `${server.name.padEnd(13)} ${era}  ${median(values).toFixed(0).padStart(9)}  ${Math.min(
+      `${server.name.padEnd(13)} ${eraLabel(era)}  ${median(values).toFixed(0).padStart(9)}  ${Math.min(
         ...values,
       )
         .toFixed(0)

@@ -22,6 +22,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+// Type only (erased at run time): the test drives the installed tarballs, never the sources.
+import type { Era } from '@mcpbox/framework';
 import { endProcessGroup } from '@mcpbox/test-utils';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -44,8 +46,6 @@ async function project(work: string, name: string, names: readonly string[], ext
   await installOffline(dir, ROOT, tarballs, extra, userEnv());
   return dir;
 }
-
-type Era = 'legacy' | 'modern';
 
 async function connect(
   t: { after(fn: () => unknown): void },

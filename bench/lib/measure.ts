@@ -4,6 +4,7 @@
  * directly in bench/).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { ERAS, type Era, versionOfEra } from '@mcpbox/framework';
 import { Client } from '@modelcontextprotocol/client';
 
 // The bins started by a benchmark run what users run: the compiled bundles in dist/ (`npm run
@@ -11,17 +12,23 @@ import { Client } from '@modelcontextprotocol/client';
 // would otherwise fall back to. The servers inherit this environment.
 process.env.MCPBOX_BIN ??= 'dist';
 
-/** The 2026 era's revision, the one a 2026 client pins. */
-export const MODERN = '2026-07-28';
+/** How a benchmark prints an era, and how BENCH_ERAS names it: by its year, 2025 or 2026. */
+export const eraLabel = (era: Era): string => (era === 'modern' ? '2026' : '2025');
 
-/** A client's protocol era: 2025 (`initialize`, the SDK default) or 2026-07-28. */
-export type Era = '2025' | '2026';
+/** The eras BENCH_ERAS names (`2025`, `2026`), oldest first; both when it is unset. */
+export function benchEras(): Era[] {
+  const named = envList('BENCH_ERAS');
+  return ERAS.filter((era) => named?.includes(eraLabel(era)) ?? true);
+}
 
-/** A benchmark client of one era: the SDK default (no probe) or pinned to 2026-07-28. */
+/**
+ * A benchmark client of one era: 2025 (`initialize`, the SDK default, no probe) or pinned to the
+ * 2026 era's first revision.
+ */
 export function benchClient(era: Era): Client {
   return new Client(
     { name: 'bench', version: '1.0.0' },
-    { versionNegotiation: { mode: era === '2026' ? { pin: MODERN } : 'legacy' } },
+    { versionNegotiation: { mode: era === 'modern' ? { pin: versionOfEra(era) } : 'legacy' } },
   );
 }
 
@@ -33,8 +40,7 @@ export function benchClient(era: Era): Client {
 export function checkEra(client: Client, era: Era): string {
   const version = client.getNegotiatedProtocolVersion() ?? '?';
   const got = client.getProtocolEra();
-  const wanted = era === '2026' ? 'modern' : 'legacy';
-  if (got !== wanted) throw new Error(`negotiated the ${got} era (${version}), not ${wanted}`);
+  if (got !== era) throw new Error(`negotiated the ${got} era (${version}), not ${era}`);
   return version;
 }
 

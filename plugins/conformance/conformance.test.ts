@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { dirname } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createServer, type McpboxServer } from '@mcpbox/framework';
+import {
+  createServer,
+  ERAS,
+  type Era,
+  FIRST_MODERN_VERSION,
+  type McpboxServer,
+  versionOfEra,
+} from '@mcpbox/framework';
 import type { ClientCapabilities, ElicitResult } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { DEFAULTS_SCHEMA, ENUMS_SCHEMA, USER_SCHEMA } from './elicitation.ts';
@@ -15,9 +22,7 @@ import { JSON_SCHEMA_2020_12 } from './tools.ts';
 
 const PLUGINS = dirname(dirname(fileURLToPath(import.meta.url)));
 const textOf = (r: unknown) => (r as { content: { text: string }[] }).content[0].text;
-const MODERN = '2026-07-28';
 
-type Era = 'legacy' | 'modern';
 type After = { after(fn: () => unknown): void };
 
 let server: McpboxServer;
@@ -42,7 +47,7 @@ async function connect(t: After, answer?: ElicitResult, era: Era = 'legacy') {
     { name: 'conformance-test-client', version: '1.0.0' },
     {
       capabilities: { sampling: {}, elicitation: {}, roots: {} },
-      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: MODERN } },
+      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: versionOfEra(era) } },
     },
   );
   const asked: { sampling: unknown[]; elicitation: unknown[]; roots: number } = {
@@ -80,7 +85,7 @@ async function connect(t: After, answer?: ElicitResult, era: Era = 'legacy') {
   return { client, asked };
 }
 
-for (const era of ['legacy', 'modern'] as const) {
+for (const era of ERAS) {
   test(`${era}: every tool and prompt has a description; the 2020-12 schema is listed unchanged`, async (t) => {
     const { client } = await connect(t, undefined, era);
     const { tools } = await client.listTools();
@@ -223,7 +228,7 @@ test('test_reconnection closes its stream mid-call; the client resumes and gets 
   assert.equal(textOf(result), 'Reconnection test completed successfully');
 });
 
-for (const era of ['legacy', 'modern'] as const) {
+for (const era of ERAS) {
   test(`${era}: the input-required fixtures ask with ctx.elicit/ctx.sample/ctx.listRoots and finish`, async (t) => {
     const { client, asked } = await connect(t, undefined, era);
     const call = async (name: string) => textOf(await client.callTool({ name, arguments: {} }));
@@ -273,7 +278,7 @@ for (const era of ['legacy', 'modern'] as const) {
     const client = new Client(
       { name: `listener-${era}`, version: '1.0.0' },
       {
-        versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: MODERN } },
+        versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: versionOfEra(era) } },
         listChanged: {
           tools: {
             debounceMs: 0,
@@ -305,7 +310,7 @@ async function post2026(
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
+      'mcp-protocol-version': FIRST_MODERN_VERSION,
       'mcp-method': method,
       ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
     },
@@ -316,7 +321,7 @@ async function post2026(
       params: {
         ...params,
         _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/protocolVersion': FIRST_MODERN_VERSION,
           'io.modelcontextprotocol/clientCapabilities': capabilities,
         },
       },

@@ -13,8 +13,9 @@ import { codeAt, firstText, startIntrospectionServer, startRedisServer } from '@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import express from 'express';
 import { Redis } from 'ioredis';
+import { startGatedServer } from '../__fixtures__/gatedServer.ts';
 import { createOAuth } from '../auth/oauth.ts';
-import { recordingLogger, startGatedServer } from '../gate/testing.ts';
+import { recordingLogger } from '../gate/testing.ts';
 import { joinCluster } from './join.ts';
 
 type After = { after(fn: () => unknown): void };

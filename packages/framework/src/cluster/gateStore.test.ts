@@ -1,5 +1,5 @@
 import { startRedisServer } from '@mcpbox/test-utils';
-import { gateStateContract } from '../state/gate.contract.ts';
+import { gateStateContract } from '../gate/state.contract.ts';
 import { GateStateStore } from '../state/gate.ts';
 import { clusterLinks } from './testing.ts';
 

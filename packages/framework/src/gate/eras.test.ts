@@ -4,19 +4,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { codeAt, firstText, newSecret } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startGatedServer } from '../__fixtures__/gatedServer.ts';
 import { inMemoryClient } from '../__fixtures__/testServer.ts';
+import { type Era, versionOfEra } from '../protocol/era.ts';
 import { createServer } from '../server.ts';
 import { createGate } from './gate.ts';
 import { callerKeyOf } from './session.ts';
 import { InMemoryGateStateStore, processGateStore } from './store.ts';
-import { recordingLogger, startGatedServer } from './testing.ts';
-
-type Era = 'legacy' | '2026-07-28';
+import { recordingLogger } from './testing.ts';
 
 async function client(url: string, era: Era, t: { after: (fn: () => Promise<void>) => void }) {
   const c = new Client(
     { name: `client-${era}`, version: '1.0.0' },
-    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } } },
+    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: versionOfEra(era) } } },
   );
   await c.connect(new StreamableHTTPClientTransport(new URL(url)));
   t.after(() => c.close());
@@ -28,8 +28,8 @@ const call = (c: Client, name: string, args: Record<string, unknown>) =>
 
 test('2026 clients without a session: the unlock comes back as a handle only the unlocker holds', async (t) => {
   const { url, secret, gate } = await startGatedServer(t, new InMemoryGateStateStore());
-  const a = await client(url, '2026-07-28', t);
-  const b = await client(url, '2026-07-28', t);
+  const a = await client(url, 'modern', t);
+  const b = await client(url, 'modern', t);
   assert.equal(a.getProtocolEra(), 'modern');
 
   const unlocked = await call(a, 'gate_unlock', {
@@ -67,7 +67,7 @@ test('2025 sessions: an unlock stays with its session, and is gone when the sess
   const { url, secret } = await startGatedServer(t, new InMemoryGateStateStore());
   const a = await client(url, 'legacy', t);
   const b = await client(url, 'legacy', t);
-  const modern = await client(url, '2026-07-28', t);
+  const modern = await client(url, 'modern', t);
   assert.equal(a.getProtocolEra(), 'legacy');
 
   const unlocked = await call(a, 'gate_unlock', {

@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import { firstText, rawModern, toolListener } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
+import { ERAS, type Era, versionOfEra } from '../protocol/era.ts';
 import { createServer, type McpboxServer } from '../server.ts';
 
-type Era = 'legacy' | 'modern';
 type After = { after: (fn: () => Promise<void>) => void };
 
 /** Side effects before the first question run once per round in 2026: counted here. */
@@ -48,7 +48,7 @@ async function connect(url: string, era: Era, t: After, answer = 'Ada'): Promise
     { name: `client-${era}`, version: '1.0.0' },
     {
       capabilities: { elicitation: { form: {} }, sampling: {} },
-      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } },
+      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: versionOfEra(era) } },
     },
   );
   client.setRequestHandler('elicitation/create', async () =>
@@ -65,7 +65,7 @@ async function connect(url: string, era: Era, t: After, answer = 'Ada'): Promise
   return client;
 }
 
-for (const era of ['legacy', 'modern'] as const) {
+for (const era of ERAS) {
   test(`${era}: ctx.elicit and ctx.sample round trips in one handler`, async (t) => {
     const { url } = await startServer(t);
     const client = await connect(url, era, t);

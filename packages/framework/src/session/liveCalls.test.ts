@@ -12,13 +12,13 @@ import {
 } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import type { RequestExtra } from '../contract/tool.ts';
+import { ERAS, type Era, versionOfEra } from '../protocol/era.ts';
 import { createServer } from '../server.ts';
 import { DetachedCall, InputTimeoutError } from './detachedCall.ts';
 import { DetachedCallTable } from './detachedCallTable.ts';
 import { createRoundsCodec, principalOf } from './inputRounds.ts';
 import { serveLiveCall } from './liveCalls.ts';
 
-type Era = 'legacy' | 'modern';
 type After = { after: (fn: () => Promise<void>) => void };
 
 /** What the handler saw, per call label. */
@@ -94,7 +94,7 @@ async function connect(
     { name: `client-${era}`, version: '1.0.0' },
     {
       capabilities: { elicitation: { form: {} } },
-      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } },
+      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: versionOfEra(era) } },
       inputRequired: options.manual ? { autoFulfill: false } : undefined,
     },
   );
@@ -134,7 +134,7 @@ function retry(
   return client.callTool(params as CallParams, options);
 }
 
-for (const era of ['legacy', 'modern'] as const) {
+for (const era of ERAS) {
   test(`${era}: the handler runs once, asks live, and its progress reaches the waiting request`, async (t) => {
     const url = await startServer(t);
     const client = await connect(url, era, t);

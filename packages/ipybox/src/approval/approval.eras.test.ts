@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
+import { ERAS, type Era, versionOfEra } from '@mcpbox/framework';
 import { runServerBin, startProxy } from '@mcpbox/test-utils';
 import {
   Client,
@@ -26,13 +27,10 @@ import {
   textOf,
 } from '../server/testing.ts';
 
-type Era = 'legacy' | '2026-07-28';
-const ERAS: Era[] = ['legacy', '2026-07-28'];
-
 function clientOptions(era: Era, extra: ClientOptions = {}): ClientOptions {
   return {
     capabilities: { elicitation: {} },
-    versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } },
+    versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: versionOfEra(era) } },
     ...extra,
   };
 }
@@ -122,7 +120,7 @@ describe('--approval elicit over stdio', () => {
         clientOptions: clientOptions(era),
       });
       t.after(() => box.close());
-      assert.equal(box.client.getProtocolEra(), era === 'legacy' ? 'legacy' : 'modern');
+      assert.equal(box.client.getProtocolEra(), era);
       await approveAndDecline(box.client, ws, era);
     });
   }
@@ -131,7 +129,7 @@ describe('--approval elicit over stdio', () => {
     const ws = await workspace(t);
     const box = await startStdioIpybox(ws, {
       args: ['--approval', 'elicit'],
-      clientOptions: clientOptions('2026-07-28'),
+      clientOptions: clientOptions('modern'),
     });
     t.after(() => box.close());
     let delay = 0;
@@ -153,7 +151,7 @@ describe('--approval elicit over stdio', () => {
     const ws = await workspace(t);
     const box = await startStdioIpybox(ws, {
       args: ['--approval', 'elicit', '--approval-timeout', '2'],
-      clientOptions: clientOptions('2026-07-28', { inputRequired: { autoFulfill: false } }),
+      clientOptions: clientOptions('modern', { inputRequired: { autoFulfill: false } }),
     });
     t.after(() => box.close());
     await registerEverything(box.client);

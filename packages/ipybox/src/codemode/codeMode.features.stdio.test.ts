@@ -12,14 +12,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { ERAS } from '@mcpbox/framework';
 import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/server';
 import { registerEverything, textOf } from '../server/testing.ts';
-import { connectFactory, type Era, eraClient, factoryConfig, waitFor } from './testing.ts';
+import { connectFactory, eraClient, factoryConfig, waitFor } from './testing.ts';
 
 const SLOW_PLUGIN = fileURLToPath(new URL('./__fixtures__/slow.ts', import.meta.url));
 
-for (const era of ['legacy', '2026-07-28'] as Era[]) {
+for (const era of ERAS) {
   describe(`code mode beside ipybox (${era} client over stdio)`, () => {
     const cleanups: (() => unknown)[] = [];
     let client: Client;

@@ -11,11 +11,11 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { ERAS } from '@mcpbox/framework';
 import { checkSandboxHost } from '../sandbox/preflight.ts';
 import { EVERYTHING_BIN, textOf } from '../server/testing.ts';
 import {
   connectFactory,
-  type Era,
   eraClient,
   executeCode,
   factoryConfig,
@@ -24,7 +24,7 @@ import {
   waitFor,
 } from './testing.ts';
 
-for (const era of ['legacy', '2026-07-28'] as Era[]) {
+for (const era of ERAS) {
   test(`code mode over stdio (${era} client): search, call local and mirrored tools, bad input, policy`, async (t) => {
     const { dir, config } = await factoryConfig(t, (dir) => ['echo: {}', ...mirroredServers(dir)], [
       'approval_rules: {"memory.delete_entities": "deny"}',
@@ -200,7 +200,7 @@ test('code mode with the sandboxed kernel: catalog tools work from confined code
   skip: sandboxUnavailable(),
 }, async (t) => {
   const { dir, config } = await factoryConfig(t, ['echo: {}'], ['sandbox: true']);
-  const client = eraClient('2026-07-28');
+  const client = eraClient('modern');
   await connectFactory(client, config, dir);
   t.after(() => client.close());
   const called = await executeCode(
@@ -215,7 +215,7 @@ test('code mode with the sandboxed kernel: catalog tools work from confined code
   assert.match(outside.text, /Read-only file system/);
 });
 
-for (const era of ['legacy', '2026-07-28'] as Era[]) {
+for (const era of ERAS) {
   test(`code mode approval_rules (${era} client): an elicit rule asks the cell's client, others run`, async (t) => {
     const { dir, config } = await factoryConfig(
       t,
@@ -292,7 +292,7 @@ test('code mode beside the ipybox plugin: a server registered with register_mcp_
   assert.doesNotMatch(ipyboxTools.text, /execute/);
 });
 
-for (const era of ['legacy', '2026-07-28'] as Era[]) {
+for (const era of ERAS) {
   test(`code mode (${era} client): a mirrored server's question during a call from code reaches the cell's client, its clock stopped`, async (t) => {
     const { dir, config } = await factoryConfig(t, [
       'everything:',

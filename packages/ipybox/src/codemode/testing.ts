@@ -7,6 +7,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Era, versionOfEra } from '@mcpbox/framework';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { FACTORY_BIN, tempWorkspace, textOf } from '../server/testing.ts';
@@ -16,13 +17,11 @@ export { waitFor } from '@mcpbox/test-utils';
 
 export const BIN_DIR = fileURLToPath(new URL('../../../../node_modules/.bin/', import.meta.url));
 
-export type Era = 'legacy' | '2026-07-28';
-
 export function eraClient(era: Era, { elicitation = false } = {}): Client {
   return new Client(
     { name: 'code-mode-test', version: '1.0.0' },
     {
-      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } },
+      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: versionOfEra(era) } },
       ...(elicitation && { capabilities: { elicitation: {} } }),
     },
   );

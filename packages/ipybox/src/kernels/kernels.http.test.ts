@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
+import { type Era, versionOfEra } from '@mcpbox/framework';
 import { runServerBin, startIntrospectionServer, startProxy } from '@mcpbox/test-utils';
 import {
   type CallToolResult,
@@ -19,8 +20,6 @@ import {
 } from '@modelcontextprotocol/client';
 import { IPYBOX_BIN, tempWorkspace, textOf, waitForExit } from '../server/testing.ts';
 import { KERNEL_META_KEY } from '../tools/kernelTools.ts';
-
-type Era = 'legacy' | '2026-07-28';
 
 /**
  * kernel_idle_timeout of the max_kernels test: long enough that neither kernel is reaped while
@@ -74,7 +73,7 @@ const SERVERS: [string, Start][] = [
 async function connect(t: TestContext, url: URL, era: Era, token?: string): Promise<Client> {
   const client = new Client(
     { name: `kernels-${era}`, version: '1.0.0' },
-    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } } },
+    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: versionOfEra(era) } } },
   );
   const headers = token ? { authorization: `Bearer ${token}` } : undefined;
   await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
@@ -120,8 +119,8 @@ for (const [kind, start] of SERVERS) {
     test('a 2026 call without a handle gets a new kernel and its handle; handles keep and isolate state', async (t) => {
       const dir = await workspace(t);
       const { url } = await start(t, dir, { max_kernels: 8 });
-      const alice = await connect(t, url, '2026-07-28');
-      const bob = await connect(t, url, '2026-07-28');
+      const alice = await connect(t, url, 'modern');
+      const bob = await connect(t, url, 'modern');
 
       const first = await cell(alice, "x = 'alice'\nimport os\nos.getpid()");
       assert.equal(first.isError, undefined, textOf(first));
@@ -159,7 +158,7 @@ for (const [kind, start] of SERVERS) {
     test('forged, tampered and 2025-session handles: clear errors, nothing runs', async (t) => {
       const dir = await workspace(t);
       const { url } = await start(t, dir, { max_kernels: 8 });
-      const modern = await connect(t, url, '2026-07-28');
+      const modern = await connect(t, url, 'modern');
       const legacy = await connect(t, url, 'legacy');
       const mine = handleOf(await cell(legacy, 'z = 1'));
       const real = await newKernel(modern);
@@ -196,7 +195,7 @@ for (const [kind, start] of SERVERS) {
       const dir = await workspace(t);
       const { url } = await start(t, dir, { max_kernels: 2, kernel_idle_timeout: IDLE_S });
       const legacy = await connect(t, url, 'legacy');
-      const modern = await connect(t, url, '2026-07-28');
+      const modern = await connect(t, url, 'modern');
       const pid = Number(await value(legacy, 'import os; os.getpid()'));
       const handle = await newKernel(modern);
       const handlePid = Number(await value(modern, 'w = 5\nimport os; os.getpid()', handle));
@@ -255,7 +254,7 @@ for (const [kind, start] of SERVERS) {
       assert.ok(await waitForExit(extraPid, 30_000), 'so did the one it opened with new_kernel');
 
       // Their room is free at once (max_kernels 2), and a handle of theirs opens nothing.
-      const next = await connect(t, url, '2026-07-28');
+      const next = await connect(t, url, 'modern');
       const gone = await cell(next, 'os', handle);
       assert.equal(gone.isError, true);
       assert.match(textOf(gone), /belongs to another caller/);
@@ -273,10 +272,10 @@ for (const [kind, start] of SERVERS) {
       as.tokens.set('bob', { active: true, sub: 'bob', client_id: 'app' });
       const dir = await workspace(t);
       const { url } = await start(t, dir, { max_kernels: 8 }, as.url);
-      const alice1 = await connect(t, url, '2026-07-28', 'alice-1');
-      const alice2 = await connect(t, url, '2026-07-28', 'alice-2');
+      const alice1 = await connect(t, url, 'modern', 'alice-1');
+      const alice2 = await connect(t, url, 'modern', 'alice-2');
       const aliceLegacy = await connect(t, url, 'legacy', 'alice-1');
-      const bob = await connect(t, url, '2026-07-28', 'bob');
+      const bob = await connect(t, url, 'modern', 'bob');
 
       const first = await cell(alice1, "secret = 'alice'");
       assert.equal(first.isError, undefined, textOf(first));

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
+import { ERAS, type Era, versionOfEra } from '@mcpbox/framework';
 import {
   connectHttp,
   connectStdio,
@@ -17,9 +18,6 @@ import {
 } from '@mcpbox/test-utils';
 import { Client, SSEClientTransport } from '@modelcontextprotocol/client';
 import { testdir } from '../proxy/__fixtures__/testdir.ts';
-
-const ERAS = ['legacy', '2026-07-28'] as const;
-type Era = (typeof ERAS)[number];
 
 const CODE_MODE_STANDIN = `
 export function register(server) {
@@ -54,14 +52,16 @@ function fixture(t: TestContext, files: Record<string, string> = {}) {
 function newClient(era: Era): Client {
   return new Client(
     { name: `code-mode-${era}`, version: '1.0.0' },
-    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } } },
+    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: versionOfEra(era) } } },
   );
 }
 
 const httpClient = (t: TestContext, url: string, era: Era) =>
   connectHttp(t, url, {
     name: `code-mode-${era}`,
-    options: { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } } },
+    options: {
+      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: versionOfEra(era) } },
+    },
   });
 
 const names = async (client: Client) =>

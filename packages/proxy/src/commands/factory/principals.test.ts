@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { type Era, versionOfEra } from '@mcpbox/framework';
 import {
   codeAt,
   FACTORY_BIN,
@@ -23,7 +24,6 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { testdir } from '../../proxy/__fixtures__/testdir.ts';
 
 type After = { after(fn: () => unknown): void };
-type Era = 'legacy' | 'modern';
 
 const GATE = ['gate:', '  groups:', '    ops:', '      secret_ref: MCP_TEST_GATE_OPS'];
 
@@ -47,7 +47,7 @@ async function factory(t: After, config: string[], secret: string) {
 async function connect(t: After, url: string, era: Era, token?: string) {
   const client = new Client(
     { name: `principals-${era}`, version: '1.0.0' },
-    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } },
+    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: versionOfEra(era) } } },
   );
   const headers = token ? { authorization: `Bearer ${token}` } : undefined;
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { ERAS, type Era, versionOfEra } from '@mcpbox/framework';
 import {
   clientTraceparent,
   firstText,
@@ -28,7 +29,6 @@ const RECORD_IMPORTS = fileURLToPath(
 );
 const SERVER = 2;
 const CLIENT = 3;
-type Era = 'legacy' | '2026-07-28';
 type After = { after(fn: () => unknown): void };
 
 function scratch(t: After): string {
@@ -40,7 +40,7 @@ function scratch(t: After): string {
 function newClient(era: Era): Client {
   return new Client(
     { name: 'traces-test', version: '1.0.0' },
-    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } } },
+    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: versionOfEra(era) } } },
   );
 }
 
@@ -118,7 +118,7 @@ test('HTTP: request and tool-call spans continue the client trace (_meta in both
   const modern = clientTraceparent();
   const legacy = clientTraceparent();
   const header = clientTraceparent();
-  const modernClient = await httpClient(t, url, '2026-07-28');
+  const modernClient = await httpClient(t, url, 'modern');
   assert.equal(firstText(await echo(modernClient, 'm', modern.traceparent)), 'm');
   const legacyClient = await httpClient(t, url, 'legacy');
   assert.equal(firstText(await echo(legacyClient, 'l', legacy.traceparent)), 'l');
@@ -170,7 +170,7 @@ test('mirroring: the upstream mcp-factory’s request span is the child of our u
     ].join('\n'),
   );
   const caller = clientTraceparent();
-  const client = await stdioClient(t, '2026-07-28', ['-c', config, '--log-level', 'warning'], {
+  const client = await stdioClient(t, 'modern', ['-c', config, '--log-level', 'warning'], {
     HOME: dir,
     OTEL_BSP_SCHEDULE_DELAY: '100',
   });
@@ -207,7 +207,7 @@ test('not configured: nothing exported and no OpenTelemetry module loaded (confi
   const nodeOptions = [process.env.NODE_OPTIONS, `--import=${RECORD_IMPORTS}`]
     .filter(Boolean)
     .join(' ');
-  for (const era of ['legacy', '2026-07-28'] as const) {
+  for (const era of ERAS) {
     const client = await stdioClient(t, era, ['-p', 'echo', '--log-level', 'warning'], {
       HOME: dir,
       NODE_OPTIONS: nodeOptions,
@@ -216,7 +216,7 @@ test('not configured: nothing exported and no OpenTelemetry module loaded (confi
     assert.equal(firstText(await echo(client, era, clientTraceparent().traceparent)), era);
     await client.close();
   }
-  const control = await stdioClient(t, '2026-07-28', ['-p', 'echo', '--log-level', 'warning'], {
+  const control = await stdioClient(t, 'modern', ['-p', 'echo', '--log-level', 'warning'], {
     HOME: dir,
     NODE_OPTIONS: nodeOptions,
     OTEL_IMPORTS_FILE: on,
@@ -250,7 +250,7 @@ test('/metrics counts requests by method and era', async (t) => {
   );
   assert.ok(server.match, `mcp-factory did not start:\n${server.stderr()}`);
   const [, health, url] = server.match;
-  const modern = await httpClient(t, url, '2026-07-28');
+  const modern = await httpClient(t, url, 'modern');
   await echo(modern, 'a');
   await echo(modern, 'b');
   const legacy = await httpClient(t, url, 'legacy');
@@ -298,7 +298,7 @@ test('an unreachable collector: calls go on, and one warning says where spans we
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  const client = newClient('2026-07-28');
+  const client = newClient('modern');
   await client.connect(transport);
   t.after(() => client.close());
   assert.equal(firstText(await echo(client, 'before', clientTraceparent().traceparent)), 'before');

@@ -1,19 +1,20 @@
 /**
  * The gate's state contract, run against the memory store (two gates on one store, as a plugin
- * reloaded in one process; `gate.test.ts` beside it) and the Redis store (two gates on two links
+ * reloaded in one process; `state.test.ts` beside it) and the Redis store (two gates on two links
  * to one real redis-server, as two replicas; `cluster/gateStore.test.ts`): an unlock made through
  * one holds through the other, a code is accepted once, failures add up to one lockout, a lock
  * revokes everywhere (handles too), a touch after a lock does not undo it, and a store that
- * cannot be read refuses (fails closed).
+ * cannot be read refuses (fails closed). It lives beside the gate, not in `state/`, because it
+ * drives the stores through real gates.
  *
  * @module
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { codeAt, newSecret } from '@mcpbox/test-utils';
-import { createGate, type Gate } from '../gate/gate.ts';
-import { recordingLogger, testClock } from '../gate/testing.ts';
-import type { GateStateStore } from './gate.ts';
+import type { GateStateStore } from '../state/gate.ts';
+import { createGate, type Gate } from './gate.ts';
+import { recordingLogger, testClock } from './testing.ts';
 
 type After = { after(fn: () => unknown): void };
 
