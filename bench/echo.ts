@@ -30,18 +30,21 @@
  * BENCH_WARMUP_CALLS (500), BENCH_SERVERS (comma-separated names; the bare SDK always runs as the
  * baseline), BENCH_GROUPS (comma-separated, of stdio-2025, stdio-2026, http-2025, http-2026).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ERAS, type Era, FIRST_MODERN_VERSION } from '@mcpbox/framework';
-import { type Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { ERAS, FIRST_MODERN_VERSION } from '@mcpbox/framework';
+import type { Client } from '@modelcontextprotocol/client';
 import {
-  benchClient,
-  checkEra,
+  blank,
+  CONCURRENCY,
+  type Group,
+  type Running,
+  type ServerKind,
+  startHttp,
+  startStdio,
+} from './lib/echoServers.ts';
+import {
   cpuTimeMs,
   envList,
   eraLabel,
@@ -52,33 +55,17 @@ import {
   table,
 } from './lib/measure.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LATENCY_CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 400);
 const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 2000);
 const WARMUP_CALLS = Number(process.env.BENCH_WARMUP_CALLS ?? 500); // the JIT settles by then
-const CONCURRENCY = 8;
 /** mcp-factory's targets against the bare SDK (issue 13). */
 const TARGET_MEDIAN = 1.1;
 const TARGET_RATE = 1.0;
 
-type Transport = 'stdio' | 'http';
-
-interface Group {
-  name: string;
-  transport: Transport;
-  era: Era;
-}
-
 const ALL_GROUPS: Group[] = (['stdio', 'http'] as const).flatMap((transport) =>
   ERAS.map((era) => ({ name: `${transport}-${eraLabel(era)}`, transport, era })),
 );
-
-/** How to start one server: the command line after `node`, or none where it cannot serve. */
-interface ServerKind {
-  name: string;
-  args(group: Group): string[] | undefined;
-}
 
 const factory = ['packages/proxy/bin/mcp-factory.js', '-p', 'echo', '--log-level', 'warning'];
 // mcp-factory keeps an SSE event store per 2025 session (Last-Event-ID resumption) by default;
@@ -126,110 +113,6 @@ const selected = SERVERS.filter(
   (k) => k.name === 'bare SDK' || !wantedServers || wantedServers.includes(k.name),
 );
 const groups = ALL_GROUPS.filter((g) => !wantedGroups || wantedGroups.includes(g.name));
-
-interface Running {
-  kind: ServerKind;
-  group: Group;
-  /** The server process (the bins and peers run in the process they are started as). */
-  pid: number;
-  clients: Client[];
-  /** The protocol version the clients negotiated. */
-  version: string;
-  close(): Promise<void>;
-  latencies: number[];
-  throughputs: number[];
-  cpuMs: number;
-  cpuCalls: number;
-  /** Why this server dropped out, if it did. */
-  failure?: string;
-}
-
-/** Checks that a connected client got its group's era and that the server lists `echo`. */
-async function checkConnected(client: Client, group: Group): Promise<string> {
-  const version = checkEra(client, group.era);
-  const { tools } = await client.listTools();
-  if (!tools.some((t) => t.name === 'echo')) throw new Error('lists no echo tool');
-  return version;
-}
-
-const blank = () => ({ latencies: [], throughputs: [], cpuMs: 0, cpuCalls: 0 });
-
-async function startStdio(kind: ServerKind, group: Group, args: string[]): Promise<Running> {
-  const client = benchClient(group.era);
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args,
-    cwd: ROOT,
-    env: process.env as Record<string, string>,
-    stderr: 'ignore',
-  });
-  try {
-    // A 2026 pin probes `server/discover` on a short-lived sibling process first; the pid below
-    // is the process that serves the connection.
-    await client.connect(transport);
-    const version = await checkConnected(client, group);
-    return {
-      kind,
-      group,
-      pid: transport.pid!,
-      clients: [client],
-      version,
-      close: () => client.close(),
-      ...blank(),
-    };
-  } catch (error) {
-    await client.close().catch(() => {});
-    throw error;
-  }
-}
-
-/** Waits for the `MCP endpoint:  <url>` line every server here prints on stderr. */
-async function endpointOf(child: ChildProcess, name: string): Promise<URL> {
-  let seen = '';
-  const found = new Promise<URL>((resolve, reject) => {
-    child.stderr?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /MCP endpoint:\s+(\S+)/.exec(seen);
-      if (match) resolve(new URL(match[1]));
-    });
-    child.once('exit', (code, signal) =>
-      reject(new Error(`${name} exited (${code ?? signal}) before listening:\n${seen}`)),
-    );
-  });
-  // A busy machine can be slow to start a server, but not this slow.
-  const timeout = setTimeout(() => child.kill('SIGKILL'), 90_000);
-  try {
-    return await found;
-  } finally {
-    clearTimeout(timeout);
-  }
-}
-
-async function startHttp(kind: ServerKind, group: Group, args: string[]): Promise<Running> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  const clients: Client[] = [];
-  const close = async () => {
-    await Promise.allSettled(clients.map((c) => c.close()));
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
-  };
-  try {
-    const url = await endpointOf(child, kind.name);
-    let version = '?';
-    for (let i = 0; i < CONCURRENCY; i++) {
-      const client = benchClient(group.era);
-      clients.push(client);
-      await client.connect(new StreamableHTTPClientTransport(url));
-      version = await checkConnected(client, group);
-    }
-    return { kind, group, pid: child.pid!, clients, version, close, ...blank() };
-  } catch (error) {
-    await close();
-    throw error;
-  }
-}
 
 async function call(client: Client, i: number): Promise<void> {
   const result = await client.callTool({ name: 'echo', arguments: { message: `hello ${i}` } });

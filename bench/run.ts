@@ -16,7 +16,10 @@ const files = readdirSync(here)
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== bench/${file} ===`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', `bench/${file}`], {
+  // The benchmarks import workspace packages' sources (and their `testing` entries) by the
+  // `mcpbox-source` condition; the servers they start run the built bins.
+  const args = ['--conditions=mcpbox-source', '--import', 'tsx', `bench/${file}`];
+  const result = spawnSync(process.execPath, args, {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     stdio: 'inherit',
   });
