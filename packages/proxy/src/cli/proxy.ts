@@ -11,6 +11,7 @@ import { Argument, Command, Option } from 'commander';
 import { runCommand } from '../commands/exit.ts';
 import { CLIENTS, type ClientName } from '../commands/install/clients.ts';
 import type { RemoteAction } from '../commands/proxy/remote.ts';
+import { OPERATIONS, type OperationSpec } from '../operations/table.ts';
 import { codeMode, collect, packageVersion, portNumber } from './options.ts';
 
 const program = new Command('mcp-proxy')
@@ -142,26 +143,28 @@ async function runRemoteAction(
   });
 }
 
-remote('status', 'plugins and tools of the running proxy').action((options) =>
-  runRemoteAction({ kind: 'status' }, options),
+// One client command per operation of the table. Help lists those that only read (GET) before
+// those that change something, each group in the table's order.
+const readsOnly = (operation: OperationSpec) => operation.rest.every((r) => r.method === 'GET');
+const clientCommands: OperationSpec[] = [...OPERATIONS].sort(
+  (a, b) => Number(readsOnly(b)) - Number(readsOnly(a)),
 );
-remote('list', 'plugins available to the running proxy, loaded or not').action((options) =>
-  runRemoteAction({ kind: 'list' }, options),
-);
-remote('tools', 'tools of the running proxy')
-  .option('--dynamic-only', 'only tools loaded after start-up')
-  .action((options) =>
-    runRemoteAction({ kind: 'tools', dynamicOnly: options.dynamicOnly }, options),
-  );
-for (const kind of ['load', 'unload', 'reload'] as const) {
-  remote(`${kind} <plugin>`, `${kind} a plugin in the running proxy`).action((plugin, options) =>
-    runRemoteAction({ kind, plugin }, options),
+for (const operation of clientCommands) {
+  const command = remote(operation.cli.command, operation.cli.description);
+  for (const [flags, description] of operation.cli.options ?? [])
+    command.option(flags, description);
+  // Commander hands over the operands, then the flags, then the command itself.
+  command.action((...params: unknown[]) =>
+    runRemoteAction(
+      {
+        operation: operation.name,
+        operands: params.slice(0, -2) as Array<string | undefined>,
+        flags: params.at(-2) as Record<string, unknown>,
+      },
+      params.at(-2) as Parameters<typeof runRemoteAction>[1],
+    ),
   );
 }
-remote(
-  'command [name] [args]',
-  'run a plugin command (JSON object args); without a name, list commands',
-).action((name, args, options) => runRemoteAction({ kind: 'command', name, args }, options));
 
 program
   .command('new-plugin <name> [dir]')

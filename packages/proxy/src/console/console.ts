@@ -26,11 +26,11 @@ import { HttpError } from '../management/errors.ts';
 import type { PluginManager } from '../proxy/manager.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import { CallRates } from './callRates.ts';
-import { duration, type Html, type NavEntry, page } from './html.ts';
+import { callView, streamCalls } from './feed.ts';
+import { type Html, type NavEntry, page } from './html.ts';
 import { LoginThrottle } from './loginThrottle.ts';
 import {
   adminPage,
-  type CallView,
   callsPage,
   gatePage,
   healthPage,
@@ -38,6 +38,8 @@ import {
   loginPage,
   pluginsPage,
 } from './pages.ts';
+import { pluginActionAt, runPluginAction } from './pluginActions.ts';
+import { isTls, redirect, sendAsset, sendHtml, sendText } from './respond.ts';
 import { type ConsoleSession, ConsoleSessions, csrfMatches, sessionCookie } from './sessions.ts';
 
 export interface WebConsoleOptions {
@@ -53,36 +55,7 @@ export interface WebConsoleOptions {
   clock?: () => number;
 }
 
-const SECURITY_HEADERS = {
-  'cache-control': 'no-store',
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  // Not no-referrer: under it Chromium sends `Origin: null` with our own forms, which origin.ts refuses.
-  'referrer-policy': 'same-origin',
-};
-
 const log = createLogger('console');
-
-/** `abcd1234…`: enough of a session id to tell sessions apart, not to act as one. */
-const shortId = (id: string) => (id.length > 8 ? `${id.slice(0, 8)}…` : id);
-
-function callView(call: TappedCall): CallView {
-  // Params too long for the tap are kept as their JSON text, already cut.
-  let params = typeof call.params === 'string' ? call.params : (JSON.stringify(call.params) ?? '');
-  if (params.length > 400) params = `${params.slice(0, 400)}…`;
-  return {
-    seq: call.seq,
-    time: call.time,
-    caller:
-      call.principal ?? (call.sessionId === undefined ? '—' : `session ${shortId(call.sessionId)}`),
-    tool: call.tool,
-    outcome: call.outcome,
-    duration: call.durationMs === undefined ? '' : duration(call.durationMs),
-    params,
-  };
-}
 
 export class WebConsole {
   readonly #options: WebConsoleOptions;
@@ -122,9 +95,9 @@ export class WebConsole {
       await this.#route(req, res, path.replace(/\/+$/, ''));
     } catch (error) {
       if (res.headersSent) return void res.end();
-      if (error instanceof HttpError) return this.#text(res, error.status, error.message);
+      if (error instanceof HttpError) return sendText(res, error.status, error.message);
       log.error(`console request ${req.method} ${path} failed`, error as Error);
-      this.#text(res, 500, 'internal error');
+      sendText(res, 500, 'internal error');
     }
   }
 
@@ -140,10 +113,10 @@ export class WebConsole {
   async #route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const method = req.method ?? 'GET';
     if (method === 'GET' && path === '/console/console.css') {
-      return this.#asset(res, 'text/css', CONSOLE_CSS);
+      return sendAsset(res, 'text/css', CONSOLE_CSS);
     }
     if (method === 'GET' && path === '/console/console.js') {
-      return this.#asset(res, 'text/javascript', CONSOLE_JS);
+      return sendAsset(res, 'text/javascript', CONSOLE_JS);
     }
     if (path === '/console/login') return this.#login(req, res, method);
 
@@ -154,20 +127,23 @@ export class WebConsole {
       res.setHeader('set-cookie', sessionCookie(session, isTls(req)));
     }
     if (session === undefined) {
-      if (method === 'GET' || method === 'HEAD') return this.#redirect(res, '/console/login');
-      return this.#text(res, 401, 'not logged in: log in at /console/login first');
+      if (method === 'GET' || method === 'HEAD') return redirect(res, '/console/login');
+      return sendText(res, 401, 'not logged in: log in at /console/login first');
     }
     if (method === 'POST') return this.#change(req, res, path, session);
     if (method !== 'GET' && method !== 'HEAD') {
-      return this.#text(res, 405, `method ${method} not allowed`);
+      return sendText(res, 405, `method ${method} not allowed`);
     }
-    if (path === '' || path === '/console') return this.#redirect(res, '/console/plugins');
-    if (path === '/console/events') return this.#events(req, res, session);
+    if (path === '' || path === '/console') return redirect(res, '/console/plugins');
+    if (path === '/console/events') {
+      this.#streams.set(res, session.id);
+      return streamCalls(req, res, this.#options.tap, () => this.#streams.delete(res));
+    }
     const body = await this.#pageBody(path, session);
-    if (body === undefined) return this.#text(res, 404, `no such page: ${path}`);
+    if (body === undefined) return sendText(res, 404, `no such page: ${path}`);
     const flash = session.flash;
     session.flash = undefined;
-    this.#html(
+    sendHtml(
       res,
       200,
       page({
@@ -226,13 +202,13 @@ export class WebConsole {
     const form = new URLSearchParams(await readText(req));
     const csrf = (req.headers['x-csrf-token'] as string | undefined) ?? form.get('csrf') ?? '';
     if (!csrfMatches(session, csrf)) {
-      return this.#text(res, 403, 'missing or wrong CSRF token: reload the page and try again');
+      return sendText(res, 403, 'missing or wrong CSRF token: reload the page and try again');
     }
     if (path === '/console/logout') {
       this.#sessions.logout(session);
       for (const [stream, owner] of this.#streams) if (owner === session.id) stream.end();
       res.setHeader('set-cookie', sessionCookie(undefined, isTls(req)));
-      return this.#redirect(res, '/console/login');
+      return redirect(res, '/console/login');
     }
     const field = (name: string) => {
       const value = form.get(name);
@@ -240,9 +216,9 @@ export class WebConsole {
       return value;
     };
     let back = '/console/plugins';
-    const plugin = /^\/console\/plugins\/(load|unload|reload)$/.exec(path);
-    if (plugin) {
-      session.flash = await this.#pluginAction(plugin[1] as 'load', field('plugin'));
+    const action = pluginActionAt(path);
+    if (action) {
+      session.flash = await runPluginAction(this.#options.manager, action, field('plugin'));
     } else if (path === '/console/gate/lock') {
       back = '/console/gate';
       const gate = this.#options.gate;
@@ -259,32 +235,15 @@ export class WebConsole {
         (error) => ({ ok: false, text: errorMessage(error) }),
       );
     } else {
-      return this.#text(res, 404, `no such action: ${path}`);
+      return sendText(res, 404, `no such action: ${path}`);
     }
-    this.#redirect(res, back);
-  }
-
-  async #pluginAction(
-    action: 'load' | 'unload' | 'reload',
-    name: string,
-  ): Promise<{ ok: boolean; text: string }> {
-    const { manager } = this.#options;
-    const result =
-      action === 'load'
-        ? await manager.load(name)
-        : action === 'unload'
-          ? await manager.unload(name)
-          : await manager.reload(name, { howToLoad: `the Load button of ${name}` });
-    // The manager remembers the error for the plugins page, as for every other path.
-    if (!result.ok) return { ok: false, text: result.error ?? `${action} failed` };
-    const tools = action === 'unload' ? '' : `: ${result.tools.join(', ') || 'no tools'}`;
-    return { ok: true, text: `${action}ed ${name}${tools}` };
+    redirect(res, back);
   }
 
   #login(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> | void {
-    if (!this.#sessions.needsToken) return this.#redirect(res, '/console/plugins');
-    if (method === 'GET') return this.#html(res, 200, loginPage(undefined));
-    if (method !== 'POST') return this.#text(res, 405, `method ${method} not allowed`);
+    if (!this.#sessions.needsToken) return redirect(res, '/console/plugins');
+    if (method === 'GET') return sendHtml(res, 200, loginPage(undefined));
+    if (method !== 'POST') return sendText(res, 405, `method ${method} not allowed`);
     const address = req.socket.remoteAddress ?? 'unknown';
     return readText(req).then((text) => {
       // Checked and counted in one turn with the comparison: parallel guesses cannot slip by.
@@ -293,54 +252,19 @@ export class WebConsole {
         const seconds = Math.ceil(waitMs / 1000);
         res.setHeader('retry-after', String(seconds));
         const why = `Too many wrong tokens from this address: try again in ${seconds} s.`;
-        return this.#html(res, 429, loginPage(why));
+        return sendHtml(res, 429, loginPage(why));
       }
       const token = new URLSearchParams(text).get('token') ?? undefined;
       const session = this.#sessions.login(token);
       if (session === undefined) {
         this.#throttle.failed(address);
         log.warn(`console: a log-in with a wrong token from ${address} was refused`);
-        return this.#html(res, 401, loginPage('Wrong token: nothing was shown or changed.'));
+        return sendHtml(res, 401, loginPage('Wrong token: nothing was shown or changed.'));
       }
       this.#throttle.succeeded(address);
       res.setHeader('set-cookie', sessionCookie(session, isTls(req)));
-      this.#redirect(res, '/console/plugins');
+      redirect(res, '/console/plugins');
     });
-  }
-
-  /**
-   * Server-sent events: every tool call after the one the page has (`?after=<seq>`, or the
-   * browser's `Last-Event-ID` when it reconnects), as `event: call`. The kept calls after it are
-   * sent first: calls made between the page's rendering and its stream's opening would be
-   * missed otherwise (a loaded machine makes that gap long).
-   */
-  #events(req: IncomingMessage, res: ServerResponse, session: ConsoleSession): void {
-    res.writeHead(200, {
-      ...SECURITY_HEADERS,
-      'content-type': 'text/event-stream; charset=utf-8',
-      connection: 'keep-alive',
-    });
-    res.write('retry: 2000\n\n');
-    const tap = this.#options.tap;
-    const send = (call: TappedCall) => {
-      res.write(`id: ${call.seq}\nevent: call\ndata: ${JSON.stringify(callView(call))}\n\n`);
-    };
-    const after = seqAfter(req);
-    if (after !== undefined)
-      for (const call of tap?.recent() ?? []) if (call.seq > after) send(call);
-    // In the same turn as the replay: the tap publishes from a later one, so nothing falls between.
-    const stop = tap?.subscribe(send);
-    // A comment now and then keeps proxies and the browser from calling the stream dead.
-    const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
-    ping.unref();
-    this.#streams.set(res, session.id);
-    const end = () => {
-      clearInterval(ping);
-      stop?.();
-      this.#streams.delete(res);
-    };
-    req.on('close', end);
-    res.on('close', end);
   }
 
   #health() {
@@ -428,43 +352,4 @@ export class WebConsole {
   #onCall(call: TappedCall): void {
     this.#rates.add(call);
   }
-
-  #asset(res: ServerResponse, type: string, body: string): void {
-    res.writeHead(200, {
-      'content-type': `${type}; charset=utf-8`,
-      'cache-control': 'no-cache',
-      'x-content-type-options': 'nosniff',
-    });
-    res.end(body);
-  }
-
-  #html(res: ServerResponse, status: number, body: string): void {
-    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8' });
-    res.end(body);
-  }
-
-  #text(res: ServerResponse, status: number, text: string): void {
-    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
-    res.end(`${text}\n`);
-  }
-
-  #redirect(res: ServerResponse, location: string): void {
-    res.writeHead(303, { ...SECURITY_HEADERS, location });
-    res.end();
-  }
-}
-
-function isTls(req: IncomingMessage): boolean {
-  return (req.socket as { encrypted?: boolean }).encrypted === true;
-}
-
-/** The last call a feed already has: the reconnecting browser's `Last-Event-ID`, else `?after=`. */
-function seqAfter(req: IncomingMessage): number | undefined {
-  const header = req.headers['last-event-id'];
-  const text =
-    typeof header === 'string'
-      ? header
-      : new URL(req.url ?? '/', 'http://console').searchParams.get('after');
-  if (text === null || !/^\d{1,15}$/.test(text)) return undefined;
-  return Number(text);
 }

@@ -1,5 +1,7 @@
 /**
- * The management REST API of mcp-proxy, on `127.0.0.1:<management_port>` (default 12299):
+ * The management REST API of mcp-proxy, on `127.0.0.1:<management_port>` (default 12299). Its
+ * routes are those of the operations table (`operations/table.ts`), each answered by its
+ * operation's handler:
  *
  * | method + path              | body                  | 200                                   |
  * |----------------------------|-----------------------|---------------------------------------|
@@ -33,12 +35,18 @@ import {
   rebindingCheck,
   sendJson,
 } from '@mcpbox/framework';
+import { type Caller, perform } from '../operations/handlers.ts';
+import {
+  OPERATIONS,
+  type OperationName,
+  operationNamed,
+  type RestRoute,
+} from '../operations/table.ts';
 import type { PluginManager } from '../proxy/manager.ts';
 import { bearerCheck } from './auth.ts';
-import { readText } from './body.ts';
 import { HttpError } from './errors.ts';
 import { crossSiteRefusal } from './origin.ts';
-import { statusJson } from './status.ts';
+import { restArgs } from './restArgs.ts';
 
 /**
  * Pages served beside the API with their own log-in (the web console, `console/console.ts`):
@@ -85,110 +93,35 @@ export class ManagementPortInUseError extends Error {
 
 const log = createLogger('management');
 
-type Route = (req: IncomingMessage, param: string | undefined) => Promise<unknown> | unknown;
+/** An operation's REST route, found by method and path (without its path argument). */
+interface Route {
+  operation: OperationName;
+  route: RestRoute;
+}
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   sendJson(res, status, body, status === 401 ? { 'www-authenticate': 'Bearer' } : undefined);
 }
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const text = await readText(req);
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    // A body sent as something else (a form, say) is answered with what the API expects.
-    const type = req.headers['content-type'];
-    if (type !== undefined && !/^application\/json\b/i.test(type)) {
-      throw new HttpError(
-        400,
-        `expected a JSON body, e.g. {"plugin": "echo"}; got Content-Type ${type} that is not JSON`,
-      );
+/** Every REST route of the operations table, keyed `METHOD /path`. */
+function tableRoutes(): Map<string, Route> {
+  const routes = new Map<string, Route>();
+  for (const operation of OPERATIONS) {
+    for (const route of operation.rest) {
+      routes.set(`${route.method} ${route.path}`, { operation: operation.name, route });
     }
-    throw new HttpError(400, `malformed JSON body: ${(error as Error).message}`);
   }
+  return routes;
 }
 
-/** `{"plugin": "name"}` → name, or a 400 saying what was wrong. */
-async function pluginName(req: IncomingMessage): Promise<string> {
-  const body = await readBody(req);
-  const plugin = (body as { plugin?: unknown } | undefined)?.plugin;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpError(400, 'expected a JSON object body: {"plugin": "<name>"}');
+/** The route's path and its path argument: `/proxy/command/echo` → `/proxy/command`, `echo`. */
+function splitPath(path: string, routes: Map<string, Route>): [string, string | undefined] {
+  for (const { route } of routes.values()) {
+    if (route.param === undefined || !path.startsWith(`${route.path}/`)) continue;
+    const rest = path.slice(route.path.length + 1);
+    if (!rest.includes('/')) return [route.path, decodeURIComponent(rest)];
   }
-  if (typeof plugin !== 'string' || plugin.trim() === '') {
-    throw new HttpError(400, 'missing "plugin": expected {"plugin": "<name>"}');
-  }
-  return plugin;
-}
-
-function operationResult<T extends { ok: boolean; error?: string }>(result: T): T {
-  if (!result.ok) throw new HttpError(400, result.error ?? 'operation failed');
-  return result;
-}
-
-function routesFor(manager: PluginManager): Map<string, Route> {
-  return new Map<string, Route>([
-    [
-      'GET /proxy/status',
-      async () => {
-        const status = statusJson(manager.registry.getSummary());
-        // Cluster mode: the shared plugin set and how every replica compares with it.
-        return manager.clusterView ? { ...status, cluster: await manager.clusterView() } : status;
-      },
-    ],
-    [
-      'GET /proxy/plugins',
-      async () => ({
-        plugins: manager.registry.plugins().map((p) => p.name),
-        available: await manager.available(),
-      }),
-    ],
-    [
-      'GET /proxy/tools',
-      () => ({
-        tools: manager.registry
-          .allTools()
-          .sort()
-          .map((name) => ({
-            name,
-            plugin: manager.registry.findToolOwner(name),
-            dynamic: manager.isDynamicTool(name),
-          })),
-      }),
-    ],
-    ['POST /proxy/load', async (req) => operationResult(await manager.load(await pluginName(req)))],
-    [
-      'POST /proxy/unload',
-      async (req) => operationResult(await manager.unload(await pluginName(req))),
-    ],
-    [
-      'POST /proxy/reload',
-      async (req) => {
-        const plugin = await pluginName(req);
-        return operationResult(
-          await manager.reload(plugin, { howToLoad: `mcp-proxy load ${plugin}` }),
-        );
-      },
-    ],
-    ['GET /proxy/commands', () => ({ commands: manager.commands.list() })],
-    [
-      'POST /proxy/command',
-      async (req, name) => {
-        if (!name) throw new HttpError(404, 'no command given: POST /proxy/command/<name>');
-        const body = await readBody(req);
-        if (
-          body !== undefined &&
-          (typeof body !== 'object' || body === null || Array.isArray(body))
-        ) {
-          throw new HttpError(400, 'command arguments must be a JSON object');
-        }
-        const outcome = await manager.commands.run(name, (body as Record<string, unknown>) ?? {});
-        if (!outcome.ok) throw new HttpError(outcome.unknown ? 404 : 400, outcome.error);
-        return { ok: true, command: outcome.command, result: outcome.result ?? null };
-      },
-    ],
-  ]);
+  return [path, undefined];
 }
 
 /** Starts the API; rejects with {@link ManagementPortInUseError} when the port is taken. */
@@ -212,7 +145,11 @@ export async function startManagementServer(
     );
   }
   const authorized = bearerCheck(options.token);
-  const routes = routesFor(options.manager);
+  const routes = tableRoutes();
+  // How the API's users load a plugin: with the CLI, `mcp-proxy load echo`.
+  const howToLoad = (plugin: string) =>
+    `mcp-proxy ${operationNamed('load').cli.command.split(' ')[0]} ${plugin}`;
+  const caller: Caller = { manager: options.manager, howToLoad };
   const rebinding = rebindingCheck(host);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -226,9 +163,7 @@ export async function startManagementServer(
     if (!authorized(req.headers.authorization)) {
       return send(res, 401, { ok: false, error: 'unauthorized' });
     }
-    const commandMatch = /^\/proxy\/command\/([^/]+)$/.exec(path);
-    const routePath = commandMatch ? '/proxy/command' : path;
-    const param = commandMatch ? decodeURIComponent(commandMatch[1]) : undefined;
+    const [routePath, param] = splitPath(path, routes);
     const route = routes.get(`${req.method} ${routePath}`);
     if (!route) {
       const other = [...routes.keys()].some((key) => key.endsWith(` ${routePath}`));
@@ -237,7 +172,9 @@ export async function startManagementServer(
         : send(res, 404, { ok: false, error: `no such endpoint: ${path}` });
     }
     try {
-      send(res, 200, await route(req, param));
+      const args = await restArgs(req, route.route, param);
+      const answer = (await perform(route.operation, caller, args)).rest();
+      send(res, answer.status, answer.body);
     } catch (error) {
       if (error instanceof HttpError) return send(res, error.status, error.toJSON());
       log.error(`management request ${req.method} ${path} failed`, error as Error);

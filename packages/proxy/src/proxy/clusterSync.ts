@@ -1,6 +1,7 @@
 /**
  * Cluster mode for mcp-proxy's plugins: a `load`, `unload` or `reload` on any replica (REST, CLI,
- * MCP tool, console — they all go through the {@link PluginManager}) is written to the
+ * MCP tool, console — they all go through the operations' handlers and the
+ * {@link PluginManager}) is written to the
  * cluster's plugin set and announced; every replica then reconciles itself with the set. A
  * replica that starts later adopts the set; one that lost Redis re-reads it when Redis is back,
  * after handing over the changes it made meanwhile. Each replica reports what it has and what
@@ -15,8 +16,19 @@ import {
   type Logger,
   SharedPluginSet,
 } from '@mcpbox/framework';
+import { type Caller, HANDLERS } from '../operations/handlers.ts';
+import type { OperationName } from '../operations/table.ts';
 import type { ClusterView } from './clusterView.ts';
 import type { ManagerEvent, PluginManager } from './manager.ts';
+
+/**
+ * The operations of `operations/table.ts` that cluster mode carries to every replica (those
+ * marked `replicated`). Sync does not replay calls: it keeps a shared plugin set with reload
+ * generations, and each of these has its own rule in {@link ClusterPluginSync} (load what the
+ * set has, unload what it lacks, reload on a newer generation), applied through the
+ * operation's handler.
+ */
+export const RECONCILED_OPERATIONS: readonly OperationName[] = ['load', 'unload', 'reload'];
 
 /** How often a replica refreshes its report (it expires after `REPORT_TTL_MS`). */
 const REPORT_INTERVAL_MS = 10_000;
@@ -25,6 +37,8 @@ type Pending = { type: ManagerEvent['type']; plugin: string };
 
 export class ClusterPluginSync {
   readonly #manager: PluginManager;
+  /** How sync calls an operation: as the cluster, so the change is not shared again. */
+  readonly #caller: Caller;
   readonly #link: ClusterLink;
   readonly #set: SharedPluginSet;
   readonly #logger: Logger;
@@ -44,6 +58,7 @@ export class ClusterPluginSync {
 
   constructor(manager: PluginManager, link: ClusterLink, logger?: Logger) {
     this.#manager = manager;
+    this.#caller = { manager, fromCluster: true };
     this.#link = link;
     this.#set = new SharedPluginSet(link.records, link.replicaId);
     this.#logger = logger ?? createLogger('cluster');
@@ -192,20 +207,20 @@ export class ClusterPluginSync {
       if (this.#inFlight.has(plugin)) continue;
       const generation = shared.reloads[plugin] ?? 0;
       if (!local.has(plugin)) {
-        const result = await manager.load(plugin, { fromCluster: true });
+        const result = await HANDLERS.load.run(this.#caller, { plugin });
         this.#outcome(plugin, 'load', result.ok || manager.registry.isLoaded(plugin), result.error);
         if (manager.registry.isLoaded(plugin)) this.#applied.set(plugin, generation);
       } else if (!this.#applied.has(plugin)) {
         this.#applied.set(plugin, generation);
       } else if (generation > (this.#applied.get(plugin) ?? 0)) {
-        const result = await manager.reload(plugin, { fromCluster: true });
+        const result = await HANDLERS.reload.run(this.#caller, { plugin });
         this.#applied.set(plugin, generation);
         this.#outcome(plugin, 'reload', result.ok, result.error);
       }
     }
     for (const plugin of local) {
       if (shared.plugins.includes(plugin) || this.#inFlight.has(plugin)) continue;
-      const result = await manager.unload(plugin, { fromCluster: true });
+      const result = await HANDLERS.unload.run(this.#caller, { plugin });
       this.#applied.delete(plugin);
       this.#outcome(plugin, 'unload', result.ok, result.error);
     }

@@ -1,0 +1,206 @@
+/**
+ * What each management operation of `table.ts` does, over the {@link PluginManager}: `run`
+ * performs it and returns a typed result; `rest` is the API's answer for that result (status
+ * and JSON), `tool` the `proxy__*` tool's. Every front door dispatches here, so an operation
+ * behaves alike whoever asks (REST, CLI, tool, console, cluster); only the wording of a
+ * front door's own hints comes from the caller.
+ *
+ * @module
+ */
+import {
+  type LoadResult,
+  pluginList,
+  pluginStatus,
+  type RegistrySummary,
+  type StatusInfo,
+  type ToolReturn,
+  toolList,
+  type UnloadResult,
+} from '@mcpbox/framework';
+import { statusJson } from '../management/status.ts';
+import { type ClusterView, clusterText } from '../proxy/clusterView.ts';
+import type { CommandInfo, CommandOutcome } from '../proxy/commands.ts';
+import type { AvailableEntry, PluginManager } from '../proxy/manager.ts';
+import { commandResultText, commandsText } from './cliText.ts';
+import type { OperationArgs, OperationName } from './table.ts';
+import { describeOperation, dispatchHint, error, text } from './toolText.ts';
+
+/** Who asks: the manager, how this front door says "load it", and whether the cluster asks. */
+export interface Caller {
+  manager: PluginManager;
+  /** For reloading a plugin that is not loaded: how to load it, in this front door's terms. */
+  howToLoad?: (plugin: string) => string;
+  /** Cluster mode applying another replica's change: not to be shared again. */
+  fromCluster?: boolean;
+}
+
+/** What the `proxy__*` tools' texts need beyond the result. */
+export interface ToolDoor {
+  manager: PluginManager;
+  /** `proxy__run` exists: results name the tools a client has to reach through it. */
+  dynamicDispatch: boolean;
+  /** Server name, transport and ports for `proxy__status`. */
+  status: () => Omit<StatusInfo, 'summary'>;
+}
+
+/** A REST answer: 200 with the result, or an error status with `{ok: false, error}`. */
+export interface RestAnswer {
+  status: number;
+  body: unknown;
+}
+
+export interface Handler<A, R> {
+  run(caller: Caller, args: A): Promise<R>;
+  rest(result: R): RestAnswer;
+  tool(result: R, door: ToolDoor, args: A): ToolReturn;
+}
+
+const refused = (status: number, message: string): RestAnswer => ({
+  status,
+  body: { ok: false, error: message },
+});
+
+type PluginArgs = { plugin: string };
+
+/** load, unload, reload: the manager's call, and the texts for what it did. */
+function pluginHandler<R extends LoadResult>(
+  run: (caller: Caller, plugin: string) => Promise<R>,
+  wording: { verb: string; failed: string; removed?: boolean },
+): Handler<PluginArgs, R> {
+  return {
+    run: (caller, { plugin }) => run(caller, plugin),
+    rest: (result) =>
+      result.ok ? { status: 200, body: result } : refused(400, result.error ?? 'operation failed'),
+    tool(result, door) {
+      if (!result.ok) return error(result.error ?? wording.failed);
+      const described = describeOperation(wording.verb, result, wording.removed);
+      // The hint goes with tools a client has to reach through proxy__run (unloaded ones are gone).
+      const { manager } = door;
+      const hint =
+        !wording.removed && door.dynamicDispatch && manager.startupDone
+          ? dispatchHint(result.tools.filter((t) => manager.isDynamicTool(t)))
+          : '';
+      return text(described + hint);
+    },
+  };
+}
+
+interface StatusResult {
+  summary: RegistrySummary;
+  cluster?: ClusterView;
+}
+
+interface ToolView {
+  name: string;
+  plugin: string | undefined;
+  dynamic: boolean;
+}
+
+type CommandResult = { commands: CommandInfo[] } | { outcome: CommandOutcome };
+
+const byName = (a: ToolView, b: ToolView) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+export const HANDLERS = {
+  load: pluginHandler((c, plugin) => c.manager.load(plugin, { fromCluster: c.fromCluster }), {
+    verb: 'Loaded',
+    failed: 'load failed',
+  }),
+  unload: pluginHandler<UnloadResult>(
+    (c, plugin) => c.manager.unload(plugin, { fromCluster: c.fromCluster }),
+    { verb: 'Unloaded', failed: 'unload failed', removed: true },
+  ),
+  reload: pluginHandler(
+    (c, plugin) =>
+      c.manager.reload(plugin, { howToLoad: c.howToLoad?.(plugin), fromCluster: c.fromCluster }),
+    { verb: 'Reloaded', failed: 'reload failed' },
+  ),
+  status: {
+    async run({ manager }) {
+      const summary = manager.registry.getSummary();
+      // Cluster mode: the shared plugin set and how every replica compares with it.
+      return manager.clusterView ? { summary, cluster: await manager.clusterView() } : { summary };
+    },
+    rest: ({ summary, cluster }) => {
+      const status = statusJson(summary);
+      return { status: 200, body: cluster ? { ...status, cluster } : status };
+    },
+    tool: ({ summary, cluster }, door) => {
+      const shown = pluginStatus({ ...door.status(), summary });
+      return cluster ? `${shown}\n${clusterText(cluster)}` : shown;
+    },
+  } satisfies Handler<OperationArgs, StatusResult>,
+  list: {
+    run: async ({ manager }) => ({
+      plugins: manager.registry.plugins().map((p) => p.name),
+      available: await manager.available(),
+    }),
+    rest: (result) => ({ status: 200, body: result }),
+    tool: ({ available }) => {
+      if (available.length === 0) return pluginList([]);
+      const notLoaded = available.filter((p) => !p.loaded);
+      if (notLoaded.length === 0) return '(every available plugin is loaded)';
+      return pluginList(notLoaded);
+    },
+  } satisfies Handler<OperationArgs, { plugins: string[]; available: AvailableEntry[] }>,
+  tools: {
+    // In the registry's order; the API sorts them by name.
+    run: async ({ manager }) =>
+      manager.registry.allTools().map((name) => ({
+        name,
+        plugin: manager.registry.findToolOwner(name),
+        dynamic: manager.isDynamicTool(name),
+      })),
+    rest: (tools) => ({ status: 200, body: { tools: [...tools].sort(byName) } }),
+    tool: (tools, _door, { dynamic_only }) =>
+      dynamic_only
+        ? toolList(
+            tools
+              .filter((t) => t.dynamic)
+              .map((t) => t.name)
+              .sort(),
+            '(no dynamic tools loaded)',
+          )
+        : toolList(tools.map((t) => t.name)),
+  } satisfies Handler<{ dynamic_only?: boolean }, ToolView[]>,
+  command: {
+    run: async ({ manager }, { command, args }) =>
+      command
+        ? { outcome: await manager.commands.run(command, args ?? {}) }
+        : { commands: manager.commands.list() },
+    rest(result) {
+      if ('commands' in result) return { status: 200, body: { commands: result.commands } };
+      const { outcome } = result;
+      if (!outcome.ok) return refused(outcome.unknown ? 404 : 400, outcome.error);
+      return {
+        status: 200,
+        body: { ok: true, command: outcome.command, result: outcome.result ?? null },
+      };
+    },
+    tool(result) {
+      if ('commands' in result) return commandsText(result.commands);
+      if (!result.outcome.ok) return error(result.outcome.error);
+      return commandResultText(result.outcome.result);
+    },
+  } satisfies Handler<{ command?: string; args?: Record<string, unknown> }, CommandResult>,
+} satisfies Record<OperationName, unknown>;
+
+/** What one call of an operation gave, as each front door answers it. */
+export interface Performed {
+  rest(): RestAnswer;
+  tool(door: ToolDoor): ToolReturn;
+}
+
+/**
+ * Runs an operation for a front door that holds its arguments untyped (the REST API and the
+ * tools read them from the wire and the table's schema): the one place they meet the handler's
+ * types.
+ */
+export async function perform(
+  name: OperationName,
+  caller: Caller,
+  args: OperationArgs,
+): Promise<Performed> {
+  const handler = HANDLERS[name] as unknown as Handler<OperationArgs, unknown>;
+  const result = await handler.run(caller, args);
+  return { rest: () => handler.rest(result), tool: (door) => handler.tool(result, door, args) };
+}

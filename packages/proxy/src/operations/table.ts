@@ -1,0 +1,218 @@
+/**
+ * The management operations of mcp-proxy, one entry each: its name, what it does, its arguments
+ * (the zod shape the `proxy__*` tool lists), and how every front door addresses it — the tool's
+ * name, the REST method and path, the CLI command words and how the CLI prints the answer —,
+ * whether cluster mode replicates it and whether the web console offers it. The REST API, the
+ * CLI, the `proxy__*` tools, the console and cluster sync read this table; what an operation
+ * does is its handler in `handlers.ts`, keyed by the same name. Adding an operation is one entry
+ * here and its handler there.
+ *
+ * This file is what the CLI loads to declare its commands, so it imports no framework code.
+ *
+ * @module
+ */
+import { z } from 'zod';
+import type { ProxyStatus } from '../management/status.ts';
+import {
+  type AvailableBody,
+  commandArgs,
+  commandResultText,
+  commandsText,
+  listText,
+  type OperationBody,
+  operationText,
+  statusText,
+  type ToolsBody,
+  toolsText,
+} from './cliText.ts';
+
+/** An operation's arguments as every front door hands them to its handler. */
+export type OperationArgs = Record<string, unknown>;
+
+/** One way the REST API reaches an operation. */
+export interface RestRoute {
+  method: 'GET' | 'POST';
+  path: string;
+  /** The path continues with one segment naming this argument: `/proxy/command/<name>`. */
+  param?: string;
+  /**
+   * What the body carries: `{"plugin": "<name>"}` for `{ name: 'plugin' }`, or a JSON object of
+   * named values that becomes the argument `object` names. None: the body is not read.
+   */
+  body?: { name: string } | { object: string };
+}
+
+/** An `mcp-proxy` client command: it sends the operation's REST request and prints the answer. */
+export interface CliCommand {
+  /** Commander's words: the command name and its operands, `load <plugin>`. */
+  command: string;
+  description: string;
+  /** Extra flags, `[flags, description]`; commander camel-cases them for {@link args}. */
+  options?: ReadonlyArray<readonly [string, string]>;
+  /** The operation's arguments from the command's operands and flags. */
+  args(operands: ReadonlyArray<string | undefined>, flags: Record<string, unknown>): OperationArgs;
+  /** What the command prints for the API's JSON answer. */
+  text(body: unknown, args: OperationArgs): string;
+}
+
+export interface OperationSpec {
+  name: string;
+  /** What it does: the tool's description. */
+  summary: string;
+  /** The tool's input schema; none: the tool takes no arguments (and lists no schema). */
+  args?: z.ZodRawShape;
+  /** Changes what runs: kernel code may not call its tool (the framework's privilege mark). */
+  privileged?: boolean;
+  /** The `proxy__*` tool. */
+  tool: string;
+  rest: readonly RestRoute[];
+  cli: CliCommand;
+  /** Cluster mode carries it to every replica (cluster sync reconciles it, `clusterSync.ts`). */
+  replicated?: boolean;
+  /** A button on the console's plugins page; `flashTools`: its message names the tools. */
+  console?: { flashTools: boolean };
+}
+
+const pluginArg = { plugin: z.string().min(1).describe('Plugin name') };
+
+/** load, unload and reload: one plugin by name, the same at every front door. */
+function pluginOperation<N extends 'load' | 'unload' | 'reload'>(
+  name: N,
+  verb: string,
+  summary: string,
+): OperationSpec & { name: N } {
+  const unload = name === 'unload';
+  return {
+    name,
+    summary,
+    args: pluginArg,
+    privileged: true,
+    tool: `proxy__${name}`,
+    rest: [{ method: 'POST', path: `/proxy/${name}`, body: { name: 'plugin' } }],
+    cli: {
+      command: `${name} <plugin>`,
+      description: `${name} a plugin in the running proxy`,
+      args: ([plugin]) => ({ plugin }),
+      text: (body) => operationText(verb, body as OperationBody, unload),
+    },
+    replicated: true,
+    console: { flashTools: !unload },
+  };
+}
+
+/** In the order the `proxy__*` tools are listed. */
+export const OPERATIONS = [
+  pluginOperation(
+    'load',
+    'Loaded',
+    'Load a plugin (or a configured MCP server) into the running proxy.',
+  ),
+  pluginOperation(
+    'unload',
+    'Unloaded',
+    'Unload a plugin: its tools, resources and prompts disappear.',
+  ),
+  pluginOperation(
+    'reload',
+    'Reloaded',
+    'Reload a plugin from its files. The old version keeps serving if the new one fails to load.',
+  ),
+  {
+    name: 'status',
+    summary: 'Server, transport, ports and how many plugins and tools are loaded.',
+    tool: 'proxy__status',
+    rest: [{ method: 'GET', path: '/proxy/status' }],
+    cli: {
+      command: 'status',
+      description: 'plugins and tools of the running proxy',
+      args: () => ({}),
+      text: (body) => statusText(body as ProxyStatus),
+    },
+  },
+  {
+    name: 'list',
+    summary: 'Plugins that are available but not loaded.',
+    tool: 'proxy__list',
+    rest: [{ method: 'GET', path: '/proxy/plugins' }],
+    cli: {
+      command: 'list',
+      description: 'plugins available to the running proxy, loaded or not',
+      args: () => ({}),
+      text: (body) => listText(body as AvailableBody),
+    },
+  },
+  {
+    name: 'tools',
+    summary: 'Names of loaded tools; dynamic_only lists those loaded after start-up.',
+    args: {
+      dynamic_only: z.boolean().default(false).describe('Only tools loaded after start-up'),
+    },
+    tool: 'proxy__tools',
+    rest: [{ method: 'GET', path: '/proxy/tools' }],
+    cli: {
+      command: 'tools',
+      description: 'tools of the running proxy',
+      options: [['--dynamic-only', 'only tools loaded after start-up']],
+      args: (_, flags) => ({ dynamic_only: flags.dynamicOnly === true }),
+      text: (body, args) => toolsText(body as ToolsBody, args.dynamic_only === true),
+    },
+  },
+  {
+    name: 'command',
+    summary: 'Run a management command a plugin registered; without a name, list them.',
+    args: {
+      command: z.string().optional().describe('Command name'),
+      // A free-form object, said so (`additionalProperties: true`): each command reads its own.
+      args: z
+        .record(z.string(), z.unknown())
+        .meta({ additionalProperties: true })
+        .optional()
+        .describe('Arguments for the command: an object of named values'),
+    },
+    privileged: true,
+    tool: 'proxy__command',
+    // With a command name it runs that command, without one it lists them.
+    rest: [
+      { method: 'POST', path: '/proxy/command', param: 'command', body: { object: 'args' } },
+      { method: 'GET', path: '/proxy/commands' },
+    ],
+    cli: {
+      command: 'command [name] [args]',
+      description: 'run a plugin command (JSON object args); without a name, list commands',
+      args: ([name, args]) => (name ? { command: name, args: commandArgs(args) } : {}),
+      text: (body, args) =>
+        args.command === undefined
+          ? commandsText((body as { commands: Array<{ name: string; plugin?: string }> }).commands)
+          : commandResultText((body as { result: unknown }).result),
+    },
+  },
+] as const satisfies readonly OperationSpec[];
+
+export type OperationName = (typeof OPERATIONS)[number]['name'];
+
+export function operationNamed(name: string): OperationSpec {
+  const found = (OPERATIONS as readonly OperationSpec[]).find((o) => o.name === name);
+  if (found === undefined) throw new Error(`no management operation '${name}'`);
+  return found;
+}
+
+/** The route a client uses for these arguments: the first whose path argument it has. */
+export function restRouteFor(operation: OperationSpec, args: OperationArgs): RestRoute {
+  const route = operation.rest.find((r) => r.param === undefined || args[r.param] !== undefined);
+  if (route === undefined) throw new Error(`no REST route of '${operation.name}' fits`);
+  return route;
+}
+
+/** Path and body of a REST request for an operation (the CLI's side of {@link RestRoute}). */
+export function restRequest(
+  route: RestRoute,
+  args: OperationArgs,
+): { path: string; body?: unknown } {
+  const path =
+    route.param === undefined
+      ? route.path
+      : `${route.path}/${encodeURIComponent(String(args[route.param]))}`;
+  if (route.body === undefined) return { path };
+  if ('name' in route.body) return { path, body: { [route.body.name]: args[route.body.name] } };
+  return { path, body: args[route.body.object] };
+}

@@ -1,0 +1,91 @@
+/**
+ * `proxy__search` and `proxy__run`, registered beside the management tools only with
+ * `dynamic_dispatch: true`: for clients that ignore `tools/list_changed`, a ranked search of
+ * every loaded tool and a way to call the tools loaded after start-up. They dispatch to tools,
+ * not to the plugin manager, so they are not management operations (`operations/table.ts`).
+ *
+ * @module
+ */
+import type { PluginServer } from '@mcpbox/framework';
+import type { Tool } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { error, names } from '../operations/toolText.ts';
+import type { InnerClient } from './innerClient.ts';
+import type { PluginManager } from './manager.ts';
+
+/** One `proxy__search` hit: name, owner, how to call it, and the first line of its description. */
+function searchLine(plugin: string, tool: Tool, manager: PluginManager): string {
+  const how = manager.isDynamicTool(tool.name) ? ', via proxy__run' : '';
+  const about = (tool.description ?? '').split('\n')[0];
+  return `${tool.name} (${plugin}${how})${about ? `: ${about}` : ''}`;
+}
+
+export function registerSearchTool(server: PluginServer, manager: PluginManager): void {
+  server.registerTool(
+    'proxy__search',
+    {
+      description:
+        'Search every loaded tool by what it does (names, descriptions, parameters); best first.',
+      inputSchema: {
+        query: z.string().min(1).describe('What the tool should do, in words'),
+        limit: z.number().int().min(1).max(50).default(10).describe('Most tools to return'),
+      },
+    },
+    ({ query, limit }) => {
+      const hits = server.catalog.search(query, { limit });
+      if (hits.length === 0) return `(no tool matches '${query}')`;
+      return hits.map(({ plugin, tool }) => searchLine(plugin, tool, manager)).join('\n');
+    },
+  );
+}
+
+/**
+ * `proxy__run`: an unknown name is answered with the closest matches ("did you mean") from the
+ * catalog's one search index, leaving out the management plugin's own tools.
+ */
+export function registerRunTool(
+  server: PluginServer,
+  manager: PluginManager,
+  inner: InnerClient,
+  managementPlugin: string,
+): void {
+  server.registerTool(
+    'proxy__run',
+    {
+      description:
+        'Call a tool that was loaded after start-up (for clients that do not refresh their tool list).',
+      inputSchema: {
+        tool: z.string().min(1).describe('Name of the dynamically loaded tool'),
+        arguments: z
+          .record(z.string(), z.unknown())
+          .meta({ additionalProperties: true })
+          .optional()
+          .describe('Arguments for the tool'),
+      },
+      privileged: true,
+    },
+    async ({ tool, arguments: args }, ctx) => {
+      if (manager.registry.findToolOwner(tool) === undefined) {
+        const similar = server.catalog
+          .search(tool, { limit: 3 })
+          .filter((hit) => hit.plugin !== managementPlugin)
+          .map((hit) => hit.tool.name);
+        const guess = similar.length > 0 ? ` Did you mean: ${similar.join(', ')}?` : '';
+        return error(
+          `'${tool}' not found.${guess} Available dynamic tools: ${names(manager.dynamicTools())}`,
+        );
+      }
+      if (!manager.isDynamicTool(tool)) {
+        return error(`'${tool}' is a static tool — call it directly, not via proxy__run.`);
+      }
+      try {
+        return await inner.callTool(tool, args, ctx);
+      } catch (e) {
+        return {
+          content: [{ type: 'text', text: `Error calling '${tool}': ${(e as Error).message}` }],
+          isError: true,
+        };
+      }
+    },
+  );
+}
