@@ -8,6 +8,7 @@ export { ApprovalDeniedError, ApprovalGate } from './approval/approvalGate.ts';
 export { ApprovalQueue } from './approval/approvalQueue.ts';
 export type { ApprovalOutcome, Approver, ToolCall } from './approval/approvalRequest.ts';
 export { ApprovalRequest } from './approval/approvalRequest.ts';
+export { type ServeIpyboxOptions, serveIpybox } from './cli/serve.ts';
 // Code mode: the whole catalog as search_tools + execute_code (`mcp-factory --code-mode on`).
 export {
   description as codeModePluginDescription,
@@ -63,8 +64,7 @@ export {
   validateSandboxSettings,
 } from './sandbox/sandboxConfig.ts';
 export { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
-export { type ServeIpyboxOptions, serveIpybox } from './server/serve.ts';
-export { type IpyboxSettings, parseSettings, type WrittenSettings } from './server/settings.ts';
+export { type IpyboxSettings, parseSettings, type WrittenSettings } from './settings.ts';
 export type {
   ToolCallErrorType,
   ToolCallReply,

@@ -1,6 +1,6 @@
 /**
  * The ipybox MCP server as an mcpbox plugin: `mcp-factory -p ipybox`, `mcp-proxy -a ipybox`, or
- * the `ipybox` CLI. Settings come from `plugins.ipybox:` in a YAML config (see `server/settings.ts`):
+ * the `ipybox` CLI. Settings come from `plugins.ipybox:` in a YAML config (see `settings.ts`):
  *
  * ```yaml
  * plugins:
@@ -18,7 +18,7 @@ import { checkPython } from './kernel/pythonCheck.ts';
 import { clusterKernelDirectory } from './kernels/kernelDirectory.ts';
 import { pythonProbe, sweepLeftovers } from './kernels/startupWork.ts';
 import { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
-import { type IpyboxSettings, parseSettings } from './server/settings.ts';
+import { type IpyboxSettings, parseSettings } from './settings.ts';
 import { ipyboxAdmin } from './tools/adminSurface.ts';
 import { registerIpyboxTools } from './tools/tools.ts';
 

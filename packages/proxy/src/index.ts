@@ -21,13 +21,8 @@ export {
   type ManagementServerOptions,
   startManagementServer,
 } from './management/server.ts';
-export { type ProxyStatus, statusJson } from './management/status.ts';
+export { type ProxyStatus, statusJson } from './operations/status.ts';
 export { type CommandHandler, type CommandInfo, CommandRegistry } from './proxy/commands.ts';
-export {
-  MANAGEMENT_PLUGIN,
-  type ManagementToolsOptions,
-  managementTools,
-} from './proxy/managementTools.ts';
 export {
   type AvailableEntry,
   type ManagerEvent,
@@ -35,3 +30,8 @@ export {
   type PluginManagerOptions,
 } from './proxy/manager.ts';
 export { PluginWatcher, type PluginWatcherOptions } from './proxy/watch.ts';
+export {
+  MANAGEMENT_PLUGIN,
+  type ManagementToolsOptions,
+  managementTools,
+} from './tools/managementTools.ts';

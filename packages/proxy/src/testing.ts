@@ -5,5 +5,5 @@
  *
  * @module
  */
-export { inProcessProxy } from './proxy/__fixtures__/inProcess.ts';
+export { inProcessProxy } from './__fixtures__/inProcess.ts';
 export { testdir, writeFile } from './proxy/__fixtures__/testdir.ts';

@@ -18,8 +18,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createLogger, errorMessage, type Logger } from '@mcpbox/framework';
 import type { WebSocket, WebSocketServer } from 'ws';
+import { bearerTokenMatches } from '../bearerTokens.ts';
 import { ws } from '../lazy.ts';
-import { bearerTokenMatches } from '../toolserver/auth.ts';
 import type { ApprovalGate } from './approvalGate.ts';
 import type { ApprovalRequest } from './approvalRequest.ts';
 

@@ -129,7 +129,7 @@ const program = new Command('ipybox')
     // The Python probe and the sweep run while the modules below load (kernels/startupWork.ts).
     beginStartupWork(options.python);
     // Imported here, so --help loads neither the server nor the framework.
-    const { serveIpybox } = await import('../server/serve.ts');
+    const { serveIpybox } = await import('./serve.ts');
     const { configureLogging } = await import('@mcpbox/framework');
     try {
       configureLogging({ level: options.logLevel });

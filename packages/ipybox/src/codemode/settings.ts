@@ -16,7 +16,7 @@
 import { errorMessage } from '@mcpbox/framework';
 import type { ApprovalPolicy } from '../approval/approvalGate.ts';
 import type { ToolCall } from '../approval/approvalRequest.ts';
-import { type IpyboxSettings, parseSettings } from '../server/settings.ts';
+import { type IpyboxSettings, parseSettings } from '../settings.ts';
 
 export type RuleMode = 'auto' | 'elicit' | 'deny';
 const RULE_MODES: readonly RuleMode[] = ['auto', 'elicit', 'deny'];

@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { MemoryRecordStore, type RecordStore } from '@mcpbox/framework';
-import type { IpyboxSettings } from '../server/settings.ts';
+import type { IpyboxSettings } from '../settings.ts';
 
 export interface SharedKernel {
   /** The handle's public id. */

@@ -17,7 +17,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { isGone, killGroup, waitUntilGone } from '../__fixtures__/processes.ts';
-import { makeOwnedDir } from '../kernel/ownedDirs.ts';
+import { makeOwnedDir } from '../ownedDirs.ts';
 import { nobodyListens } from '../sandbox/staleSockets.ts';
 import {
   runCell,

@@ -10,8 +10,9 @@
  *
  * @module
  */
-import { sweepDeadOwners } from '../kernel/ownedDirs.ts';
+
 import { interpreterPath, type PythonProbeOutcome, probePython } from '../kernel/pythonProbe.ts';
+import { sweepDeadOwners } from '../ownedDirs.ts';
 import { sweepStaleSandboxSockets } from '../sandbox/staleSockets.ts';
 
 const begun = new Map<string, Promise<unknown>>();
@@ -50,7 +51,7 @@ export function pythonProbe(python: string): Promise<PythonProbeOutcome> {
 
 /**
  * Removes the kernel, sandbox and socket directories and the sandbox's sockets of dead ipybox
- * processes (see `kernel/ownedDirs.ts`); the sweep begun early, or a new one. Returns their paths.
+ * processes (see `ownedDirs.ts`); the sweep begun early, or a new one. Returns their paths.
  */
 export function sweepLeftovers(): Promise<string[]> {
   return take('sweep', sweepLeftoversNow);

@@ -1,5 +1,5 @@
 /** The confinement contract against a sandboxed and an ordinary kernel, in one run. */
-import { confinementContract } from './confinement.contract.ts';
+import { confinementContract } from '../confinement.contract.ts';
 
 confinementContract('sandboxed');
 confinementContract('unsandboxed');

@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { isGone, waitUntilGone } from '../__fixtures__/processes.ts';
 
-const OWNER = fileURLToPath(new URL('./__fixtures__/sandboxOwner.ts', import.meta.url));
+const OWNER = fileURLToPath(new URL('../__fixtures__/sandboxOwner.ts', import.meta.url));
 
 interface ProcessInfo {
   pid: number;

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { findProgram } from '@mcpbox/framework';
 import { checkSandboxHost, SANDBOX_INSTALL_HINT, SandboxUnavailableError } from './preflight.ts';
 
-const START = fileURLToPath(new URL('./__fixtures__/startSandboxed.ts', import.meta.url));
+const START = fileURLToPath(new URL('../__fixtures__/startSandboxed.ts', import.meta.url));
 
 describe('sandbox preflight', () => {
   let root: string;

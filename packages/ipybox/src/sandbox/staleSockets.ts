@@ -9,7 +9,7 @@
  */
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { removeStale } from '../kernel/ownedDirs.ts';
+import { removeStale } from '../ownedDirs.ts';
 
 const SANDBOX_SOCKET = /^(claude-http-|claude-socks-|srt-mux-|srt-tt-).*\.sock$/;
 

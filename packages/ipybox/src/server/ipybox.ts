@@ -24,7 +24,7 @@ import {
   WorkspaceVenv,
 } from '../kernels/workspaceVenv.ts';
 import { ServerRegistry } from '../mcptools/registry.ts';
-import type { IpyboxSettings } from './settings.ts';
+import type { IpyboxSettings } from '../settings.ts';
 
 export interface IpyboxOptions {
   /** The process environment to read (default `process.env`); `.env` fills what it lacks. */

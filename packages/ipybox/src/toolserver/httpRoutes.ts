@@ -7,7 +7,7 @@
  * @module
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { bearerTokenMatches } from './auth.ts';
+import { bearerTokenMatches } from '../bearerTokens.ts';
 
 /** What the routes need from the tool server. */
 export interface HttpRoutes {

@@ -21,7 +21,7 @@ import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { createLogger, errorMessage, inSpan, type Logger } from '@mcpbox/framework';
 import { ApprovalGate } from '../approval/approvalGate.ts';
 import { APPROVAL_PATH, ApprovalWebSocketEndpoint } from '../approval/approvalWebSocket.ts';
-import { bearerTokenMatches, newToken } from './auth.ts';
+import { bearerTokenMatches, newToken } from '../bearerTokens.ts';
 import { type HttpRoutes, handleHttpRequest, reply } from './httpRoutes.ts';
 import { RunLane } from './runLane.ts';
 import {

@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { test } from 'node:test';
 import { UnauthenticatedBindError } from '@mcpbox/framework';
 import { listeningAddress } from '@mcpbox/test-utils';
-import { inProcessProxy } from '../proxy/__fixtures__/inProcess.ts';
+import { inProcessProxy } from '../__fixtures__/inProcess.ts';
 import { startManagementServer } from './server.ts';
 
 test('0.0.0.0 without a token is refused; with a token, or allowed, it serves', async (t) => {

@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { fail } from '../commands/exit.ts';
-import type { ProxyStatus } from '../management/status.ts';
+import type { ProxyStatus } from './status.ts';
 
 const MAX_TOOLS_SHOWN = 5;
 
@@ -87,23 +86,31 @@ export function commandsText(commands: ReadonlyArray<{ name: string; plugin?: st
   return commands.map((c) => `  ${c.name}${c.plugin ? ` (${c.plugin})` : ''}`).join('\n');
 }
 
+/** A CLI operand that cannot be used; its message is written for the user. */
+export class OperandError extends Error {
+  override name = 'OperandError';
+}
+
 /** A command's result: text as is, anything else as indented JSON. */
 export function commandResultText(result: unknown): string {
   if (result === undefined || result === null) return '(no result)';
   return typeof result === 'string' ? result : JSON.stringify(result, null, 2);
 }
 
-/** `mcp-proxy command NAME '{"key": "value"}'`: the arguments operand, a JSON object. */
+/**
+ * `mcp-proxy command NAME '{"key": "value"}'`: the arguments operand, a JSON object.
+ * @throws {OperandError} saying what is wrong with it; the CLI prints it and exits 1.
+ */
 export function commandArgs(text: string | undefined): Record<string, unknown> | undefined {
   if (text === undefined) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw fail(`command arguments must be a JSON object: ${(error as Error).message}`);
+    throw new OperandError(`command arguments must be a JSON object: ${(error as Error).message}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw fail('command arguments must be a JSON object, e.g. \'{"key": "value"}\'');
+    throw new OperandError('command arguments must be a JSON object, e.g. \'{"key": "value"}\'');
   }
   return parsed as Record<string, unknown>;
 }

@@ -17,11 +17,11 @@ import {
   toolList,
   type UnloadResult,
 } from '@mcpbox/framework';
-import { statusJson } from '../management/status.ts';
 import { type ClusterView, clusterText } from '../proxy/clusterView.ts';
 import type { CommandInfo, CommandOutcome } from '../proxy/commands.ts';
 import type { AvailableEntry, PluginManager } from '../proxy/manager.ts';
 import { commandResultText, commandsText } from './cliText.ts';
+import { statusJson } from './status.ts';
 import type { OperationArgs, OperationName } from './table.ts';
 import { describeOperation, dispatchHint, error, text } from './toolText.ts';
 

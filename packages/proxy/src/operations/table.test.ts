@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runProxyCli, startProxy } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { RECONCILED_OPERATIONS } from '../cluster/clusterSync.ts';
 import { testdir } from '../proxy/__fixtures__/testdir.ts';
-import { RECONCILED_OPERATIONS } from '../proxy/clusterSync.ts';
 import { OPERATIONS, type OperationSpec, type RestRoute } from './table.ts';
 
 /** A request that reaches the route, with arguments the handler may refuse (but sees). */

@@ -12,7 +12,6 @@
  * @module
  */
 import { z } from 'zod';
-import type { ProxyStatus } from '../management/status.ts';
 import {
   type AvailableBody,
   commandArgs,
@@ -25,6 +24,7 @@ import {
   type ToolsBody,
   toolsText,
 } from './cliText.ts';
+import type { ProxyStatus } from './status.ts';
 
 /** An operation's arguments as every front door hands them to its handler. */
 export type OperationArgs = Record<string, unknown>;

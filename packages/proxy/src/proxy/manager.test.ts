@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { dynamicDispatchProxy, inProcessProxy, REPO_PLUGINS } from './__fixtures__/inProcess.ts';
+import { dynamicDispatchProxy, inProcessProxy, REPO_PLUGINS } from '../__fixtures__/inProcess.ts';
 import { testdir, versionPlugin, writeFile } from './__fixtures__/testdir.ts';
 
 /** A `${NAME}` placeholder as written in YAML. */

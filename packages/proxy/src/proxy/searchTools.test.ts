@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dynamicDispatchProxy, inProcessProxy, REPO_PLUGINS } from './__fixtures__/inProcess.ts';
+import { dynamicDispatchProxy, inProcessProxy, REPO_PLUGINS } from '../__fixtures__/inProcess.ts';
 
 test('proxy__search ranks loaded tools by what they do, and says so when nothing matches', async (t) => {
   const proxy = await dynamicDispatchProxy(t, ['echo', 'greet']);

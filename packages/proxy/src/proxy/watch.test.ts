@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import type { LoadResult } from '@mcpbox/framework';
 import { connectStdio, freePort } from '@mcpbox/test-utils';
-import { inProcessProxy } from './__fixtures__/inProcess.ts';
+import { inProcessProxy } from '../__fixtures__/inProcess.ts';
 import { testdir, versionPlugin, writeFile } from './__fixtures__/testdir.ts';
 import { PluginWatcher } from './watch.ts';
 

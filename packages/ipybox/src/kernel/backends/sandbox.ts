@@ -19,6 +19,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { findProgram } from '@mcpbox/framework';
+import { makeOwnedDir, sweepDeadOwnersOnce } from '../../ownedDirs.ts';
 import { checkSandboxHost } from '../../sandbox/preflight.ts';
 import {
   loadSandboxConfig,
@@ -29,7 +30,6 @@ import {
 import { acquireSandbox } from '../../sandbox/sandboxRuntime.ts';
 import { SOCAT_WITH_PARENT } from '../../sandbox/socatWithParent.ts';
 import { sweepStaleSandboxSockets } from '../../sandbox/staleSockets.ts';
-import { makeOwnedDir, sweepDeadOwnersOnce } from '../ownedDirs.ts';
 import type { KernelBackend, KernelStartOptions, RunningKernel } from './backend.ts';
 import { zmqKernelBackend } from './zeromq.ts';
 

@@ -3,7 +3,7 @@
  *
  * - A private 0700 directory per kernel holds the connection file (random HMAC key, mode 0600),
  *   IPython's profile directory and, for the `ipc` transport, the Unix sockets. It names its
- *   owner (`kernel/ownedDirs.ts`), so what a SIGKILLed owner left is swept by the next launch.
+ *   owner (`ownedDirs.ts`), so what a SIGKILLed owner left is swept by the next launch.
  * - Ports are chosen by the kernel itself (connection file ports are 0) and reported on stdout by
  *   `bootstrap.py`, so there is no race between choosing a port and binding it.
  * - The kernel leads its own process group (`detached`), so `stop()` ends the kernel and whatever
@@ -19,6 +19,7 @@ import { rm } from 'node:fs/promises';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeOwnedDir, sweepDeadOwnersOnce } from '../../ownedDirs.ts';
 import {
   type ConnectionInfo,
   channelAddress,
@@ -28,7 +29,6 @@ import {
 } from '../connectionFile.ts';
 import { KernelError } from '../errors.ts';
 import { Heartbeat } from '../heartbeat.ts';
-import { makeOwnedDir, sweepDeadOwnersOnce } from '../ownedDirs.ts';
 import { checkInterpreter, INSTALL_HINT } from '../pythonCheck.ts';
 import { DEFAULT_PYTHON } from '../pythonProbe.ts';
 import { ZmqChannels } from '../zmqChannels.ts';

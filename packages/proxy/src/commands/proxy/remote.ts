@@ -12,7 +12,14 @@ import {
   ManagementUnauthorizedError,
   ManagementUnavailableError,
 } from '../../management/client.ts';
-import { operationNamed, restRequest, restRouteFor } from '../../operations/table.ts';
+import { OperandError } from '../../operations/cliText.ts';
+import {
+  type OperationArgs,
+  type OperationSpec,
+  operationNamed,
+  restRequest,
+  restRouteFor,
+} from '../../operations/table.ts';
 import { fail } from '../exit.ts';
 
 export interface RemoteOptions {
@@ -41,7 +48,7 @@ async function perform(
   action: RemoteAction,
 ): Promise<{ body: unknown; text: string }> {
   const operation = operationNamed(action.operation);
-  const args = operation.cli.args(action.operands, action.flags);
+  const args = operandsOf(operation, action);
   const route = restRouteFor(operation, args);
   const request = restRequest(route, args);
   const body =
@@ -49,6 +56,16 @@ async function perform(
       ? await client.get(request.path)
       : await client.post(request.path, request.body);
   return { body, text: operation.cli.text(body, args) };
+}
+
+/** The operation's arguments from the command line; an unusable operand fails the command. */
+function operandsOf(operation: OperationSpec, action: RemoteAction): OperationArgs {
+  try {
+    return operation.cli.args(action.operands, action.flags);
+  } catch (error) {
+    if (error instanceof OperandError) throw fail(error.message);
+    throw error;
+  }
 }
 
 export async function runRemote(action: RemoteAction, options: RemoteOptions = {}): Promise<void> {

@@ -18,16 +18,16 @@ import {
   reserveStdoutForProtocol,
   ToolCallTap,
 } from '@mcpbox/framework';
+import { ClusterPluginSync } from '../../cluster/clusterSync.ts';
 import { WebConsole } from '../../console/console.ts';
 import { probeManagementPort } from '../../management/client.ts';
 import { type ManagementServer, startManagementServer } from '../../management/server.ts';
-import { statusJson } from '../../management/status.ts';
-import { ClusterPluginSync } from '../../proxy/clusterSync.ts';
+import { statusJson } from '../../operations/status.ts';
 import { CommandRegistry } from '../../proxy/commands.ts';
 import { InnerClient } from '../../proxy/innerClient.ts';
-import { MANAGEMENT_PLUGIN, managementTools } from '../../proxy/managementTools.ts';
 import { PluginManager } from '../../proxy/manager.ts';
 import { PluginWatcher } from '../../proxy/watch.ts';
+import { MANAGEMENT_PLUGIN, managementTools } from '../../tools/managementTools.ts';
 import { fail } from '../exit.ts';
 import { namePluginPaths } from '../pluginPaths.ts';
 import {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { freePort, runServerBin, startRedisServer, TEST_CLUSTER_SECRET } from '@mcpbox/test-utils';
-import { IPYBOX_BIN, tempWorkspace } from './testing.ts';
+import { IPYBOX_BIN, tempWorkspace } from '../server/testing.ts';
 
 test('ipybox --http with MCP_REDIS_URL: Redis down is a clear error; up, it joins', async (t) => {
   const ws = await tempWorkspace();

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isPrivileged } from '@mcpbox/framework';
 import { untypedSchemas } from '@mcpbox/test-utils';
-import { dynamicDispatchProxy } from './__fixtures__/inProcess.ts';
+import { dynamicDispatchProxy } from '../__fixtures__/inProcess.ts';
 
 test('proxy__* schemas say what each value is; load, unload, reload, command and run are privileged', async (t) => {
   const proxy = await dynamicDispatchProxy(t, ['echo']);

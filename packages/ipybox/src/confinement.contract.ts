@@ -14,14 +14,14 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { UpstreamPool } from '@mcpbox/framework';
-import { CodeExecutor } from '../executor.ts';
-import { CodeExecutionError, type KernelError } from '../kernel/errors.ts';
-import type { ExecutionResult } from '../kernel/execution.ts';
-import { generateMcpSources } from '../mcptools/generate.ts';
-import { ToolServer } from '../toolserver/toolServer.ts';
+import { CodeExecutor } from './executor.ts';
+import { CodeExecutionError, type KernelError } from './kernel/errors.ts';
+import type { ExecutionResult } from './kernel/execution.ts';
+import { generateMcpSources } from './mcptools/generate.ts';
+import { ToolServer } from './toolserver/toolServer.ts';
 
 const EVERYTHING = fileURLToPath(
-  new URL('../../../../node_modules/.bin/mcp-server-everything', import.meta.url),
+  new URL('../../../node_modules/.bin/mcp-server-everything', import.meta.url),
 );
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const GREETING = 'hello from the host';

@@ -10,8 +10,8 @@ import type { PluginServer } from '@mcpbox/framework';
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { error, names } from '../operations/toolText.ts';
-import type { InnerClient } from './innerClient.ts';
-import type { PluginManager } from './manager.ts';
+import type { InnerClient } from '../proxy/innerClient.ts';
+import type { PluginManager } from '../proxy/manager.ts';
 
 /** One `proxy__search` hit: name, owner, how to call it, and the first line of its description. */
 function searchLine(plugin: string, tool: Tool, manager: PluginManager): string {

@@ -14,7 +14,7 @@ import {
   type Security,
 } from '@mcpbox/framework';
 import * as plugin from '../plugin.ts';
-import type { WrittenSettings } from './settings.ts';
+import type { WrittenSettings } from '../settings.ts';
 
 export interface ServeIpyboxOptions {
   workspace: string;

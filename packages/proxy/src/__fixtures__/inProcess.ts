@@ -5,14 +5,14 @@
 import { createServer, loadConfig, type McpboxServer, type WrittenConfig } from '@mcpbox/framework';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
-import { CommandRegistry } from '../commands.ts';
-import { InnerClient } from '../innerClient.ts';
-import { MANAGEMENT_PLUGIN, managementTools } from '../managementTools.ts';
-import { PluginManager } from '../manager.ts';
-import { testdir, versionPlugin } from './testdir.ts';
+import { testdir, versionPlugin } from '../proxy/__fixtures__/testdir.ts';
+import { CommandRegistry } from '../proxy/commands.ts';
+import { InnerClient } from '../proxy/innerClient.ts';
+import { PluginManager } from '../proxy/manager.ts';
+import { MANAGEMENT_PLUGIN, managementTools } from '../tools/managementTools.ts';
 
 /** The repository's own plugins (echo, greet, ...). */
-export const REPO_PLUGINS = new URL('../../../../../plugins', import.meta.url).pathname;
+export const REPO_PLUGINS = new URL('../../../../plugins', import.meta.url).pathname;
 
 export interface InProcessProxy {
   server: McpboxServer;

@@ -6,7 +6,7 @@
  */
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { interpreterPath } from '../kernel/pythonProbe.ts';
+import { interpreterPath } from './kernel/pythonProbe.ts';
 
 /** `channel`: approval clients decide (a WebSocket `ApprovalClient`, mcp-proxy's console). */
 export const APPROVAL_MODES = ['auto', 'elicit', 'deny', 'channel'] as const;

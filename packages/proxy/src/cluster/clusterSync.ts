@@ -18,8 +18,8 @@ import {
 } from '@mcpbox/framework';
 import { type Caller, HANDLERS } from '../operations/handlers.ts';
 import type { OperationName } from '../operations/table.ts';
-import type { ClusterView } from './clusterView.ts';
-import type { ManagerEvent, PluginManager } from './manager.ts';
+import type { ClusterView } from '../proxy/clusterView.ts';
+import type { ManagerEvent, PluginManager } from '../proxy/manager.ts';
 
 /**
  * The operations of `operations/table.ts` that cluster mode carries to every replica (those

@@ -20,7 +20,7 @@ import {
   waitFor,
 } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { testdir, versionPlugin } from './__fixtures__/testdir.ts';
+import { testdir, versionPlugin } from '../proxy/__fixtures__/testdir.ts';
 
 type After = { after(fn: () => unknown): void };
 

@@ -18,9 +18,9 @@
 import type { PluginModule, PluginServer, StatusInfo, ToolConfig } from '@mcpbox/framework';
 import { type Caller, perform, type ToolDoor } from '../operations/handlers.ts';
 import { OPERATIONS, type OperationArgs, operationNamed } from '../operations/table.ts';
+import type { InnerClient } from '../proxy/innerClient.ts';
+import type { PluginManager } from '../proxy/manager.ts';
 import { registerRunTool, registerSearchTool } from './dispatchTools.ts';
-import type { InnerClient } from './innerClient.ts';
-import type { PluginManager } from './manager.ts';
 
 export const MANAGEMENT_PLUGIN = 'proxy';
 
