@@ -225,6 +225,7 @@ export { InputTimeoutError } from './session/detachedCall.ts';
 export { SessionHub } from './session/hub.ts';
 export { McpSession } from './session/session.ts';
 export type { ServerCounters } from './session/stats.ts';
+export { createShutdown, type ShutdownOptions } from './shutdown.ts';
 // Shared state: one seam (RecordStore), in memory or in the cluster's Redis (signed).
 export {
   GateStateStore,

@@ -9,6 +9,7 @@ import {
   configureLogging,
   createLogger,
   createServer,
+  createShutdown,
   joinCluster,
   type LogLevel,
   type Security,
@@ -88,25 +89,16 @@ export async function serveIpybox(options: ServeIpyboxOptions): Promise<void> {
   });
   if (!loaded.ok) throw new Error(loaded.error ?? 'the ipybox plugin did not load');
 
-  let closing: Promise<void> | undefined;
-  const shutdown = (reason: string) => {
-    if (closing) return closing;
-    log.info(`shutting down (${reason})`);
-    closing = (async () => {
+  // A kernel ignoring signals gets longer than the default grace before the process exits.
+  const shutdown = createShutdown(
+    async () => {
       await server.close();
       await plugin.closeAll();
       await cluster?.close();
-    })();
-    // Something stuck (a kernel ignoring signals) must not keep us alive for ever.
-    setTimeout(() => process.exit(process.exitCode ?? 0), 5000).unref();
-    return closing;
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (closing) process.exit(130);
-    void shutdown(signal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+    },
+    log,
+    { graceMs: 5000 },
+  );
 
   const url = await server.start();
   void server.closed.then(() => shutdown('server closed'));

@@ -11,6 +11,7 @@ import {
   type Config,
   configureLogging,
   createLogger,
+  createShutdown,
   type HealthServer,
   JsonlToolLogger,
   type Readiness,
@@ -27,7 +28,6 @@ import {
   startServingHealth,
   withCodeMode,
 } from '../serving.ts';
-import { createShutdown } from '../shutdown.ts';
 import { httpClientConfig, stdioClientConfig } from './clientConfig.ts';
 import { type LoadOutcome, loadPlugins } from './loadPlugins.ts';
 import { selectPlugins } from './selectPlugins.ts';

@@ -128,6 +128,19 @@ test('an unknown command is called one, not an argument of serve', async () => {
   assert.match(toServe.stderr, /^error: serve takes no arguments: 'extra'\n/);
 });
 
+test('a command whose arguments are not a JSON object fails before any request', async () => {
+  // Port 1 is never an mcp-proxy here: the operand is refused before the API is tried.
+  const notJson = await runProxyCli(['command', 'greet', 'not json', '--mgmt-port', '1']);
+  assert.equal(notJson.code, 1);
+  assert.match(notJson.stderr, /^Error: command arguments must be a JSON object: Unexpected/);
+  const array = await runProxyCli(['command', 'greet', '[1]', '--mgmt-port', '1']);
+  assert.equal(array.code, 1);
+  assert.equal(
+    array.stderr,
+    'Error: command arguments must be a JSON object, e.g. \'{"key": "value"}\'\n',
+  );
+});
+
 test('client commands say when no proxy is running', async () => {
   // Port 1 is privileged and never an mcp-proxy here.
   const result = await runProxyCli(['status', '--mgmt-port', '1']);

@@ -13,6 +13,7 @@ import {
   type Config,
   configureLogging,
   createLogger,
+  createShutdown,
   type HealthServer,
   JsonlToolLogger,
   reserveStdoutForProtocol,
@@ -39,7 +40,6 @@ import {
   startServingHealth,
   withCodeMode,
 } from '../serving.ts';
-import { createShutdown } from '../shutdown.ts';
 import { mgmtTokenFromFlags } from './mgmtToken.ts';
 
 export interface ProxyServeOptions extends ServeFlags {
