@@ -30,8 +30,8 @@ import {
 } from './auth/oauth.ts';
 import { identityOf } from './auth/principal.ts';
 import { ConfigError } from './errors.ts';
+import type { GateCallContext } from './gate/caller.ts';
 import { createGate, type Gate } from './gate/gate.ts';
-import type { GateCallContext } from './gate/session.ts';
 import type { ToolRegistrar } from './gate/tools.ts';
 import { createLogger, type Logger } from './logging/index.ts';
 import { ServerMetrics, type ToolCallOutcome } from './metrics/metrics.ts';

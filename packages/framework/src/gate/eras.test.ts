@@ -8,8 +8,8 @@ import { startGatedServer } from '../__fixtures__/gatedServer.ts';
 import { inMemoryClient } from '../__fixtures__/testServer.ts';
 import { type Era, versionOfEra } from '../protocol/era.ts';
 import { createServer } from '../server.ts';
+import { callerKeyOf } from './caller.ts';
 import { createGate } from './gate.ts';
-import { callerKeyOf } from './session.ts';
 import { InMemoryGateStateStore, processGateStore } from './store.ts';
 import { recordingLogger } from './testing.ts';
 

@@ -26,6 +26,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { createLogger, type Logger } from '../logging/index.ts';
 import type { ClaimAnswer, GroupState } from '../state/gate.ts';
 import { type Clock, type SecretBackend, secretBackendFor } from './backends.ts';
+import { callerKeyOf, findCallContext, type GateCallContext } from './caller.ts';
 import { checkCode, type GateAnswer } from './codes.ts';
 import { type GateGroupSettings, type GateSettings, parseGateConfig } from './config.ts';
 import { handleUnlocks, mintHandle } from './handles.ts';
@@ -41,7 +42,6 @@ import {
   unavailableMessage,
   unlockHint,
 } from './messages.ts';
-import { callerKeyOf, findCallContext, type GateCallContext } from './session.ts';
 import { type GateStateStore, processGateStore, secretKeyOf } from './store.ts';
 import { type GateToolActions, registerGateTools, type ToolRegistrar } from './tools.ts';
 import { type GateGroupSnapshot, GroupViews } from './views.ts';

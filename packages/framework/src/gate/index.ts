@@ -21,6 +21,7 @@ export {
   SecretUnavailableError,
   vaultwardenSecrets,
 } from './backends.ts';
+export { callerKeyOf, type GateCallContext } from './caller.ts';
 export {
   type GateGroupSettings,
   type GateSettings,
@@ -41,7 +42,6 @@ export {
   MAX_FAILURES,
 } from './gate.ts';
 export { GATE_HANDLE_ARGUMENT } from './handles.ts';
-export { callerKeyOf, type GateCallContext } from './session.ts';
 export {
   GateStateStore,
   type GroupState,

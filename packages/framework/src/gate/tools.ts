@@ -11,8 +11,8 @@
  */
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import type { GateCallContext } from './caller.ts';
 import type { GateAnswer } from './codes.ts';
-import type { GateCallContext } from './session.ts';
 
 /** What the tools ask of the gate (`Gate` has it); the gate registers them, so they name no class. */
 export interface GateToolActions {

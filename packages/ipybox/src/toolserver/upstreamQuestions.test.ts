@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { UpstreamPool } from '@mcpbox/framework';
+import { type Era, FIRST_MODERN_VERSION, UpstreamPool } from '@mcpbox/framework';
 import { fixtureParams } from '@mcpbox/framework/testing';
 import type { Client, ClientOptions } from '@modelcontextprotocol/client';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/server';
@@ -26,7 +26,6 @@ import {
 } from '../server/testing.ts';
 import { ToolServer } from './toolServer.ts';
 
-const MODERN = '2026-07-28';
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** Kernel code that calls `mcptools.modern.<tool>` and prints its answer or `<error> | <why>`. */
@@ -52,12 +51,12 @@ async function registerModern(client: Client): Promise<string[]> {
 
 /** A client of `era` that answers elicitations with `answer` (when given) and records them. */
 async function boxFor(
-  era: '2025' | '2026',
+  era: Era,
   workspace: string,
   answer?: (request: ElicitRequest) => Promise<ElicitResult>,
 ): Promise<{ box: StdioIpybox; asked: ElicitRequest['params'][] }> {
   const options: ClientOptions = answer ? { capabilities: { elicitation: {} } } : {};
-  if (era === '2026') options.versionNegotiation = { mode: { pin: MODERN } };
+  if (era === 'modern') options.versionNegotiation = { mode: { pin: FIRST_MODERN_VERSION } };
   // A short approval timeout also bounds how long an upstream's question may wait.
   const box = await startStdioIpybox(workspace, {
     args: ['--approval-timeout', '4'],
@@ -70,7 +69,7 @@ async function boxFor(
       return answer(request);
     });
   }
-  assert.equal(box.client.getProtocolEra(), era === '2026' ? 'modern' : 'legacy');
+  assert.equal(box.client.getProtocolEra(), era);
   return { box, asked };
 }
 
@@ -88,7 +87,7 @@ describe('upstream questions during tool calls from kernel code', () => {
       action: 'accept',
       content: { ok: true },
     });
-    const { box, asked } = await boxFor('2025', ws.dir, () => answer());
+    const { box, asked } = await boxFor('legacy', ws.dir, () => answer());
     t.after(() => box.close());
     const modules = await registerModern(box.client);
     assert.ok(modules.includes('echo') && modules.includes('confirm'), modules.join(','));
@@ -127,7 +126,7 @@ describe('upstream questions during tool calls from kernel code', () => {
   });
 
   test('2025 client: a 2025 upstream (server-everything) asking by elicitation/create reaches the user too', async (t) => {
-    const { box, asked } = await boxFor('2025', ws.dir, async () => ({ action: 'decline' }));
+    const { box, asked } = await boxFor('legacy', ws.dir, async () => ({ action: 'decline' }));
     t.after(() => box.close());
     await registerEverything(box.client);
     const result = await runCell(
@@ -164,7 +163,7 @@ describe('upstream questions during tool calls from kernel code', () => {
   });
 
   test('2025 client without elicitation: InputUnavailable in Python, saying why', async (t) => {
-    const { box } = await boxFor('2025', ws.dir);
+    const { box } = await boxFor('legacy', ws.dir);
     t.after(() => box.close());
     await registerModern(box.client);
     const result = await runCell(box.client, callModern('confirm', { action: 'deploy' }));
@@ -176,7 +175,7 @@ describe('upstream questions during tool calls from kernel code', () => {
 
   test('2026 client: registers the 2026-only upstream and calls it from Python; its confirmation reaches the user as input_required', async (t) => {
     let action: ElicitResult['action'] = 'accept';
-    const { box, asked } = await boxFor('2026', ws.dir, async () =>
+    const { box, asked } = await boxFor('modern', ws.dir, async () =>
       action === 'accept' ? { action, content: { ok: true } } : { action },
     );
     t.after(() => box.close());
