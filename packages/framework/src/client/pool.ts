@@ -3,7 +3,8 @@
  * ipybox's tool server keeps one per session: `define()` on `register_mcp_server`, `get()` per
  * tool call, `closeAll()` on `reset` (definitions stay; connections restart lazily). What each
  * upstream turned out to speak (its protocol era) outlives its connections, so a restart after a
- * reset does not probe again.
+ * reset does not probe again. While a connection is open, the credentials its server is
+ * configured with are remembered for the tool-call logs' redaction (`secrets.ts`).
  *
  * @module
  */
@@ -11,12 +12,15 @@ import { isDeepStrictEqual } from 'node:util';
 import { UpstreamConnection, type UpstreamConnectionOptions } from './connection.ts';
 import { UpstreamError } from './errors.ts';
 import type { UpstreamParams } from './params.ts';
+import { rememberUpstreamSecrets } from './secrets.ts';
 import { VerdictCache } from './verdicts.ts';
 
 export class UpstreamPool {
   readonly #options: UpstreamConnectionOptions;
   readonly #params = new Map<string, UpstreamParams>();
   readonly #connections = new Map<string, UpstreamConnection>();
+  /** Forgets the credentials of each open connection's server. */
+  readonly #forgetSecrets = new Map<string, () => void>();
 
   /** @param options shared by every connection the pool creates. */
   constructor(options: UpstreamConnectionOptions = {}) {
@@ -62,6 +66,8 @@ export class UpstreamPool {
     }
     const connection = new UpstreamConnection(name, params, this.#options);
     this.#connections.set(name, connection);
+    this.#forgetSecrets.get(name)?.();
+    this.#forgetSecrets.set(name, rememberUpstreamSecrets(name, params, this.#options.env));
     return connection;
   }
 
@@ -75,12 +81,16 @@ export class UpstreamPool {
   async closeAll(): Promise<void> {
     const open = [...this.#connections.values()];
     this.#connections.clear();
+    for (const forget of this.#forgetSecrets.values()) forget();
+    this.#forgetSecrets.clear();
     await Promise.all(open.map((connection) => connection.close()));
   }
 
   async #drop(name: string): Promise<void> {
     const connection = this.#connections.get(name);
     this.#connections.delete(name);
+    this.#forgetSecrets.get(name)?.();
+    this.#forgetSecrets.delete(name);
     await connection?.close();
   }
 }

@@ -32,6 +32,7 @@ import {
   type UpstreamConnectionOptions,
 } from '../client/connection.ts';
 import { describeUpstream, type UpstreamParams } from '../client/params.ts';
+import { rememberUpstreamSecrets } from '../client/secrets.ts';
 import { VerdictCache } from '../client/verdicts.ts';
 import type { Logger } from '../contract/logger.ts';
 import type { PluginModule, PluginServer } from '../contract/plugin.ts';
@@ -42,7 +43,6 @@ import {
   snapshotFrom,
 } from './upstreamChanges.ts';
 import { listEverything, mirror } from './upstreamMirror.ts';
-import { rememberUpstreamSecrets } from './upstreamSecrets.ts';
 
 export type { ListChange } from './upstreamChanges.ts';
 

@@ -10,12 +10,13 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fixtureParams } from '@mcpbox/framework/testing';
 import { executeCode, tempWorkspace } from '@mcpbox/ipybox/testing';
 import { connectHttp, REPO_ROOT, startHttpProxy } from '@mcpbox/test-utils';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 
-const STATUS_SERVER = fileURLToPath(new URL('./__fixtures__/upstream-status.ts', import.meta.url));
+/** The upstream that echoes its configured key (the framework's upstream-status fixture). */
+const STATUS_SERVER = fixtureParams('upstream-status.ts').args.at(-1) as string;
 
 /** `echo_text` answers its text; `submit_form` answers its fields as JSON. */
 const FORMS_PLUGIN = `
