@@ -13,7 +13,14 @@ export function testdir(
 ): string {
   const root = removeAtExit(mkdtempSync(join(tmpdir(), 'mcp-proxy-test-')));
   for (const [path, text] of Object.entries(files)) writeFile(root, path, text);
-  t?.after(() => rmSync(root, { recursive: true, force: true }));
+  // A server the test started may still write into the tree (its tool-call log) until a later
+  // after-hook stops it, and a failing hook would leave that server running: what cannot be
+  // removed now is removed at exit (removeAtExit).
+  t?.after(() => {
+    try {
+      rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+    } catch {}
+  });
   return root;
 }
 
