@@ -16,7 +16,8 @@ export type McpboxErrorCode =
   | 'INVALID_SCHEMA'
   | 'NOT_STARTED'
   | 'ALREADY_STARTED'
-  | 'TELEMETRY_FAILED';
+  | 'TELEMETRY_FAILED'
+  | 'UNKNOWN_VIEW';
 
 export class McpboxError extends Error {
   readonly code: McpboxErrorCode;

@@ -75,6 +75,8 @@ export interface InterceptedCall {
   readonly ctx: CallerContext;
   /** `code` for a call made from code (code mode), recorded in the tool-call log. */
   readonly via?: 'code';
+  /** Why access control refused the call (it is logged and counted, not run). */
+  readonly refusal?: string;
 }
 
 /** Who made a call, for the log: the OAuth subject, else username, else client id; never the token. */
@@ -179,6 +181,15 @@ function interceptorFor(parts: InterceptorParts) {
     let result: CallToolResult | undefined;
     let thrown: unknown;
     try {
+      if (call.refusal !== undefined) {
+        logger.info(`tool call refused: ${call.tool}`, {
+          plugin: call.plugin,
+          reason: call.refusal,
+        });
+        outcome = 'rejected';
+        result = await next();
+        return result;
+      }
       // Without a validator there is nothing to wait for: no await (a microtask turn) per call.
       const validator = hooks.validator;
       const reason = validator === undefined ? undefined : await validate(validator, call, parts);

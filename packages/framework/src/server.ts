@@ -13,6 +13,7 @@
  * @module
  */
 import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
+import { AccessControl } from './access/access.ts';
 import { Catalog } from './catalog/catalog.ts';
 import { createCatalogView } from './catalog/catalogView.ts';
 import { ToolCallDispatcher, type ToolCallInterceptor } from './catalog/toolCalls.ts';
@@ -59,6 +60,8 @@ export interface McpboxServer extends Registrations {
   readonly catalogView: CatalogView;
   readonly registry: PluginRegistry;
   readonly sessions: SessionHub;
+  /** Views and policy: who sees and may call what (replace them with `access.update`). */
+  readonly access: AccessControl;
   /** Live counters for the health endpoints. */
   readonly stats: ServerCounters;
   /** The bound MCP URL once an HTTP transport has started. */
@@ -96,6 +99,7 @@ interface ServerParts {
   readonly stats: ServerCounters;
   readonly catalog: Catalog;
   readonly dispatcher: ToolCallDispatcher;
+  readonly access: AccessControl;
   readonly catalogView: CatalogView;
   readonly registry: PluginRegistry;
   readonly sessions: SessionHub;
@@ -110,14 +114,17 @@ function assembleParts(options: ServerOptions): ServerParts {
   const logger = options.logger ?? createLogger('server');
   const stats = createCounters();
   const catalog = new Catalog();
-  const dispatcher = new ToolCallDispatcher(catalog);
+  // A rule that does not compile stops the start here, naming the rule.
+  const access = new AccessControl(options.access);
+  catalog.onChange(() => access.forget());
+  const dispatcher = new ToolCallDispatcher(catalog, access);
   // Traces only when configured: the SDK loads in the background and start() waits for it. The
   // span interceptor goes first, so its span holds the other interceptors' work.
   const telemetry = resolveTelemetry(options.otel, process.env, options.name ?? 'mcpbox');
   const tracingReady = telemetry ? startTracing(telemetry) : undefined;
   tracingReady?.catch(() => undefined); // reported by start()
   if (telemetry) dispatcher.addInterceptor(toolCallSpan);
-  const catalogView = createCatalogView(catalog, dispatcher);
+  const catalogView = createCatalogView(catalog, dispatcher, access);
   const listing = toolListing({
     codeMode: options.codeMode,
     listedInCodeMode: options.listedInCodeMode,
@@ -139,6 +146,7 @@ function assembleParts(options: ServerOptions): ServerParts {
     instructions: options.instructions,
     catalog,
     dispatcher,
+    access,
     counters: stats,
     requestStateKey: options.requestStateKey,
   });
@@ -154,6 +162,7 @@ function assembleParts(options: ServerOptions): ServerParts {
     stats,
     catalog,
     dispatcher,
+    access,
     catalogView,
     registry,
     sessions,
@@ -202,6 +211,17 @@ async function tracingStarted(tracingReady: Promise<void>): Promise<void> {
   });
 }
 
+/** The view a stdio connection is served, checked against the configured views. */
+function stdioView({ options, access }: ServerParts): string | undefined {
+  if (options.view === undefined) return undefined;
+  if (access.view(options.view)) return options.view;
+  const known = access.viewNames();
+  throw new McpboxError(
+    'UNKNOWN_VIEW',
+    `no view named "${options.view}": ${known.length > 0 ? `the views are ${known.join(', ')}` : 'no views are configured (views: in the config file)'}`,
+  );
+}
+
 /** Starts the configured transport, holding what it opens in `open`; the bound URL for HTTP. */
 async function startTransport(
   parts: ServerParts,
@@ -218,6 +238,7 @@ async function startTransport(
         maxMessageBytes: options.maxMessageBytes,
         listenLimits: listenLimitsOf(options),
         onClientGone,
+        view: stdioView(parts),
       }),
     );
     logger.info('serving MCP over stdio');
@@ -251,7 +272,7 @@ export function createServer(
   overrides: ServerOptions = {},
 ): McpboxServer {
   const parts = assembleParts(resolveServerOptions(input, overrides));
-  const { options, catalog, catalogView, registry, sessions, stats, dispatcher } = parts;
+  const { options, catalog, catalogView, registry, sessions, stats, dispatcher, access } = parts;
   const open: OpenTransports = { mounted: [], httpServer: undefined };
   let url: string | undefined;
   let started = false;
@@ -266,6 +287,7 @@ export function createServer(
     catalogView,
     registry,
     sessions,
+    access,
     stats,
     get url() {
       return url;

@@ -58,6 +58,38 @@ export interface IntrospectionOptions {
   maxCacheEntries?: number;
 }
 
+/** RFC 7662's own fields: what the token is, not claims about its holder. */
+const TOKEN_FIELDS = new Set([
+  'active',
+  'scope',
+  'client_id',
+  'username',
+  'token_type',
+  'exp',
+  'iat',
+  'nbf',
+  'sub',
+  'aud',
+  'iss',
+  'jti',
+]);
+
+/** The most JSON of claims kept per token: policy reads them, a flood must not fill the cache. */
+const MAX_CLAIMS_BYTES = 16 * 1024;
+
+/**
+ * The answer's other members (`groups`, `tenant`, `projects`…): what policy rules read as
+ * `principal.claims` (and `principal.groups`). Dropped whole when larger than
+ * {@link MAX_CLAIMS_BYTES}, so a rule sees all claims or none, never a cut list.
+ */
+function claimsOf(answer: IntrospectionResponse): Record<string, unknown> {
+  const claims: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(answer)) {
+    if (!TOKEN_FIELDS.has(name)) claims[name] = value;
+  }
+  return JSON.stringify(claims).length > MAX_CLAIMS_BYTES ? {} : claims;
+}
+
 /** An inactive token never becomes active again; remember that briefly to spare the server. */
 const NEGATIVE_CACHE_SECONDS = 60;
 
@@ -142,6 +174,7 @@ export class IntrospectionTokenVerifier implements OAuthTokenVerifier {
         ...(typeof answer.username === 'string' ? { username: answer.username } : {}),
         ...(answer.aud !== undefined ? { aud: answer.aud } : {}),
         ...(typeof answer.iss === 'string' ? { iss: answer.iss } : {}),
+        claims: claimsOf(answer),
       },
     };
     if (this.#ttlMs > 0) {

@@ -5,25 +5,49 @@
  *
  * @module
  */
+import type { AccessControl } from '../access/access.ts';
+import { ANONYMOUS_PRINCIPAL } from '../auth/principal.ts';
 import type { CatalogToolInfo, CatalogView } from '../contract/catalogView.ts';
+import type { ToolContext } from '../contract/tool.ts';
 import type { Catalog } from './catalog.ts';
 import { ToolSearchIndex } from './search.ts';
 import type { ToolCallDispatcher } from './toolCalls.ts';
 
 /** The view over one server's catalog; calls go through that server's dispatcher. */
-export function createCatalogView(catalog: Catalog, dispatcher: ToolCallDispatcher): CatalogView {
+export function createCatalogView(
+  catalog: Catalog,
+  dispatcher: ToolCallDispatcher,
+  access?: AccessControl,
+): CatalogView {
   const index = new ToolSearchIndex(catalog);
+  /** Whether the caller of `ctx` may reach the tool (always, without a caller). */
+  const reachable = (ctx: ToolContext | undefined): ((name: string) => boolean) | undefined => {
+    if (ctx === undefined || !access?.active) return undefined;
+    const principal = ctx.principal ?? ANONYMOUS_PRINCIPAL;
+    return (name: string) => {
+      const entry = catalog.getTool(name);
+      return entry !== undefined && access.mayList(principal, ctx.view, entry);
+    };
+  };
   return {
-    tools() {
+    tools(options) {
+      const mayReach = reachable(options?.caller);
       const out: CatalogToolInfo[] = [];
       for (const entry of catalog.tools()) {
-        if (entry.enabled) out.push({ plugin: entry.plugin, tool: entry.definition });
+        if (entry.enabled && (mayReach?.(entry.name) ?? true)) {
+          out.push({ plugin: entry.plugin, tool: entry.definition });
+        }
       }
       return out.sort((a, b) =>
         a.tool.name < b.tool.name ? -1 : a.tool.name > b.tool.name ? 1 : 0,
       );
     },
-    search: (query, options) => index.search(query, options),
+    search(query, options) {
+      const mayReach = reachable(options?.caller);
+      if (mayReach === undefined) return index.search(query, options);
+      const hits = index.search(query, { ...options, limit: Number.MAX_SAFE_INTEGER });
+      return hits.filter((hit) => mayReach(hit.tool.name)).slice(0, options?.limit ?? 10);
+    },
     callTool: (name, args, ctx, options) => dispatcher.call(name, args, ctx, options),
     onChange(listener) {
       return catalog.onChange((kinds) => {

@@ -12,6 +12,8 @@
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { AccessControl } from '../access/access.ts';
+import { ANONYMOUS_PRINCIPAL } from '../auth/principal.ts';
 import type { ToolContext, ToolReturn } from '../contract/tool.ts';
 import { errorMessage } from '../errors.ts';
 import type { Catalog } from './catalog.ts';
@@ -25,6 +27,12 @@ export interface ToolCall {
   readonly ctx: ToolContext;
   /** Set when the call came from code (`CatalogView.callTool(..., { via: 'code' })`). */
   readonly via?: 'code';
+  /**
+   * Why access control refused the call (policy, naming the rule), when it did: interceptors
+   * see the call and its refusal (to log and count it) but must not run it, ask a gate or
+   * validator about it; the result is this text as an `isError` result.
+   */
+  readonly refusal?: string;
 }
 
 export type ToolCallInterceptor = (
@@ -110,10 +118,13 @@ export async function runTool(
 
 export class ToolCallDispatcher {
   readonly #catalog: Catalog;
+  readonly #access: AccessControl | undefined;
   #interceptors: ToolCallInterceptor[] = [];
 
-  constructor(catalog: Catalog) {
+  /** `access`: views and policy, asked before every call of every route. */
+  constructor(catalog: Catalog, access?: AccessControl) {
     this.#catalog = catalog;
+    this.#access = access;
   }
 
   /** Wraps every later tool call; interceptors run in the order added. Returns a remover. */
@@ -135,14 +146,37 @@ export class ToolCallDispatcher {
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
     if (!entry.enabled)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} disabled`);
+    let refusal: string | undefined;
+    const access = this.#access;
+    if (access?.active) {
+      const admission = access.admit(ctx.principal ?? ANONYMOUS_PRINCIPAL, ctx.view, entry, args);
+      // Not in the caller's view: the same answer as a tool that does not exist.
+      if (!admission.admitted && admission.notInView) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+      }
+      if (admission.admitted) args = admission.args;
+      else
+        refusal = `Tool ${name} is not allowed for ${ctx.principal?.id ?? 'anonymous'}: ${admission.reason}`;
+    }
     const interceptors = this.#interceptors;
-    if (interceptors.length === 0) return runTool(entry, args, ctx);
+    if (interceptors.length === 0) {
+      return refusal === undefined ? runTool(entry, args, ctx) : toolError(refusal);
+    }
 
-    const call: ToolCall = { tool: name, plugin: entry.plugin, args, ctx, via: options?.via };
+    const call: ToolCall = {
+      tool: name,
+      plugin: entry.plugin,
+      args,
+      ctx,
+      via: options?.via,
+      refusal,
+    };
     const dispatch = (i: number): Promise<CallToolResult> =>
       i < interceptors.length
         ? interceptors[i](call, () => dispatch(i + 1))
-        : runTool(entry, call.args, ctx);
+        : refusal === undefined
+          ? runTool(entry, call.args, ctx)
+          : Promise.resolve(toolError(refusal));
     try {
       return await dispatch(0);
     } catch (error) {

@@ -136,6 +136,9 @@ export function resolveConfig(
     redact_values: written.redact_values ?? [],
     redact_heuristics: written.redact_heuristics ?? true,
     gate: written.gate,
+    views: written.views,
+    policy: written.policy,
+    view: written.view,
     metrics: w.metrics,
     cluster: written.cluster
       ? {

@@ -191,6 +191,13 @@ function operationsShape(l: Leaves) {
     gate: z
       .record(z.string(), z.unknown(), { error: 'expected a mapping of gate settings' })
       .optional(),
+    views: z
+      .record(z.string(), z.unknown(), { error: 'expected a mapping of view names to settings' })
+      .optional(),
+    policy: z
+      .record(z.string(), z.unknown(), { error: 'expected a mapping with default and rules' })
+      .optional(),
+    view: l.nonEmpty.optional(),
     metrics: l.bool.optional(),
     cluster: clusterSchema().optional(),
     otel: otelSchema(l).optional(),

@@ -135,6 +135,12 @@ export interface WrittenConfig {
   redact_heuristics?: boolean;
   /** TOTP gate settings, validated by the gate module. */
   gate?: Record<string, unknown>;
+  /** Virtual servers: named views over the catalog at `/mcp/<name>` (see `access/settings.ts`). */
+  views?: Record<string, unknown>;
+  /** Rules deciding who may see and call which tools (see `access/policy.ts`). */
+  policy?: Record<string, unknown>;
+  /** Over stdio: serve this view instead of the whole catalog. */
+  view?: string;
   /** Serve Prometheus metrics on the health server. Default `false`. */
   metrics?: boolean;
   /** Cluster mode: replicas share state through Redis (also `MCP_REDIS_URL`). Default off. */
@@ -191,6 +197,9 @@ export interface Config {
   redact_values: string[];
   redact_heuristics: boolean;
   gate: Record<string, unknown> | undefined;
+  views: Record<string, unknown> | undefined;
+  policy: Record<string, unknown> | undefined;
+  view: string | undefined;
   metrics: boolean;
   /** Cluster mode, when configured (`cluster.redis_url` or `MCP_REDIS_URL`). */
   cluster: ClusterSettings | undefined;

@@ -28,16 +28,21 @@ export interface CatalogSearchHit extends CatalogToolInfo {
 export type CallVia = 'code';
 
 export interface CatalogView {
-  /** Every enabled tool of the catalog with its owning plugin, a fresh snapshot each call. */
-  tools(): CatalogToolInfo[];
+  /**
+   * Every enabled tool of the catalog with its owning plugin, a fresh snapshot each call. With
+   * `caller` (a handler's context), only the tools that caller may reach: its view and the
+   * policy decide, as they decide its `tools/list` (added with views and policy; without
+   * `caller` the answer is unchanged).
+   */
+  tools(options?: { caller?: ToolContext }): CatalogToolInfo[];
   /**
    * Ranked search (BM25+) over names, titles, descriptions and parameter names and
    * descriptions; best first; [] for no hits. `plugins` restricts to those owners; `limit`
-   * defaults to 10.
+   * defaults to 10; `caller` keeps only the tools that caller may reach (as `tools`).
    */
   search(
     query: string,
-    options?: { limit?: number; plugins?: readonly string[] },
+    options?: { limit?: number; plugins?: readonly string[]; caller?: ToolContext },
   ): CatalogSearchHit[];
   /**
    * Calls `name` as the caller of `ctx` through the normal path (argument validation and every

@@ -22,6 +22,7 @@ import type {
   ServerContext,
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
+import type { Principal } from './principal.ts';
 import type { ArgsOf, SchemaLike } from './schema.ts';
 
 /**
@@ -52,6 +53,13 @@ export type RequestExtra = ServerContext & {
    * for a 2025 session.
    */
   clientCapabilities: ClientCapabilities | undefined;
+  /** Who is calling, as authentication decided it (see `contract/principal.ts`). */
+  principal: Principal;
+  /**
+   * The virtual server (view) this request came through: `/mcp/<name>` or a stdio server started
+   * with `--view <name>`; undefined for the whole catalog.
+   */
+  view: string | undefined;
 };
 
 /** Options of one question to the client (`ctx.elicit`, `ctx.sample`, `ctx.listRoots`). */

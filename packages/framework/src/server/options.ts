@@ -6,6 +6,7 @@
  * @module
  */
 import type { Express, RequestHandler } from 'express';
+import { type AccessSettings, parseAccessSettings } from '../access/settings.ts';
 import type { ClusterLink } from '../cluster/link.ts';
 import type { CodeMode, Config, TransportKind } from '../config/types.ts';
 import type { Logger } from '../contract/logger.ts';
@@ -88,6 +89,10 @@ export interface ServerOptions {
    * off (and the SDK never loaded).
    */
   otel?: OtelConfig;
+  /** Views (virtual servers) and policy; none by default: every caller sees the whole catalog. */
+  access?: AccessSettings;
+  /** Over stdio: the view the connection is served (a name in `access.views`). */
+  view?: string;
 }
 
 /** Maps the resolved config file (snake_case) to server options. */
@@ -116,6 +121,8 @@ export function serverOptionsFromConfig(config: Config): ServerOptions {
         .map(([name]) => name),
     ],
     otel: config.otel,
+    access: parseAccessSettings(config),
+    view: config.view,
   };
 }
 

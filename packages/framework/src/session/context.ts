@@ -20,6 +20,7 @@ import {
   MissingRequiredClientCapabilityError,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import type { Principal } from '../contract/principal.ts';
 import type { InputOptions, RequestExtra, ToolContext } from '../contract/tool.ts';
 import type { Era } from '../protocol/era.ts';
 import type { DetachedCall } from './detachedCall.ts';
@@ -91,6 +92,8 @@ export function withV1Aliases(
     era: Era;
     connectionId?: string;
     initialized: () => ClientCapabilities | undefined;
+    principal: Principal;
+    view: string | undefined;
   },
 ): RequestExtra {
   // A fresh object of one fixed shape: adding properties to the SDK's context object instead
@@ -110,6 +113,8 @@ export function withV1Aliases(
     gateHandle: undefined,
     era: session.era,
     clientCapabilities: clientCapabilitiesOf(ctx, session.era, session.initialized),
+    principal: session.principal,
+    view: session.view,
   };
 }
 
@@ -145,6 +150,8 @@ class HandlerContext implements ToolContext {
   readonly gateHandle: RequestExtra['gateHandle'];
   readonly era: RequestExtra['era'];
   readonly clientCapabilities: RequestExtra['clientCapabilities'];
+  readonly principal: RequestExtra['principal'];
+  readonly view: RequestExtra['view'];
   readonly inputMode: ToolContext['inputMode'];
   readonly #options: ToolContextOptions;
 
@@ -163,6 +170,8 @@ class HandlerContext implements ToolContext {
     this.gateHandle = extra.gateHandle;
     this.era = extra.era;
     this.clientCapabilities = extra.clientCapabilities;
+    this.principal = extra.principal;
+    this.view = extra.view;
     this.inputMode = extra.era === 'modern' && !options.detached ? 'replay' : 'live';
     this.#options = options;
   }

@@ -46,6 +46,8 @@ export function relayedContext(
     gateHandle: first.gateHandle,
     era: first.era,
     clientCapabilities: first.clientCapabilities,
+    principal: first.principal,
+    view: first.view,
   };
 }
 

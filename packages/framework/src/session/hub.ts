@@ -7,8 +7,10 @@
  */
 
 import type { Implementation } from '@modelcontextprotocol/server';
+import type { AccessControl } from '../access/access.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
+import type { Principal } from '../contract/principal.ts';
 import type { ClosedSession } from '../contract/session.ts';
 import { nodeCrypto } from '../lazy.ts';
 import type { Era } from '../protocol/era.ts';
@@ -21,6 +23,8 @@ export interface SessionHubOptions {
   instructions?: string;
   catalog: Catalog;
   dispatcher: ToolCallDispatcher;
+  /** Views and policy, which decide what each caller's lists show. */
+  access: AccessControl;
   counters: ServerCounters;
   /** Key sealing 2026 `requestState`; default a random key per process. */
   requestStateKey?: string;
@@ -65,10 +69,24 @@ export class SessionHub {
    * tracked until its server closes. Pass `track: false` for one-request sessions (stateless
    * HTTP) that never outlive their request.
    */
-  open({ era, track = true }: { era: Era; track?: boolean }): McpSession {
+  open({
+    era,
+    track = true,
+    view,
+    principal,
+  }: {
+    era: Era;
+    track?: boolean;
+    /** The view (virtual server) the session serves; the whole catalog when undefined. */
+    view?: string;
+    /** Who the connection belongs to when no request carries authentication (stdio). */
+    principal?: Principal;
+  }): McpSession {
     const session = new McpSession({
       ...this.#options,
       era,
+      view,
+      principal,
       // A UUID (unique across a cluster's replicas, whose gate state it keys), drawn when a
       // handler or the close first reads it: node:crypto is not needed for the first answer.
       connectionId: track ? () => nodeCrypto().randomUUID() : undefined,

@@ -13,8 +13,11 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import type { AccessControl } from '../access/access.ts';
+import { ANONYMOUS_PRINCIPAL, principalFromAuth } from '../auth/principal.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
+import type { Principal } from '../contract/principal.ts';
 import type { RequestExtra } from '../contract/tool.ts';
 import type { Era } from '../protocol/era.ts';
 import { observeRequest } from '../telemetry/requests.ts';
@@ -35,6 +38,7 @@ export interface SessionOptions {
   instructions?: string;
   catalog: Catalog;
   dispatcher: ToolCallDispatcher;
+  access: AccessControl;
   counters: ServerCounters;
   /** Seals `requestState` for 2026 `input_required` rounds. */
   rounds: RoundsCodec;
@@ -51,6 +55,13 @@ export interface SessionOptions {
    * SDK's stdio and HTTP entries hand it to the session factory); every request carries it.
    */
   era: Era;
+  /** The view this session serves (decided by the transport entry); undefined: the catalog. */
+  view?: string;
+  /**
+   * The principal of a request that carries no authentication: the local user for stdio;
+   * `anonymous` when unset. A request's verified token always decides instead.
+   */
+  principal?: Principal;
 }
 
 export type CacheHints = Partial<
@@ -84,6 +95,9 @@ export class McpSession {
   readonly server: Server;
   /** See {@link SessionOptions.era}. */
   readonly era: Era;
+  /** See {@link SessionOptions.view}. */
+  readonly view: string | undefined;
+  readonly #principal: Principal;
   /** Resource URIs this client subscribed to (2025 `resources/subscribe`). */
   readonly subscriptions = new Set<string>();
 
@@ -104,10 +118,13 @@ export class McpSession {
     });
     this.server = server;
     this.era = options.era;
+    this.view = options.view;
+    this.#principal = options.principal ?? ANONYMOUS_PRINCIPAL;
     const host: SessionHost = {
       server,
       catalog,
       dispatcher,
+      access: options.access,
       counters,
       counted: this.#counted(counters),
       withRounds: roundsRunner(catalog, options.rounds),
@@ -129,10 +146,15 @@ export class McpSession {
         counters.last_request = Date.now();
         try {
           this.sessionId ??= ctx.sessionId;
-          const { era, connectionId } = this;
+          const { era, connectionId, view } = this;
+          // Identity comes from authentication alone: the verified token, else the connection's.
+          const principal = principalFromAuth(ctx.http?.authInfo) ?? this.#principal;
           // Traced and counted by method and era when configured (telemetry/requests.ts).
           return await observeRequest(ctx, era, (request as { params?: unknown }).params, () =>
-            handler(request, withV1Aliases(ctx, { era, connectionId, initialized })),
+            handler(
+              request,
+              withV1Aliases(ctx, { era, connectionId, initialized, principal, view }),
+            ),
           );
         } catch (error) {
           counters.errors += 1;

@@ -14,6 +14,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
+import { localPrincipal } from '../auth/principal.ts';
 import type { Logger } from '../contract/logger.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { McpSession } from '../session/session.ts';
@@ -40,6 +41,8 @@ export interface StdioOptions {
   onClientGone?: () => void;
   /** `maxListensPerCaller` caps this connection's open listen streams. */
   listenLimits?: ListenLimits;
+  /** The view (virtual server) this connection is served; the whole catalog when undefined. */
+  view?: string;
 }
 
 let reservedStdout: Writable | undefined;
@@ -87,7 +90,8 @@ export async function serveStdio(options: StdioOptions): Promise<MountedTranspor
   const handle = sdkServeStdio(
     // The SDK's entry reads the opening exchange and names the connection's era.
     ({ era }) => {
-      session = options.hub.open({ era });
+      // The connection is the local user's: whoever started this process talks on its stdin.
+      session = options.hub.open({ era, view: options.view, principal: localPrincipal() });
       return session.server;
     },
     {

@@ -5,6 +5,7 @@
  * @module
  */
 import type { InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import type { AccessControl } from '../../access/access.ts';
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { ToolCallDispatcher } from '../../catalog/toolCalls.ts';
 import type { RequestExtra, ToolContext } from '../../contract/tool.ts';
@@ -36,6 +37,7 @@ export interface SessionHost {
   readonly server: Server;
   readonly catalog: Catalog;
   readonly dispatcher: ToolCallDispatcher;
+  readonly access: AccessControl;
   readonly counters: ServerCounters;
   readonly counted: Counted;
   readonly withRounds: WithRounds;

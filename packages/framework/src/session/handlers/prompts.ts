@@ -19,18 +19,24 @@ function toPromptResult(value: PromptReturn): GetPromptResult {
 }
 
 export function registerPromptHandlers(host: SessionHost): void {
-  const { server, catalog, counted, withRounds } = host;
+  const { server, catalog, access, counted, withRounds } = host;
+  const inView = (view: string | undefined, name: string) => {
+    const prompt = catalog.getPrompt(name);
+    return prompt !== undefined && (access.view(view)?.includesPrompt(name, prompt.plugin) ?? true);
+  };
 
   server.setRequestHandler(
     'prompts/list',
-    counted(async () => ({ prompts: catalog.listPrompts() })),
+    counted(async (_request, extra) => ({
+      prompts: catalog.listPrompts().filter((p) => inView(extra.view, p.name)),
+    })),
   );
 
   server.setRequestHandler(
     'prompts/get',
     counted(async (request, extra) => {
       const { name } = request.params;
-      const prompt = catalog.getPrompt(name);
+      const prompt = inView(extra.view, name) ? catalog.getPrompt(name) : undefined;
       if (!prompt)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
       if (!prompt.enabled)

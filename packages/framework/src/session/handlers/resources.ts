@@ -27,14 +27,20 @@ function parseUri(uri: string): URL {
 }
 
 export function registerResourceHandlers(host: SessionHost): void {
-  const { server, catalog, counted } = host;
+  const { server, catalog, access, counted } = host;
+  /** Whether the request's view includes a resource (or template) of `plugin`. */
+  const inView = (view: string | undefined, uri: string, plugin: string | undefined) =>
+    plugin !== undefined && (access.view(view)?.includesResource(uri, plugin) ?? true);
 
   server.setRequestHandler(
     'resources/list',
     counted(async (_request, extra) => {
-      const listed: Resource[] = [...catalog.listResources()];
+      const listed: Resource[] = catalog
+        .listResources()
+        .filter((r) => inView(extra.view, r.uri, catalog.getResource(r.uri)?.plugin));
       // Templates with a `list` callback contribute their concrete resources, as in McpServer.
       for (const entry of catalog.templateEntries()) {
+        if (!inView(extra.view, entry.uriTemplate, entry.plugin)) continue;
         const list = entry.template.listCallback;
         if (!list) continue;
         const result = await list(extra);
@@ -46,7 +52,13 @@ export function registerResourceHandlers(host: SessionHost): void {
 
   server.setRequestHandler(
     'resources/templates/list',
-    counted(async () => ({ resourceTemplates: catalog.listTemplates() })),
+    counted(async (_request, extra) => ({
+      resourceTemplates: catalog
+        .listTemplates()
+        .filter((t) =>
+          inView(extra.view, t.uriTemplate, catalog.getTemplate(t.uriTemplate)?.plugin),
+        ),
+    })),
   );
 
   server.setRequestHandler(
@@ -55,14 +67,15 @@ export function registerResourceHandlers(host: SessionHost): void {
       const raw = request.params.uri;
       const url = parseUri(raw);
       const resource = catalog.getResource(raw) ?? catalog.getResource(url.href);
-      if (resource) {
+      if (resource && inView(extra.view, resource.uri, resource.plugin)) {
         if (!resource.enabled) {
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource ${raw} disabled`);
         }
         return toReadResult(raw, await resource.read(url, extra));
       }
       const match = catalog.matchTemplate(raw);
-      if (match) return toReadResult(raw, await match.entry.read(url, match.variables, extra));
+      if (match && inView(extra.view, match.entry.uriTemplate, match.entry.plugin))
+        return toReadResult(raw, await match.entry.read(url, match.variables, extra));
       // -32602 with `data.uri` in both eras (2026-07-28 SEP-2164; the SDK's own error type).
       throw new ResourceNotFoundError(raw, `Resource ${raw} not found`);
     }),

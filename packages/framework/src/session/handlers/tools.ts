@@ -4,7 +4,11 @@
  *
  * @module
  */
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server';
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { RequestExtra } from '../../contract/tool.ts';
 import { GATE_HANDLE_ARGUMENT } from '../../gate/handles.ts';
@@ -34,20 +38,34 @@ function takeGateHandle(
   return rest;
 }
 
+/** The catalog's name of a tool called through `view` by `called` (unknown names pass on). */
+function catalogName(host: SessionHost, called: string, view: string | undefined): string {
+  const named = host.access.view(view)?.catalogName(called);
+  if (named === undefined && view !== undefined && host.access.view(view)) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${called} not found`);
+  }
+  return named ?? called;
+}
+
 export function registerToolHandlers(host: SessionHost): void {
-  const { server, catalog, dispatcher, counters, counted, withRounds } = host;
+  const { server, catalog, dispatcher, access, counters, counted, withRounds } = host;
+  const lookup = (name: string) => catalog.getTool(name);
 
   server.setRequestHandler(
     'tools/list',
     counted(async (_request, extra) => ({
-      tools: toolsFor(catalog.listTools(), extra.clientCapabilities),
+      tools: toolsFor(
+        access.listTools(extra.principal, extra.view, catalog.listTools(), lookup),
+        extra.clientCapabilities,
+      ),
     })),
   );
 
   server.setRequestHandler(
     'tools/call',
     counted(async (request, extra) => {
-      const { name } = request.params;
+      // The view may list a tool under another name; the catalog and its routes know its own.
+      const name = catalogName(host, request.params.name, extra.view);
       const args = takeGateHandle(catalog, name, request.params.arguments, extra);
       const keepsRunning = catalog.getTool(name)?.keepsRunning;
       const taskable = keepsRunning?.tasks && requestDeclaresTasks(extra);

@@ -1,0 +1,206 @@
+/**
+ * Policy: rules over the caller and the tool, written in CEL (`@marcbachmann/cel-js`), that
+ * decide whether a principal may see and call a tool — and, with the call's actual arguments,
+ * whether this particular call may run.
+ *
+ * A rule reads `principal` (`id`, `kind`, `subject`, `client`, `scopes`, `groups`, `claims`),
+ * `tool` (`name`, `plugin`, `tags`), `view` (the view's name, `""` for the whole catalog) and
+ * `args` (the call's arguments). The decision, independent of the rules' order:
+ *
+ * 1. a `deny` rule that holds denies (it names itself in the message);
+ * 2. else an `allow` rule that holds allows;
+ * 3. else the policy's `default` decides.
+ *
+ * A rule that cannot be evaluated (a claim the token lacks, a type mismatch) is false for
+ * `allow` and true for `deny`: it fails closed, and never throws at the caller.
+ *
+ * Listing (no arguments yet): a rule that reads `args` is undecided unless the rest of it
+ * already decides (CEL's `&&`/`||` absorb the unknown side: `"ops" in principal.groups && …` is
+ * false for a non-member). An undecided `allow` lists the tool, an undecided `deny` does not
+ * hide it: the list shows what some call may reach, and the call itself is decided with its
+ * arguments. For a tool no argument rule is about, listing and calling agree exactly.
+ *
+ * @module
+ */
+import type { Environment } from '@marcbachmann/cel-js';
+import type { Principal } from '../contract/principal.ts';
+import { lazyRequire } from '../lazy.ts';
+import { namesMatcher } from './globs.ts';
+import type { PolicySettings, RuleSettings } from './settings.ts';
+import { type ToolSubject, tagsOf } from './views.ts';
+
+const cel = lazyRequire<typeof import('@marcbachmann/cel-js')>('@marcbachmann/cel-js');
+
+/** A rule that did not compile: start-up fails naming it; a reload changes nothing. */
+export class PolicyError extends Error {
+  readonly code = 'POLICY_INVALID';
+  constructor(readonly issues: readonly string[]) {
+    super(
+      issues.length === 1
+        ? `invalid policy: ${issues[0]}`
+        : `invalid policy (${issues.length} problems):\n  ${issues.join('\n  ')}`,
+    );
+    this.name = 'PolicyError';
+  }
+}
+
+/** What a rule came to for one caller and tool: held, did not, undecided, or failed. */
+export type RuleState = 'true' | 'false' | 'undecided' | 'error';
+
+export interface CompiledRule {
+  readonly name: string;
+  readonly effect: 'allow' | 'deny';
+  readonly expression: string;
+  readonly description?: string;
+  /** Whether the rule reads `args`: only then can it differ between two calls of one tool. */
+  readonly readsArguments: boolean;
+  appliesTo(tool: string): boolean;
+  evaluate(input: RuleInput): { state: RuleState; error?: string };
+}
+
+/** The variables a rule sees; `args` absent while listing. */
+export interface RuleInput {
+  principal: Record<string, unknown>;
+  tool: Record<string, unknown>;
+  view: string;
+  args?: Record<string, unknown>;
+}
+
+const VARIABLES = ['principal', 'tool', 'args'] as const;
+
+function environments(): { full: Environment; withoutArgs: Environment } {
+  const { Environment } = cel();
+  const make = (names: readonly string[]) => {
+    let env = new Environment({ homogeneousAggregateLiterals: false });
+    for (const name of names) env = env.registerVariable(name, 'map');
+    return env.registerVariable('view', 'string');
+  };
+  return { full: make(VARIABLES), withoutArgs: make(['principal', 'tool']) };
+}
+
+const firstLine = (error: unknown) =>
+  (error instanceof Error ? error.message : String(error)).split('\n')[0];
+
+function compileRule(
+  rule: RuleSettings,
+  envs: ReturnType<typeof environments>,
+): CompiledRule | string {
+  const effect = rule.allow !== undefined ? 'allow' : 'deny';
+  const expression = (rule.allow ?? rule.deny) as string;
+  let program: ReturnType<Environment['parse']>;
+  try {
+    program = envs.full.parse(expression);
+  } catch (error) {
+    return `rule "${rule.name}": ${firstLine(error)}`;
+  }
+  const checked = program.check();
+  if (!checked.valid) return `rule "${rule.name}": ${firstLine(checked.error)}`;
+  if (checked.type !== 'bool' && checked.type !== 'dyn') {
+    return `rule "${rule.name}": the expression is a ${checked.type}, not a bool`;
+  }
+  const readsArguments = !envs.withoutArgs.check(expression).valid;
+  const applies = rule.tools === undefined ? () => true : namesMatcher(rule.tools);
+  return {
+    name: rule.name,
+    effect,
+    expression,
+    ...(rule.description !== undefined ? { description: rule.description } : {}),
+    readsArguments,
+    appliesTo: applies,
+    evaluate(input) {
+      try {
+        const value = program(input as unknown as Record<string, unknown>);
+        if (typeof value === 'boolean') return { state: value ? 'true' : 'false' };
+        return { state: 'error', error: `the expression gave ${typeof value}, not a bool` };
+      } catch (error) {
+        const message = firstLine(error);
+        if (input.args === undefined && readsArguments && /Unknown variable: args/.test(message)) {
+          return { state: 'undecided' };
+        }
+        return { state: 'error', error: message };
+      }
+    },
+  };
+}
+
+export interface CompiledPolicy {
+  readonly default: 'allow' | 'deny';
+  readonly rules: readonly CompiledRule[];
+  /** A text of the settings: equal texts, equal policies (a reload that changes nothing). */
+  readonly fingerprint: string;
+}
+
+/** @throws PolicyError naming every rule that does not compile. */
+export function compilePolicy(settings: PolicySettings): CompiledPolicy {
+  const envs = environments();
+  const problems: string[] = [];
+  const rules: CompiledRule[] = [];
+  for (const rule of settings.rules) {
+    const compiled = compileRule(rule, envs);
+    if (typeof compiled === 'string') problems.push(compiled);
+    else rules.push(compiled);
+  }
+  if (problems.length > 0) throw new PolicyError(problems);
+  return { default: settings.default, rules, fingerprint: JSON.stringify(settings) };
+}
+
+/** The CEL value of a principal: every field present, so a rule never trips on a missing one. */
+export function principalInput(principal: Principal): Record<string, unknown> {
+  return {
+    id: principal.id,
+    kind: principal.kind,
+    subject: principal.subject ?? '',
+    client: principal.client ?? '',
+    scopes: [...principal.scopes],
+    groups: [...principal.groups],
+    claims: principal.claims,
+  };
+}
+
+export function toolInput(tool: ToolSubject): Record<string, unknown> {
+  return { name: tool.name, plugin: tool.plugin, tags: tagsOf(tool.definition) };
+}
+
+/** One rule's part in a decision. */
+export interface RuleOutcome {
+  readonly rule: CompiledRule;
+  readonly state: RuleState;
+  readonly error?: string;
+}
+
+export type Verdict =
+  | { allowed: true; by: string }
+  | { allowed: false; by: string; reason: string };
+
+/**
+ * Combines the outcomes of the rules about one tool. `listing`: undecided rules count as
+ * "may allow" / "may not deny" (see the module comment); else they must not occur.
+ */
+export function combine(policy: CompiledPolicy, outcomes: readonly RuleOutcome[]): Verdict {
+  for (const { rule, state, error } of outcomes) {
+    if (rule.effect !== 'deny') continue;
+    if (state === 'true') return { allowed: false, by: rule.name, reason: ruleReason(rule) };
+    if (state === 'error') {
+      return {
+        allowed: false,
+        by: rule.name,
+        reason: `rule "${rule.name}" could not be evaluated (${error}), so it denies`,
+      };
+    }
+  }
+  for (const { rule, state } of outcomes) {
+    if (rule.effect === 'allow' && (state === 'true' || state === 'undecided')) {
+      return { allowed: true, by: rule.name };
+    }
+  }
+  if (policy.default === 'allow') return { allowed: true, by: 'default' };
+  return {
+    allowed: false,
+    by: 'default',
+    reason: 'no policy rule allows it (the policy default is deny)',
+  };
+}
+
+function ruleReason(rule: CompiledRule): string {
+  return `denied by policy rule "${rule.name}"${rule.description ? `: ${rule.description}` : ''}`;
+}
