@@ -168,6 +168,16 @@ export {
 // What every HTTP listener shares (mcp-proxy's management API, ipybox): loopback, DNS rebinding, JSON.
 export { isLoopbackHost, type RebindingCheck, rebindingCheck, sendJson } from './http/index.ts';
 export { lazyRequire } from './lazy.ts';
+// Limits keyed on identity: the console reads `server.limits.usage(principal)`.
+export {
+  type BudgetUsage,
+  LIMIT_EXCEEDED,
+  Limiter,
+  type LimitRefusal,
+  type LimitSettings,
+  type PrincipalUsage,
+  parseLimitSettings,
+} from './limits/index.ts';
 export { configureLogging, createLogger, type Logger } from './logging/index.ts';
 export { ServerMetrics, type ServerMetricsOptions, type ToolCallOutcome } from './metrics/index.ts';
 export {

@@ -25,6 +25,8 @@ import type { PluginServer } from './contract/plugin.ts';
 import type { ToolContext } from './contract/tool.ts';
 import { McpboxError } from './errors.ts';
 import { processGateStore } from './gate/store.ts';
+import { Limiter } from './limits/limiter.ts';
+import { clusterLimitStore, memoryLimitStore } from './limits/store.ts';
 import { createLogger } from './logging/index.ts';
 import { PluginRegistry } from './plugins/registry.ts';
 import { type SessionClosedSource, StagingServer } from './plugins/staging.ts';
@@ -62,6 +64,8 @@ export interface McpboxServer extends Registrations {
   readonly sessions: SessionHub;
   /** Views and policy: who sees and may call what (replace them with `access.update`). */
   readonly access: AccessControl;
+  /** Rate limits, quotas and concurrency caps per principal (`limits:`); none when not set. */
+  readonly limits: Limiter | undefined;
   /** Live counters for the health endpoints. */
   readonly stats: ServerCounters;
   /** The bound MCP URL once an HTTP transport has started. */
@@ -100,6 +104,7 @@ interface ServerParts {
   readonly catalog: Catalog;
   readonly dispatcher: ToolCallDispatcher;
   readonly access: AccessControl;
+  readonly limits: Limiter | undefined;
   readonly catalogView: CatalogView;
   readonly registry: PluginRegistry;
   readonly sessions: SessionHub;
@@ -117,7 +122,15 @@ function assembleParts(options: ServerOptions): ServerParts {
   // A rule that does not compile stops the start here, naming the rule.
   const access = new AccessControl(options.access);
   catalog.onChange(() => access.forget());
-  const dispatcher = new ToolCallDispatcher(catalog, access);
+  // Limits count in the cluster's Redis when there is one, so every replica spends one budget.
+  const limits =
+    options.limits &&
+    new Limiter(
+      options.limits,
+      options.cluster ? clusterLimitStore(options.cluster) : memoryLimitStore(),
+      { logger },
+    );
+  const dispatcher = new ToolCallDispatcher(catalog, access, limits);
   // Traces only when configured: the SDK loads in the background and start() waits for it. The
   // span interceptor goes first, so its span holds the other interceptors' work.
   const telemetry = resolveTelemetry(options.otel, process.env, options.name ?? 'mcpbox');
@@ -163,6 +176,7 @@ function assembleParts(options: ServerOptions): ServerParts {
     catalog,
     dispatcher,
     access,
+    limits,
     catalogView,
     registry,
     sessions,
@@ -272,7 +286,8 @@ export function createServer(
   overrides: ServerOptions = {},
 ): McpboxServer {
   const parts = assembleParts(resolveServerOptions(input, overrides));
-  const { options, catalog, catalogView, registry, sessions, stats, dispatcher, access } = parts;
+  const { options, catalog, catalogView, registry, sessions, stats, dispatcher, access, limits } =
+    parts;
   const open: OpenTransports = { mounted: [], httpServer: undefined };
   let url: string | undefined;
   let started = false;
@@ -288,6 +303,7 @@ export function createServer(
     registry,
     sessions,
     access,
+    limits,
     stats,
     get url() {
       return url;

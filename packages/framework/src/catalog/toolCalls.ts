@@ -16,6 +16,8 @@ import type { AccessControl } from '../access/access.ts';
 import { ANONYMOUS_PRINCIPAL } from '../auth/principal.ts';
 import type { ToolContext, ToolReturn } from '../contract/tool.ts';
 import { errorMessage } from '../errors.ts';
+import { limitError } from '../limits/errors.ts';
+import type { Limiter } from '../limits/limiter.ts';
 import type { Catalog } from './catalog.ts';
 import type { ToolEntry } from './types.ts';
 
@@ -28,9 +30,10 @@ export interface ToolCall {
   /** Set when the call came from code (`CatalogView.callTool(..., { via: 'code' })`). */
   readonly via?: 'code';
   /**
-   * Why access control refused the call (policy, naming the rule), when it did: interceptors
-   * see the call and its refusal (to log and count it) but must not run it, ask a gate or
-   * validator about it; the result is this text as an `isError` result.
+   * Why access control (policy, naming the rule) or a limit refused the call, when one did:
+   * interceptors see the call and its refusal (to log and count it) but must not run it, ask a
+   * gate or validator about it; the answer is this text as an `isError` result (policy) or the
+   * limit's JSON-RPC error (`LIMIT_EXCEEDED`, thrown by `next()`).
    */
   readonly refusal?: string;
 }
@@ -116,15 +119,28 @@ export async function runTool(
   return result;
 }
 
+/** What the limiter said of a call: the error refusing it, or the slot to give back. */
+interface LimitStanding {
+  error?: ProtocolError;
+  release?: () => void;
+}
+
 export class ToolCallDispatcher {
   readonly #catalog: Catalog;
   readonly #access: AccessControl | undefined;
+  readonly #limiter: Limiter | undefined;
+  /** Contexts with a limited call running: a call made with one is nested (`proxy__run`). */
+  readonly #running = new WeakSet<ToolContext>();
   #interceptors: ToolCallInterceptor[] = [];
 
-  /** `access`: views and policy, asked before every call of every route. */
-  constructor(catalog: Catalog, access?: AccessControl) {
+  /**
+   * `access`: views and policy, asked before every call of every route; `limiter`: the
+   * caller's budgets, spent by every call access admits.
+   */
+  constructor(catalog: Catalog, access?: AccessControl, limiter?: Limiter) {
     this.#catalog = catalog;
     this.#access = access;
+    this.#limiter = limiter;
   }
 
   /** Wraps every later tool call; interceptors run in the order added. Returns a remover. */
@@ -158,25 +174,65 @@ export class ToolCallDispatcher {
       else
         refusal = `Tool ${name} is not allowed for ${ctx.principal?.id ?? 'anonymous'}: ${admission.reason}`;
     }
+    // Only a call access admits spends budgets; a refused one reaches the interceptors (logged,
+    // counted 'rejected') and answers the limit's JSON-RPC error.
+    const limit =
+      this.#limiter && refusal === undefined
+        ? await this.#limit(this.#limiter, entry, ctx, options?.via)
+        : undefined;
+    if (limit?.error) refusal = limit.error.message;
+    try {
+      return await this.#dispatch(entry, args, ctx, options?.via, { refusal, limit });
+    } finally {
+      if (limit?.release) {
+        this.#running.delete(ctx);
+        limit.release();
+      }
+    }
+  }
+
+  async #limit(
+    limiter: Limiter,
+    entry: ToolEntry,
+    ctx: ToolContext,
+    via: 'code' | undefined,
+  ): Promise<LimitStanding> {
+    const principal = (ctx.principal ?? ANONYMOUS_PRINCIPAL).id;
+    // Kernel code's calls run inside a cell's call, which holds the caller's slot.
+    const nested = via === 'code' || this.#running.has(ctx);
+    const decision = await limiter.admit({
+      principal,
+      tool: entry.name,
+      plugin: entry.plugin,
+      nested,
+    });
+    if (!decision.admitted) return { error: limitError(decision.refusal, entry.name) };
+    if (nested) return {};
+    this.#running.add(ctx);
+    return { release: decision.release };
+  }
+
+  /** Through the interceptors (if any) to the tool, or to the refusal. */
+  async #dispatch(
+    entry: ToolEntry,
+    args: Record<string, unknown> | undefined,
+    ctx: ToolContext,
+    via: 'code' | undefined,
+    { refusal, limit }: { refusal: string | undefined; limit: LimitStanding | undefined },
+  ): Promise<CallToolResult> {
+    const refused = (): Promise<CallToolResult> =>
+      limit?.error ? Promise.reject(limit.error) : Promise.resolve(toolError(refusal!));
     const interceptors = this.#interceptors;
     if (interceptors.length === 0) {
-      return refusal === undefined ? runTool(entry, args, ctx) : toolError(refusal);
+      return refusal === undefined ? runTool(entry, args, ctx) : refused();
     }
-
-    const call: ToolCall = {
-      tool: name,
-      plugin: entry.plugin,
-      args,
-      ctx,
-      via: options?.via,
-      refusal,
-    };
+    const call: ToolCall = { tool: entry.name, plugin: entry.plugin, args, ctx, via, refusal };
     const dispatch = (i: number): Promise<CallToolResult> =>
       i < interceptors.length
         ? interceptors[i](call, () => dispatch(i + 1))
         : refusal === undefined
           ? runTool(entry, call.args, ctx)
-          : Promise.resolve(toolError(refusal));
+          : refused();
     try {
       return await dispatch(0);
     } catch (error) {

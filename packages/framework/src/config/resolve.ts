@@ -139,6 +139,7 @@ export function resolveConfig(
     views: written.views,
     policy: written.policy,
     view: written.view,
+    limits: written.limits,
     metrics: w.metrics,
     cluster: written.cluster
       ? {

@@ -198,6 +198,11 @@ function operationsShape(l: Leaves) {
       .record(z.string(), z.unknown(), { error: 'expected a mapping with default and rules' })
       .optional(),
     view: l.nonEmpty.optional(),
+    limits: z
+      .record(z.string(), z.unknown(), {
+        error: 'expected a mapping with per_principal, tools, exempt',
+      })
+      .optional(),
     metrics: l.bool.optional(),
     cluster: clusterSchema().optional(),
     otel: otelSchema(l).optional(),

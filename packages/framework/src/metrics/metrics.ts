@@ -12,6 +12,11 @@
  * - `mcpbox_gate_unlocks_total{group}`, `mcpbox_gate_lockouts_total{group}`,
  *   `mcpbox_gate_failures_total{group}`, `mcpbox_gate_blocked_calls_total{group}`
  * - `mcpbox_oauth_rejections_total{reason}`
+ * - with `limits:` configured only (a series per principal that called: label cardinality grows
+ *   with the number of callers): `mcpbox_principal_calls_total{principal,outcome}` (outcome
+ *   `admitted` or `refused`), `mcpbox_principal_cost_total{principal}` (budget spent, each call
+ *   its rule's cost) and `mcpbox_limit_refusals_total{principal,limit}` (`rate`, `daily`,
+ *   `concurrent`); exempt principals are not counted
  * - the standard `process_*` / `nodejs_*` metrics
  *
  * Gate and OAuth events arrive over `node:diagnostics_channel`, so a gate any plugin creates is
@@ -25,6 +30,7 @@ import type { Counter, Histogram, Registry } from 'prom-client';
 import { OAUTH_CHANNEL } from '../auth/introspection.ts';
 import { GATE_CHANNEL, type GateEvent } from '../gate/gate.ts';
 import { promClient } from '../lazy.ts';
+import { LIMITS_CHANNEL, type LimitEvent } from '../limits/limiter.ts';
 import { REQUEST_CHANNEL, type RequestEvent } from '../telemetry/requests.ts';
 
 export type ToolCallOutcome = 'ok' | 'error' | 'rejected';
@@ -75,6 +81,7 @@ export class ServerMetrics {
   readonly #onOAuth = (message: unknown) => {
     this.#oauth.inc({ reason: (message as { reason: string }).reason });
   };
+  readonly #onLimit: (message: unknown) => void;
   readonly #onRequest = (message: unknown) => {
     const { method, era, outcome, seconds } = message as RequestEvent;
     const counted = KNOWN_METHODS.has(method) ? method : 'other';
@@ -158,6 +165,8 @@ export class ServerMetrics {
       registers,
     });
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.#onLimit = limitCounters(registers);
+    subscribe(LIMITS_CHANNEL, this.#onLimit);
     subscribe(GATE_CHANNEL, this.#onGate);
     subscribe(OAUTH_CHANNEL, this.#onOAuth);
     subscribe(REQUEST_CHANNEL, this.#onRequest);
@@ -207,8 +216,38 @@ export class ServerMetrics {
 
   /** Stops listening for gate and OAuth events. */
   close(): void {
+    unsubscribe(LIMITS_CHANNEL, this.#onLimit);
     unsubscribe(GATE_CHANNEL, this.#onGate);
     unsubscribe(OAUTH_CHANNEL, this.#onOAuth);
     unsubscribe(REQUEST_CHANNEL, this.#onRequest);
   }
+}
+
+/** The per-principal counters of `limits:`, and what counts one limit event into them. */
+function limitCounters(registers: Registry[]): (message: unknown) => void {
+  const { Counter } = promClient();
+  const calls = new Counter({
+    name: 'mcpbox_principal_calls_total',
+    help: 'Tool calls a limit saw, by principal and outcome (admitted, refused).',
+    labelNames: ['principal', 'outcome'],
+    registers,
+  });
+  const cost = new Counter({
+    name: 'mcpbox_principal_cost_total',
+    help: "Budget spent by admitted calls, by principal (each call counts its rule's cost).",
+    labelNames: ['principal'],
+    registers,
+  });
+  const refusals = new Counter({
+    name: 'mcpbox_limit_refusals_total',
+    help: 'Calls refused by a limit, by principal and limit (rate, daily, concurrent).',
+    labelNames: ['principal', 'limit'],
+    registers,
+  });
+  return (message) => {
+    const event = message as LimitEvent;
+    calls.inc({ principal: event.principal, outcome: event.outcome });
+    if (event.outcome === 'admitted') cost.inc({ principal: event.principal }, event.cost);
+    else refusals.inc({ principal: event.principal, limit: event.limit ?? 'rate' });
+  };
 }

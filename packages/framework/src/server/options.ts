@@ -11,6 +11,7 @@ import type { ClusterLink } from '../cluster/link.ts';
 import type { CodeMode, Config, TransportKind } from '../config/types.ts';
 import type { Logger } from '../contract/logger.ts';
 import type { ProxyCommands } from '../contract/plugin.ts';
+import { type LimitSettings, parseLimitSettings } from '../limits/settings.ts';
 import type { OtelConfig } from '../telemetry/index.ts';
 import type { ListenLimits } from '../transports/listenLimits.ts';
 
@@ -93,6 +94,8 @@ export interface ServerOptions {
   access?: AccessSettings;
   /** Over stdio: the view the connection is served (a name in `access.views`). */
   view?: string;
+  /** Rate limits, daily quotas and concurrency caps per principal; none by default. */
+  limits?: LimitSettings;
 }
 
 /** Maps the resolved config file (snake_case) to server options. */
@@ -123,6 +126,7 @@ export function serverOptionsFromConfig(config: Config): ServerOptions {
     otel: config.otel,
     access: parseAccessSettings(config),
     view: config.view,
+    limits: parseLimitSettings(config.limits),
   };
 }
 
