@@ -13,7 +13,7 @@
  * @module
  */
 import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
-import { AccessControl } from './access/access.ts';
+import { AccessControl, unknownViewMessage } from './access/access.ts';
 import { Catalog } from './catalog/catalog.ts';
 import { createCatalogView } from './catalog/catalogView.ts';
 import { ToolCallDispatcher, type ToolCallInterceptor } from './catalog/toolCalls.ts';
@@ -229,11 +229,7 @@ async function tracingStarted(tracingReady: Promise<void>): Promise<void> {
 function stdioView({ options, access }: ServerParts): string | undefined {
   if (options.view === undefined) return undefined;
   if (access.view(options.view)) return options.view;
-  const known = access.viewNames();
-  throw new McpboxError(
-    'UNKNOWN_VIEW',
-    `no view named "${options.view}": ${known.length > 0 ? `the views are ${known.join(', ')}` : 'no views are configured (views: in the config file)'}`,
-  );
+  throw new McpboxError('UNKNOWN_VIEW', unknownViewMessage(options.view, access.viewNames()));
 }
 
 /** Starts the configured transport, holding what it opens in `open`; the bound URL for HTTP. */
@@ -260,7 +256,7 @@ async function startTransport(
   }
   const url = await serveHttp(
     kind,
-    { options, hub: sessions, counters: parts.stats, logger },
+    { options, hub: sessions, counters: parts.stats, logger, access: parts.access },
     open,
   );
   logger.info(`serving MCP at ${url}`);

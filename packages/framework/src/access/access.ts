@@ -282,3 +282,12 @@ export interface Explanation {
   by: string;
   reason?: string;
 }
+
+/** What a caller asking for a view that is not configured is told: the views there are. */
+export function unknownViewMessage(name: string, known: readonly string[]): string {
+  const views =
+    known.length > 0
+      ? `the views are ${known.join(', ')}`
+      : 'no views are configured (views: in the config file)';
+  return `no view named "${name}": ${views}`;
+}

@@ -1,6 +1,6 @@
 /**
- * Serving MCP over HTTP: Streamable HTTP at `/mcp` (plus legacy SSE) or legacy SSE alone, on one
- * node:http server. Apart from the assembly because the HTTP stack — express, the SDK's node
+ * Serving MCP over HTTP: Streamable HTTP at `/mcp` and each view at `/mcp/<name>` (plus legacy
+ * SSE), or legacy SSE alone, on one node:http server. Apart from the assembly because the HTTP stack — express, the SDK's node
  * transports, legacy SSE — loads only here, on first use: a server over stdio starts without it
  * (cold start, bench/startup.ts).
  *
@@ -8,11 +8,12 @@
  */
 import type { Server as HttpServer, RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AccessControl } from '../access/access.ts';
 import type { Logger } from '../contract/logger.ts';
 import { PortInUseError } from '../health/index.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
-import type { MountedTransport } from '../transports/streamableHttp.ts';
+import type { MountedTransport, StreamableHttpOptions } from '../transports/streamableHttp.ts';
 import { listenLimitsOf, type ServerOptions } from './options.ts';
 
 /** What serving HTTP needs from the assembled server. */
@@ -21,6 +22,8 @@ export interface HttpServing {
   readonly hub: SessionHub;
   readonly counters: ServerCounters;
   readonly logger: Logger;
+  /** Views and policy: which views `/mcp/<name>` serves. */
+  readonly access: AccessControl;
 }
 
 /**
@@ -37,7 +40,8 @@ async function loadHttpStack() {
     { createServer: createHttpServer },
     { createHttpApp, jsonRpcErrorHandler },
     { mountSse },
-    { mountStreamableHttp },
+    { mountStreamableHttp, streamableHttpEndpoint },
+    { mountViewEndpoints },
     { withFastLane },
     { sessionSlots },
   ] = await Promise.all([
@@ -45,6 +49,7 @@ async function loadHttpStack() {
     import('../transports/httpApp.ts'),
     import('../transports/sse.ts'),
     import('../transports/streamableHttp.ts'),
+    import('../transports/viewEndpoints.ts'),
     import('../transports/fastLane.ts'),
     import('../transports/sessionTable.ts'),
   ]);
@@ -54,6 +59,8 @@ async function loadHttpStack() {
     jsonRpcErrorHandler,
     mountSse,
     mountStreamableHttp,
+    streamableHttpEndpoint,
+    mountViewEndpoints,
     withFastLane,
     sessionSlots,
   };
@@ -66,7 +73,7 @@ function mountMcp(
   kind: 'http' | 'sse',
   host: string,
   stack: HttpStack,
-  { options, hub, counters, logger }: HttpServing,
+  { options, hub, counters, logger, access }: HttpServing,
   open: OpenTransports,
 ): RequestListener {
   const { app, guard } = stack.createHttpApp({
@@ -86,7 +93,7 @@ function mountMcp(
   // One pool of session slots for Streamable HTTP and legacy SSE.
   const slots = stack.sessionSlots(limits);
   if (kind === 'http') {
-    const endpoint = stack.mountStreamableHttp(app, {
+    const endpointOptions: StreamableHttpOptions = {
       hub,
       counters,
       stateless: options.stateless,
@@ -94,8 +101,17 @@ function mountMcp(
       limits,
       sessionSlots: slots,
       listenLimits: listenLimitsOf(options),
-    });
+    };
+    const endpoint = stack.mountStreamableHttp(app, endpointOptions);
     open.mounted.push(endpoint);
+    // Each view at `/mcp/<name>`, through the app (OAuth, body parser), sharing the slots.
+    open.mounted.push(
+      stack.mountViewEndpoints(app, {
+        access,
+        counters,
+        endpointFor: (view) => stack.streamableHttpEndpoint({ ...endpointOptions, view }),
+      }),
+    );
     // Only while the app holds nothing of the caller's: middleware (OAuth) and whatever
     // `configureApp` adds must see every request, so then all of them go through the app.
     if (!options.httpMiddleware?.length && !options.configureApp) {
@@ -139,7 +155,11 @@ export async function serveHttp(
   await listen(server, serving.options.port ?? 0, host);
   const { port } = server.address() as AddressInfo;
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
-  return `http://${hostInUrl}:${port}${kind === 'http' ? '/mcp' : '/sse'}`;
+  const url = `http://${hostInUrl}:${port}${kind === 'http' ? '/mcp' : '/sse'}`;
+  const views = serving.access.viewNames();
+  if (kind === 'http' && views.length > 0)
+    serving.logger.info(`serving views at ${url}/<name>: ${views.join(', ')}`);
+  return url;
 }
 
 /** Stops listening and drops the open connections (idle keep-alive ones would hold it up). */

@@ -116,11 +116,15 @@ export class SessionHub {
 
   /**
    * The input schema a listed tool publishes, or undefined for an unknown or disabled tool: for
-   * checks at the HTTP entry (the `Mcp-Param-*` headers of a 2026 call).
+   * checks at the HTTP entry (the `Mcp-Param-*` headers of a 2026 call). Through a view, `name`
+   * is the view's name for the tool and the schema the view's (fixed arguments hidden).
    */
-  toolInputSchema(name: string): Record<string, unknown> | undefined {
-    const tool = this.#options.catalog.getTool(name);
-    return tool?.enabled ? tool.definition.inputSchema : undefined;
+  toolInputSchema(name: string, viewName?: string): Record<string, unknown> | undefined {
+    const view = this.#options.access.view(viewName);
+    const catalogName = view ? view.catalogName(name) : name;
+    const tool = catalogName === undefined ? undefined : this.#options.catalog.getTool(catalogName);
+    if (!tool?.enabled) return undefined;
+    return view ? view.present(tool.definition).inputSchema : tool.definition.inputSchema;
   }
 
   /** Feeds catalog changes to a 2026 endpoint's subscription streams. Returns a remover. */

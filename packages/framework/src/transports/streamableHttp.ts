@@ -65,6 +65,8 @@ export interface StreamableHttpOptions {
   sessionSlots?: CallerSlots;
   /** Caps on 2026 `subscriptions/listen` streams. */
   listenLimits?: ListenLimits;
+  /** The view (virtual server) every session of this endpoint serves; the whole catalog when undefined. */
+  view?: string;
 }
 
 export interface MountedTransport {
@@ -75,18 +77,19 @@ export interface MountedTransport {
 /** Serves one request to the endpoint: a POST (its JSON body parsed into `req.body`), GET or DELETE. */
 export type McpHandler = (req: McpRequest, res: ServerResponse) => Promise<void> | undefined;
 
-export interface MountedStreamableHttp extends MountedTransport {
-  /** The endpoint's path. */
-  path: string;
-  /** The endpoint's handler, mounted on the app and taken by the fast lane (fastLane.ts). */
+/** A Streamable HTTP endpoint not yet mounted at a path: its handler, and how to close it. */
+export interface StreamableHttpEndpoint extends MountedTransport {
+  /** Serves one request to the endpoint, whatever path it came by. */
   handle: McpHandler;
 }
 
-export function mountStreamableHttp(
-  app: Express,
-  options: StreamableHttpOptions,
-): MountedStreamableHttp {
-  const path = options.path ?? '/mcp';
+export interface MountedStreamableHttp extends StreamableHttpEndpoint {
+  /** The endpoint's path. */
+  path: string;
+}
+
+/** The endpoint's handler for both eras (the app mounts it at one path or several). */
+export function streamableHttpEndpoint(options: StreamableHttpOptions): StreamableHttpEndpoint {
   const legacy = options.stateless ? statelessHandler(options) : statefulHandler(options);
   const modern = modernHandler(options);
   const handle: McpHandler = (req, res) => {
@@ -94,16 +97,25 @@ export function mountStreamableHttp(
     if (req.method !== 'POST' || isLegacy(req)) return legacy.handle(req, res);
     return modern.handle(req, res);
   };
-  app.post(path, handle);
-  app.get(path, handle);
-  app.delete(path, handle);
   return {
-    path,
     handle,
     async close() {
       await Promise.allSettled([legacy.close(), modern.close()]);
     },
   };
+}
+
+/** The endpoint mounted on `app` at `options.path` (default `/mcp`). */
+export function mountStreamableHttp(
+  app: Express,
+  options: StreamableHttpOptions,
+): MountedStreamableHttp {
+  const path = options.path ?? '/mcp';
+  const endpoint = streamableHttpEndpoint(options);
+  app.post(path, endpoint.handle);
+  app.get(path, endpoint.handle);
+  app.delete(path, endpoint.handle);
+  return { path, ...endpoint };
 }
 
 /** The SDK's era classification, on the body already parsed (no second parse). */
@@ -163,9 +175,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * 2026-07-28 requests: the SDK's per-request entry, strict (2025 traffic never reaches it).
  * Every request builds a session server from the hub — a handful of closures over the catalog.
  */
-function modernHandler({ hub, counters, listenLimits = {} }: StreamableHttpOptions) {
+function modernHandler({ hub, counters, listenLimits = {}, view }: StreamableHttpOptions) {
   const admitListen = listenAdmission(listenLimits, counters);
-  const handler = createMcpHandler(({ era }) => hub.open({ era, track: false }).server, {
+  const handler = createMcpHandler(({ era }) => hub.open({ era, track: false, view }).server, {
     legacy: 'reject',
     // The same cap as admitListen's, which answers first, naming the setting.
     maxSubscriptions: sdkCap(listenLimits.maxListens ?? DEFAULT_MAX_LISTENS),
@@ -180,7 +192,7 @@ function modernHandler({ hub, counters, listenLimits = {} }: StreamableHttpOptio
       if (!admitListen(req, res)) return;
       // `Mcp-Param-*` headers must match the call's arguments (400, -32020), checked against
       // the catalog's schema here because the SDK checks them only for McpServer products.
-      const mismatch = paramHeadersCheck(hub, req);
+      const mismatch = paramHeadersCheck(hub, req, view);
       if (mismatch) {
         counters.errors += 1;
         res
@@ -198,12 +210,12 @@ function modernHandler({ hub, counters, listenLimits = {} }: StreamableHttpOptio
 }
 
 /** The -32020 error for a `tools/call` whose `Mcp-Param-*` headers do not fit its arguments. */
-function paramHeadersCheck(hub: SessionHub, req: McpRequest) {
+function paramHeadersCheck(hub: SessionHub, req: McpRequest, view: string | undefined) {
   const body = req.body as
     | { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } }
     | undefined;
   if (body?.method !== 'tools/call' || typeof body.params?.name !== 'string') return undefined;
-  const schema = hub.toolInputSchema(body.params.name);
+  const schema = hub.toolInputSchema(body.params.name, view);
   const headers = schema ? paramHeadersOf(schema) : [];
   if (headers.length === 0) return undefined;
   const message = paramHeaderMismatch(headers, body.params.arguments, (name) => {
@@ -215,7 +227,7 @@ function paramHeadersCheck(hub: SessionHub, req: McpRequest) {
 }
 
 function statefulHandler(options: StreamableHttpOptions) {
-  const { hub, counters, limits, resumable = true } = options;
+  const { hub, counters, limits, resumable = true, view } = options;
   const slots = options.sessionSlots ?? sessionSlots(limits);
   const sessions = new SessionTable<WebStandardStreamableHTTPServerTransport>(
     counters,
@@ -245,7 +257,7 @@ function statefulHandler(options: StreamableHttpOptions) {
     }
     const release = takeSessionSlot(slots, callerOf(req), res, counters);
     if (!release) return;
-    const session = hub.open({ era: 'legacy' });
+    const session = hub.open({ era: 'legacy', view });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       ...(resumable && { eventStore: new BoundedEventStore(), retryInterval: SSE_RETRY_MS }),
@@ -269,7 +281,7 @@ function statefulHandler(options: StreamableHttpOptions) {
   return { handle, close: () => sessions.close() };
 }
 
-function statelessHandler({ hub, counters }: StreamableHttpOptions) {
+function statelessHandler({ hub, counters, view }: StreamableHttpOptions) {
   const open = new Set<WebStandardStreamableHTTPServerTransport>();
 
   async function handle(req: McpRequest, res: ServerResponse): Promise<void> {
@@ -279,7 +291,7 @@ function statelessHandler({ hub, counters }: StreamableHttpOptions) {
       res.setHeader('Allow', 'POST');
       return sendJsonRpcError(res, 405, -32000, 'Method not allowed: this server is stateless');
     }
-    const session = hub.open({ era: 'legacy', track: false });
+    const session = hub.open({ era: 'legacy', track: false, view });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
     });

@@ -33,6 +33,10 @@ const program = new Command('mcp-factory')
   .option('-d, --plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
   .option('--stateless', 'Streamable HTTP without sessions')
   .option(
+    '--view <name>',
+    'over stdio: serve this view of the config (views:) instead of every tool; over HTTP each view is at /mcp/<name>',
+  )
+  .option(
     '--code-mode [mode]',
     'code mode: list search_tools/execute_code instead of every tool (on), beside them (both), or off',
     codeMode,
@@ -59,6 +63,7 @@ const program = new Command('mcp-factory')
         healthHost: options.healthHost,
         pluginDirs: options.pluginDir,
         stateless: options.stateless,
+        view: options.view,
         codeMode: options.codeMode === true ? 'on' : options.codeMode,
         logLevel: options.logLevel,
       });

@@ -53,6 +53,10 @@ const serve = program
   .option('-d, --plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
   .option('--watch', 'reload a plugin when its files change')
   .option(
+    '--view <name>',
+    'over stdio: serve this view of the config (views:) instead of every tool; over HTTP each view is at /mcp/<name>',
+  )
+  .option(
     '--code-mode [mode]',
     'code mode: list search_tools/execute_code instead of every tool (on), beside them (both), or off',
     codeMode,
@@ -95,6 +99,7 @@ const serve = program
         console: options.console === false ? false : undefined,
         pluginDirs: options.pluginDir,
         watch: options.watch,
+        view: options.view,
         codeMode: options.codeMode === true ? 'on' : options.codeMode,
         logLevel: options.logLevel,
       });

@@ -28,6 +28,7 @@ import {
   startHealthServer,
   type ToolLogger,
 } from '@mcpbox/framework';
+import { fail } from './exit.ts';
 
 /** The flags both serving commands take. */
 export interface ServeFlags {
@@ -42,6 +43,8 @@ export interface ServeFlags {
   healthPort?: number;
   /** `--health-host`: the health server's bind address (default 127.0.0.1). */
   healthHost?: string;
+  /** `--view NAME`: over stdio, serve this view (virtual server) instead of the whole catalog. */
+  view?: string;
   /** `--code-mode [mode]`: wins over `code_mode` and `MCP_CODE_MODE`. */
   codeMode?: CodeMode;
   logLevel?: LogLevel;
@@ -69,7 +72,7 @@ export function readServeConfig(
   serverName: string,
   overrides: ConfigOverrides,
 ): Config {
-  return loadConfig({
+  const config = loadConfig({
     file: flags.configFile,
     env: flags.env,
     cwd: flags.cwd,
@@ -82,10 +85,18 @@ export function readServeConfig(
       health_port: flags.healthPort,
       health_host: flags.healthHost,
       ...overrides,
+      view: flags.view,
       code_mode: flags.codeMode,
       log_level: flags.logLevel,
     },
   });
+  if (flags.view !== undefined && config.transport !== 'stdio') {
+    throw fail(
+      `--view serves one view over stdio; over ${config.transport} each view has its own path, ` +
+        `/mcp/<name> (drop --view, and connect to /mcp/${flags.view})`,
+    );
+  }
+  return config;
 }
 
 /** The plugins to load: the selection, plus code mode's plugin when code mode is on or both. */
