@@ -196,6 +196,21 @@ describe('AccessControl', () => {
     );
   });
 
+  test('a view a reload removed selects nothing, also with nothing else configured', () => {
+    const reloaded = new AccessControl(parseAccessSettings(SETTINGS));
+    reloaded.update(parseAccessSettings({}));
+    assert.deepEqual(reloaded.listTools(alice, 'support', listing, lookup), []);
+    assert.deepEqual(reloaded.admit(alice, 'support', CATALOG[0], {}), {
+      admitted: false,
+      notInView: true,
+    });
+    assert.equal(
+      reloaded.selects('support', () => true),
+      false,
+    );
+    assert.equal(reloaded.listTools(alice, undefined, listing, lookup), listing);
+  });
+
   test('without views or policy, everything is listed and admitted as it is', () => {
     const open = new AccessControl();
     assert.equal(open.listTools(mallory, undefined, listing, lookup), listing);

@@ -74,6 +74,24 @@ export class AccessControl {
     return this.#views.size > 0 || this.#policy !== undefined;
   }
 
+  /**
+   * Whether a request through `viewName` needs deciding: always for a named view (one a reload
+   * removed selects nothing), else when anything is configured.
+   */
+  decides(viewName: string | undefined): boolean {
+    return viewName !== undefined || this.active;
+  }
+
+  /**
+   * Whether `viewName` selects what `test` asks of a view: everything without a view; nothing
+   * through a view that no longer exists (a stdio connection outliving a reload fails closed).
+   */
+  selects(viewName: string | undefined, test: (view: View) => boolean): boolean {
+    if (viewName === undefined) return true;
+    const view = this.#views.get(viewName);
+    return view !== undefined && test(view);
+  }
+
   get settings(): AccessSettings {
     return this.#settings;
   }
@@ -126,8 +144,7 @@ export class AccessControl {
   #standing(cache: CallerCache, viewName: string | undefined, tool: ToolSubject): ToolStanding {
     let standing = cache.standings.get(tool.name);
     if (standing) return standing;
-    const view = this.view(viewName);
-    const inView = view === undefined || view.includesTool(tool);
+    const inView = this.selects(viewName, (view) => view.includesTool(tool));
     const policy = this.#policy;
     let outcomes: RuleOutcome[] = [];
     let verdict: Verdict | undefined;
@@ -148,7 +165,7 @@ export class AccessControl {
 
   /** Whether the caller may see `tool` (and so call it, unless an argument rule says no). */
   mayList(principal: Principal, view: string | undefined, tool: ToolSubject): boolean {
-    if (!this.active) return true;
+    if (!this.decides(view)) return true;
     return this.#standing(this.#caller(principal, view), view, tool).verdict?.allowed === true;
   }
 
@@ -162,7 +179,7 @@ export class AccessControl {
     source: readonly Tool[],
     lookup: (name: string) => ToolSubject | undefined,
   ): Tool[] {
-    if (!this.active) return source as Tool[];
+    if (!this.decides(viewName)) return source as Tool[];
     const cache = this.#caller(principal, viewName);
     if (cache.listing?.source === source) return cache.listing.tools;
     const view = this.view(viewName);
@@ -184,7 +201,7 @@ export class AccessControl {
     tool: ToolSubject,
     args: Record<string, unknown> | undefined,
   ): Admission {
-    if (!this.active) return { admitted: true, args };
+    if (!this.decides(viewName)) return { admitted: true, args };
     const cache = this.#caller(principal, viewName);
     const standing = this.#standing(cache, viewName, tool);
     if (!standing.inView) return { admitted: false, notInView: true };
@@ -231,7 +248,7 @@ export class AccessControl {
     args?: Record<string, unknown>,
   ): Explanation {
     const view = this.view(viewName);
-    const inView = view === undefined || view.includesTool(tool);
+    const inView = this.selects(viewName, (v) => v.includesTool(tool));
     const policy = this.#policy;
     const finalArgs = args && view ? view.argumentsFor(tool.name, args) : args;
     const input = {

@@ -22,7 +22,7 @@ export function createCatalogView(
   const index = new ToolSearchIndex(catalog);
   /** Whether the caller of `ctx` may reach the tool (always, without a caller). */
   const reachable = (ctx: ToolContext | undefined): ((name: string) => boolean) | undefined => {
-    if (ctx === undefined || !access?.active) return undefined;
+    if (ctx === undefined || !access?.decides(ctx.view)) return undefined;
     const principal = ctx.principal ?? ANONYMOUS_PRINCIPAL;
     return (name: string) => {
       const entry = catalog.getTool(name);

@@ -164,7 +164,7 @@ export class ToolCallDispatcher {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} disabled`);
     let refusal: string | undefined;
     const access = this.#access;
-    if (access?.active) {
+    if (access?.decides(ctx.view)) {
       const admission = access.admit(ctx.principal ?? ANONYMOUS_PRINCIPAL, ctx.view, entry, args);
       // Not in the caller's view: the same answer as a tool that does not exist.
       if (!admission.admitted && admission.notInView) {

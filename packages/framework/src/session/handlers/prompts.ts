@@ -22,7 +22,9 @@ export function registerPromptHandlers(host: SessionHost): void {
   const { server, catalog, access, counted, withRounds } = host;
   const inView = (view: string | undefined, name: string) => {
     const prompt = catalog.getPrompt(name);
-    return prompt !== undefined && (access.view(view)?.includesPrompt(name, prompt.plugin) ?? true);
+    return (
+      prompt !== undefined && access.selects(view, (v) => v.includesPrompt(name, prompt.plugin))
+    );
   };
 
   server.setRequestHandler(

@@ -30,7 +30,7 @@ export function registerResourceHandlers(host: SessionHost): void {
   const { server, catalog, access, counted } = host;
   /** Whether the request's view includes a resource (or template) of `plugin`. */
   const inView = (view: string | undefined, uri: string, plugin: string | undefined) =>
-    plugin !== undefined && (access.view(view)?.includesResource(uri, plugin) ?? true);
+    plugin !== undefined && access.selects(view, (v) => v.includesResource(uri, plugin));
 
   server.setRequestHandler(
     'resources/list',
