@@ -139,6 +139,7 @@ export function resolveConfig(
     views: written.views,
     policy: written.policy,
     view: written.view,
+    secrets: written.secrets,
     metrics: w.metrics,
     cluster: written.cluster
       ? {

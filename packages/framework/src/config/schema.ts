@@ -198,6 +198,9 @@ function operationsShape(l: Leaves) {
       .record(z.string(), z.unknown(), { error: 'expected a mapping with default and rules' })
       .optional(),
     view: l.nonEmpty.optional(),
+    secrets: z
+      .record(z.string(), z.unknown(), { error: 'expected a mapping of secret backend settings' })
+      .optional(),
     metrics: l.bool.optional(),
     cluster: clusterSchema().optional(),
     otel: otelSchema(l).optional(),

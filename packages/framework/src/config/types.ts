@@ -141,6 +141,8 @@ export interface WrittenConfig {
   policy?: Record<string, unknown>;
   /** Over stdio: serve this view instead of the whole catalog. */
   view?: string;
+  /** Where `${secret:NAME}` in a mirrored server's headers is read (see `secrets/settings.ts`). */
+  secrets?: Record<string, unknown>;
   /** Serve Prometheus metrics on the health server. Default `false`. */
   metrics?: boolean;
   /** Cluster mode: replicas share state through Redis (also `MCP_REDIS_URL`). Default off. */
@@ -200,6 +202,7 @@ export interface Config {
   views: Record<string, unknown> | undefined;
   policy: Record<string, unknown> | undefined;
   view: string | undefined;
+  secrets: Record<string, unknown> | undefined;
   metrics: boolean;
   /** Cluster mode, when configured (`cluster.redis_url` or `MCP_REDIS_URL`). */
   cluster: ClusterSettings | undefined;
