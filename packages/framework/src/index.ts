@@ -23,6 +23,7 @@ export {
   type UnauthenticatedBind,
   UnauthenticatedBindError,
 } from './auth/index.ts';
+export { parseTokenExchange, type TokenExchangeSettings } from './auth/tokenExchange.ts';
 export { Catalog } from './catalog/catalog.ts';
 export { isPrivileged, PRIVILEGED_META_KEY } from './catalog/privileged.ts';
 export { splitWords, ToolSearchIndex } from './catalog/search.ts';
@@ -206,6 +207,7 @@ export {
   type UpstreamPluginOptions,
   upstreamPlugin,
 } from './plugins/upstream.ts';
+export type { UpstreamCredentialSettings } from './plugins/upstreamCredentials.ts';
 export {
   ERAS,
   type Era,
@@ -215,6 +217,7 @@ export {
   LEGACY_VERSION,
   versionOfEra,
 } from './protocol/era.ts';
+export { parseSecretsConfig } from './secrets/settings.ts';
 export {
   createSecurity,
   type PreCallValidator,

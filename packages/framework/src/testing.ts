@@ -6,7 +6,11 @@
  *
  * @module
  */
-export { fixtureParams, startModernHttp } from './__fixtures__/upstream-processes.ts';
+export {
+  fixtureParams,
+  startModernHttp,
+  startWhoamiHttp,
+} from './__fixtures__/upstream-processes.ts';
 export { clusterLinks } from './cluster/testing.ts';
 export { ENVIRONMENT_KEYS } from './config/environment.ts';
 export { knownConfigKeys } from './config/schema.ts';

@@ -56,19 +56,35 @@ export async function startEverythingHttp(
  * The 2026-only fixture (`upstream-modern.ts --http`) in its own process group, started and
  * listening; stop it with {@link stopGroup}.
  */
-export async function startModernHttp(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', fixturePath('upstream-modern.ts'), '--http'],
-    {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'ignore'],
-      detached: true,
-    },
-  );
+export function startModernHttp(): Promise<{ child: ChildProcess; url: string }> {
+  return startHttpFixture('upstream-modern.ts', ['--http']);
+}
+
+/**
+ * `upstream-whoami.ts`, which knows its users by bearer token (`tokens`: token → user), in its
+ * own process group; stop it with {@link stopGroup}.
+ */
+export function startWhoamiHttp(
+  tokens: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string }> {
+  return startHttpFixture('upstream-whoami.ts', [], { UPSTREAM_TOKENS: JSON.stringify(tokens) });
+}
+
+/** A fixture that prints `{"port":N}` once it serves MCP at `/mcp` on 127.0.0.1. */
+async function startHttpFixture(
+  name: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fixturePath(name), ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'ignore'],
+    detached: true,
+  });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`upstream-modern --http exited (${code})`)));
+    child.once('exit', (code) => reject(new Error(`${name} ${args.join(' ')} exited (${code})`)));
   });
   return { child, url: `http://127.0.0.1:${JSON.parse(line).port}/mcp` };
 }

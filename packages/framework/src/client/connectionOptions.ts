@@ -16,6 +16,11 @@ export type ListKind = 'tools' | 'resources' | 'prompts';
 export interface UpstreamConnectionOptions {
   /** Where `${VAR}` placeholders are looked up, at each connect. Default `process.env`. */
   env?: EnvMap;
+  /**
+   * HTTP headers resolved elsewhere (per-user credentials), sent with every request over the
+   * params' own; never expanded again, so a value's text is sent as it is.
+   */
+  headers?: Readonly<Record<string, string>>;
   /** Spawn/handshake, era negotiation and `initialize`, in ms. Default 30 000. */
   connectTimeoutMs?: number;
   /** Default per-request timeout in ms (progress notifications restart it). Default 60 000. */
@@ -60,6 +65,7 @@ const defaultLogger = createLogger('upstream');
 export function resolveOptions(options: UpstreamConnectionOptions): ResolvedOptions {
   return {
     env: options.env ?? process.env,
+    headers: options.headers ?? {},
     connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
     logger: options.logger ?? defaultLogger,

@@ -18,7 +18,7 @@ import type { ResolvedOptions } from './connectionOptions.ts';
 import { DirectRequests } from './directRequests.ts';
 import { UpstreamError } from './errors.ts';
 import { expandUpstreamParams } from './expand.ts';
-import { describeUpstream, type UpstreamParams } from './params.ts';
+import { describeUpstream, isStdioParams, type UpstreamParams } from './params.ts';
 import type { CallerQuestions } from './questions.ts';
 import type { ProgressRouter } from './requestControl.ts';
 import { listChangeFilter, makeUpstreamClient } from './upstreamClient.ts';
@@ -121,7 +121,7 @@ export class UpstreamLifecycle {
   async #connect(): Promise<ConnectedUpstream> {
     const { name, params, options, verdicts } = this.#spec;
     const { logger } = options;
-    const expanded = expandUpstreamParams(name, params, options.env);
+    const expanded = withHeaders(expandUpstreamParams(name, params, options.env), options.headers);
     const key = verdictKey(name, expanded);
     this.#starts += 1;
     const verb = this.#starts === 1 ? 'starting' : 'restarting';
@@ -215,4 +215,13 @@ export class UpstreamLifecycle {
       void this.#listen(live, true);
     });
   }
+}
+
+/** The resolved headers over the params' own (an HTTP upstream's; stdio has none). */
+function withHeaders(
+  expanded: UpstreamParams,
+  headers: Readonly<Record<string, string>>,
+): UpstreamParams {
+  if (isStdioParams(expanded) || Object.keys(headers).length === 0) return expanded;
+  return { ...expanded, headers: { ...expanded.headers, ...headers } };
 }

@@ -6,6 +6,9 @@
  * - `${VAR:-default}` falls back to `default` when VAR is unset or empty (as in the shell);
  *   `${VAR:-}` makes an unset variable an empty value on purpose.
  * - `$${` is a literal `${`.
+ * - `${secret:NAME}` reads the secret backend, per call, and only where its reader allows it (a
+ *   mirrored server's `headers`: `secrets/references.ts`); NAME may hold `{principal}`. Elsewhere
+ *   it is an error, so a secret reference never goes out as literal text.
  *
  * @module
  */
@@ -17,17 +20,34 @@ export interface InterpolationIssue {
   message: string;
 }
 
-const PLACEHOLDER = /\$\$\{|\$\{([^}]*)\}|\$\{/g;
+/** `$${`, `${secret:NAME}` (NAME may hold `{…}` once deep), `${BODY}`, or an unclosed `${`. */
+const PLACEHOLDER = /\$\$\{|\$\{secret:((?:[^{}]|\{[^{}]*\})*)\}|\$\{([^}]*)\}|\$\{/g;
+
+/**
+ * What to do with `${secret:NAME}`: by default it is a problem; `keep` leaves it as written (for
+ * the reader that resolves it later); a function gives its value.
+ */
+export type SecretPlaceholders = 'keep' | ((name: string) => string);
+
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Expands one string; issues name the placeholder that could not be expanded. */
 export function interpolateString(
   text: string,
   env: Readonly<Record<string, string | undefined>>,
+  secrets?: SecretPlaceholders,
 ): { value: string; problems: string[] } {
   const problems: string[] = [];
-  const value = text.replace(PLACEHOLDER, (match, body: string | undefined) => {
+  const value = text.replace(PLACEHOLDER, (match, secret?: string, body?: string) => {
     if (match === '$${') return '${';
+    if (secret !== undefined) {
+      if (secrets === 'keep') return match;
+      if (secrets) return secrets(secret);
+      problems.push(
+        `"${match}" is a secret reference, read only in a mirrored server's headers (plugins.NAME.headers)`,
+      );
+      return match;
+    }
     if (body === undefined) {
       problems.push(`unclosed "\${" in ${JSON.stringify(text)}`);
       return match;
@@ -61,12 +81,13 @@ export function interpolateTree(
   tree: unknown,
   env: Readonly<Record<string, string | undefined>>,
   keep: (path: ConfigPath, node: unknown) => boolean = () => false,
+  secrets?: SecretPlaceholders,
 ): { value: unknown; issues: InterpolationIssue[] } {
   const issues: InterpolationIssue[] = [];
   const walk = (node: unknown, path: ConfigPath): unknown => {
     if (keep(path, node)) return node;
     if (typeof node === 'string') {
-      const { value, problems } = interpolateString(node, env);
+      const { value, problems } = interpolateString(node, env, secrets);
       for (const message of problems) issues.push({ path, message });
       return value;
     }

@@ -98,7 +98,15 @@ function unknownKeyWarning(source: string, key: string): string {
 }
 
 /** Connection settings of a `plugins:` entry that mirrors another MCP server. */
-const UPSTREAM_CONNECTION_KEYS = new Set(['command', 'args', 'env', 'cwd', 'url', 'headers']);
+const UPSTREAM_CONNECTION_KEYS = new Set([
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'url',
+  'headers',
+  'list_headers',
+]);
 
 /**
  * Placeholders in an upstream entry's connection settings (`plugins.NAME.env`, `.headers`, …) are

@@ -140,6 +140,7 @@ export function resolveConfig(
     policy: written.policy,
     view: written.view,
     limits: written.limits,
+    secrets: written.secrets,
     metrics: w.metrics,
     cluster: written.cluster
       ? {

@@ -203,6 +203,9 @@ function operationsShape(l: Leaves) {
         error: 'expected a mapping with per_principal, tools, exempt',
       })
       .optional(),
+    secrets: z
+      .record(z.string(), z.unknown(), { error: 'expected a mapping of secret backend settings' })
+      .optional(),
     metrics: l.bool.optional(),
     cluster: clusterSchema().optional(),
     otel: otelSchema(l).optional(),

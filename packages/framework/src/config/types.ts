@@ -143,6 +143,8 @@ export interface WrittenConfig {
   view?: string;
   /** Rate limits, daily quotas and concurrency caps per principal (see `limits/settings.ts`). */
   limits?: Record<string, unknown>;
+  /** Where `${secret:NAME}` in a mirrored server's headers is read (see `secrets/settings.ts`). */
+  secrets?: Record<string, unknown>;
   /** Serve Prometheus metrics on the health server. Default `false`. */
   metrics?: boolean;
   /** Cluster mode: replicas share state through Redis (also `MCP_REDIS_URL`). Default off. */
@@ -203,6 +205,7 @@ export interface Config {
   policy: Record<string, unknown> | undefined;
   view: string | undefined;
   limits: Record<string, unknown> | undefined;
+  secrets: Record<string, unknown> | undefined;
   metrics: boolean;
   /** Cluster mode, when configured (`cluster.redis_url` or `MCP_REDIS_URL`). */
   cluster: ClusterSettings | undefined;

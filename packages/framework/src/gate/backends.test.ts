@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { codeAt, newSecret } from '@mcpbox/test-utils';
 import { ConfigError } from '../errors.ts';
-import { parseSecretFile } from './backends.ts';
+import { parseSecretFile } from '../secrets/backends.ts';
 import { createGate } from './gate.ts';
 import { recordingLogger, testClock } from './testing.ts';
 

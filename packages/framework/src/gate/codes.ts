@@ -6,7 +6,7 @@
  * @module
  */
 import type { Logger } from '../logging/index.ts';
-import { type SecretBackend, SecretUnavailableError } from './backends.ts';
+import { type SecretBackend, SecretUnavailableError } from '../secrets/backends.ts';
 import { checkTotp } from './totp.ts';
 
 /** An answer of the gate tools: the text and whether it is an error. */

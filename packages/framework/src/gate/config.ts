@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
 
-export const SECRET_BACKENDS = ['env', 'file', 'vaultwarden'] as const;
-export type SecretBackendKind = (typeof SECRET_BACKENDS)[number];
+import { SECRET_BACKENDS, type SecretSourceSettings } from '../secrets/backends.ts';
+
+export { SECRET_BACKENDS, type SecretBackendKind } from '../secrets/backends.ts';
 
 /**
  * The schemas, built on the first parse: a server without a gate (ipybox, any server that never
@@ -77,13 +78,8 @@ export interface GateGroupSettings {
   tools: readonly string[];
 }
 
-export interface GateSettings {
+export interface GateSettings extends SecretSourceSettings {
   enabled: boolean;
-  backend: SecretBackendKind;
-  secretFile: string;
-  vaultwardenUrl: string | undefined;
-  vaultwardenToken: string | undefined;
-  vaultwardenCacheTtlSeconds: number;
   sessionIdleTimeoutSeconds: number;
   groups: ReadonlyMap<string, GateGroupSettings>;
 }

@@ -24,8 +24,8 @@
 import { channel } from 'node:diagnostics_channel';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { createLogger, type Logger } from '../logging/index.ts';
+import { type Clock, type SecretBackend, secretBackendFor } from '../secrets/backends.ts';
 import type { ClaimAnswer, GroupState } from '../state/gate.ts';
-import { type Clock, type SecretBackend, secretBackendFor } from './backends.ts';
 import { callerKeyOf, findCallContext, type GateCallContext } from './caller.ts';
 import { checkCode, type GateAnswer } from './codes.ts';
 import { type GateGroupSettings, type GateSettings, parseGateConfig } from './config.ts';

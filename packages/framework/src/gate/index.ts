@@ -20,7 +20,7 @@ export {
   type SecretBackend,
   SecretUnavailableError,
   vaultwardenSecrets,
-} from './backends.ts';
+} from '../secrets/backends.ts';
 export { callerKeyOf, type GateCallContext } from './caller.ts';
 export {
   type GateGroupSettings,

@@ -19,6 +19,10 @@
  * This module holds the plugin's life cycle (connect, register, dispose); how entries are
  * mirrored is in `upstreamMirror.ts`, how list changes are followed in `upstreamChanges.ts`.
  *
+ * With per-user credentials (`credentials`: `${secret:…{principal}}` headers, token exchange;
+ * `upstreamCredentials.ts`), the listing uses the connection made with what names no caller, and
+ * each caller's calls go through a connection of its own (`client/callerConnections.ts`).
+ *
  * If the upstream dies, the next call restarts it; if that fails, the call is an `isError`
  * result saying why. `dispose()` closes the connection (and ends a stdio upstream); whoever
  * unloads the plugin calls it (mcp-proxy does; `PluginRegistry.unloadPlugin` alone does not).
@@ -26,23 +30,27 @@
  * @module
  */
 
+import { CallerConnections } from '../client/callerConnections.ts';
 import {
   type ListKind,
   UpstreamConnection,
   type UpstreamConnectionOptions,
 } from '../client/connection.ts';
-import { describeUpstream, type UpstreamParams } from '../client/params.ts';
+import { describeUpstream, isStdioParams, type UpstreamParams } from '../client/params.ts';
 import { rememberUpstreamSecrets } from '../client/secrets.ts';
 import { VerdictCache } from '../client/verdicts.ts';
 import type { Logger } from '../contract/logger.ts';
 import type { PluginModule, PluginServer } from '../contract/plugin.ts';
+import type { RequestExtra } from '../contract/tool.ts';
+import { rememberSecretValues } from '../toollog/secretValues.ts';
 import {
   type ListChange,
   ListChangeWatcher,
   type Snapshot,
   snapshotFrom,
 } from './upstreamChanges.ts';
-import { listEverything, mirror } from './upstreamMirror.ts';
+import { type UpstreamCredentialSettings, UpstreamCredentials } from './upstreamCredentials.ts';
+import { listEverything, mirror, type Route } from './upstreamMirror.ts';
 
 export type { ListChange } from './upstreamChanges.ts';
 
@@ -55,6 +63,10 @@ export interface UpstreamPluginOptions extends Omit<UpstreamConnectionOptions, '
   reload?: (plugin: string) => Promise<unknown>;
   /** Told of every real change, after it was handled (for hosts that watch, and tests). */
   onListChanged?: (kind: ListKind, change: ListChange) => void;
+  /** Per-user credentials of an HTTP upstream (`upstreamCredentials.ts`). */
+  credentials?: UpstreamCredentialSettings;
+  /** Closes a caller's own connection after this long unused. Default 5 minutes. */
+  callerIdleMs?: number;
 }
 
 /** A plugin module mirroring one upstream MCP server. */
@@ -81,8 +93,11 @@ export function upstreamPlugin(
   params: UpstreamParams,
   options: UpstreamPluginOptions = {},
 ): UpstreamPlugin {
-  const { reload, onListChanged, ...connectionOptions } = options;
+  const { reload, onListChanged, callerIdleMs, ...rest } = options;
+  const { credentials: _settings, ...connectionOptions } = rest;
+  const credentials = credentialsFor(name, params, options);
   let connection: UpstreamConnection | undefined;
+  let callers: CallerConnections | undefined;
   let plugin = name;
   let logger: Logger | undefined;
   // The configured credentials, redacted from the tool-call logs while the plugin is loaded.
@@ -103,6 +118,22 @@ export function upstreamPlugin(
     if (!connection) throw new Error(`upstream '${name}' was unloaded`);
     return connection;
   };
+  const route: Route = (ctx, work) =>
+    credentials ? viaCaller({ name, credentials, callers }, ctx, work) : work(current());
+  /** The listing connection (credentials that name no caller), remembering its secrets. */
+  const open = async (log: Logger): Promise<UpstreamConnection> => {
+    const listing = await listingSpec(name, credentials?.params ?? params, credentials, options);
+    forgetSecrets = listing.forget;
+    const shared = { verdicts: processVerdicts, ...connectionOptions, logger: log };
+    if (credentials) {
+      callers ??= new CallerConnections(name, listing.params, { ...shared, idleMs: callerIdleMs });
+    }
+    return new UpstreamConnection(name, listing.params, {
+      ...shared,
+      headers: listing.headers,
+      onListChanged: (kind: ListKind) => changes.announced(kind),
+    });
+  };
 
   return {
     description: `MCP server: ${describeUpstream(params)}`,
@@ -119,13 +150,7 @@ export function upstreamPlugin(
       const fresh = connection === undefined || connection.closed;
       if (fresh) {
         forgetSecrets();
-        forgetSecrets = rememberUpstreamSecrets(name, params, connectionOptions.env);
-        connection = new UpstreamConnection(name, params, {
-          verdicts: processVerdicts,
-          ...connectionOptions,
-          logger,
-          onListChanged: (kind: ListKind) => changes.announced(kind),
-        });
+        connection = await open(logger);
       }
       const active = connection as UpstreamConnection;
       const listed = listEverything(active);
@@ -134,7 +159,7 @@ export function upstreamPlugin(
         () => undefined,
       );
       try {
-        mirror(server, active, await listed, current, logger);
+        mirror(server, active, await listed, route, logger);
       } catch (error) {
         // Only a connection nobody else uses is closed; after an earlier successful register,
         // its entries may still be serving.
@@ -151,7 +176,48 @@ export function upstreamPlugin(
       forgetSecrets();
       const closing = connection;
       connection = undefined;
-      await closing?.close();
+      const closingCallers = callers;
+      callers = undefined;
+      await Promise.all([closing?.close(), closingCallers?.close()]);
     },
   };
+}
+
+/** The entry's per-user credentials, when it has any. */
+function credentialsFor(name: string, params: UpstreamParams, options: UpstreamPluginOptions) {
+  const settings = options.credentials;
+  if (!settings || isStdioParams(params) || !UpstreamCredentials.needed(params, settings)) return;
+  return new UpstreamCredentials(name, params, settings, options.env ?? process.env);
+}
+
+/**
+ * Each call resolves the credentials for its caller and runs over the caller's own connection
+ * (one shared key when no header names the caller).
+ */
+async function viaCaller<T>(
+  mirror: { name: string; credentials: UpstreamCredentials; callers?: CallerConnections },
+  ctx: RequestExtra,
+  work: (connection: UpstreamConnection) => Promise<T>,
+): Promise<T> {
+  const { name, credentials, callers } = mirror;
+  const headers = await credentials.headersFor(ctx);
+  if (!callers) throw new Error(`upstream '${name}' was unloaded`);
+  return callers.use(credentials.perPrincipal ? ctx.principal.id : '', headers, work);
+}
+
+/** The listing connection's headers, remembered for the logs' redaction until `forget()`. */
+async function listingSpec(
+  name: string,
+  params: UpstreamParams,
+  credentials: UpstreamCredentials | undefined,
+  options: UpstreamPluginOptions,
+) {
+  const headers = credentials ? await credentials.listingHeaders() : {};
+  const forgetConfigured = rememberUpstreamSecrets(name, params, options.env);
+  const forgetResolved = rememberSecretValues(headers);
+  const forget = () => {
+    forgetConfigured();
+    forgetResolved();
+  };
+  return { params, headers, forget };
 }

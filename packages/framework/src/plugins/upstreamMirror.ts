@@ -45,12 +45,22 @@ export async function listEverything(connection: UpstreamConnection): Promise<Li
   };
 }
 
-/** Registers every listed entry on `server`; handlers reach the upstream through `current`. */
+/**
+ * How a handler reaches the upstream for a caller: runs `work` over the connection serving that
+ * caller at that moment (the plugin's one connection, or the caller's own with per-user
+ * credentials).
+ */
+export type Route = <T>(
+  ctx: RequestExtra,
+  work: (connection: UpstreamConnection) => Promise<T>,
+) => Promise<T>;
+
+/** Registers every listed entry on `server`; handlers reach the upstream through `route`. */
 export function mirror(
   server: PluginServer,
   connection: UpstreamConnection,
   lists: Lists,
-  current: () => UpstreamConnection,
+  current: Route,
   logger: Logger | undefined,
 ): void {
   for (const tool of lists.tools) {
@@ -104,7 +114,7 @@ function forwarding(ctx: RequestExtra & Partial<ToolContext>): CallOptions {
   };
 }
 
-function mirrorTool(server: PluginServer, tool: Tool, current: () => UpstreamConnection): void {
+function mirrorTool(server: PluginServer, tool: Tool, current: Route): void {
   // The name is captured before any prefix: the upstream knows its tools by their own names.
   const { name: upstreamName, inputSchema, outputSchema, ...listing } = tool;
   // Everything the upstream sent is handed on (execution, icons, _meta, fields this version
@@ -122,7 +132,7 @@ function mirrorTool(server: PluginServer, tool: Tool, current: () => UpstreamCon
     // are. An error the caller raised answering a question (e.g. a 2026 client that must be
     // asked first) is rethrown as it is, for the catalog to handle.
     (args: Record<string, unknown>, ctx: ToolContext) =>
-      current().callTool(upstreamName, args, forwarding(ctx)),
+      current(ctx, (upstream) => upstream.callTool(upstreamName, args, forwarding(ctx))),
   );
 }
 
@@ -133,42 +143,37 @@ function metadataOf<T extends { name: string }>(entry: T, drop: Array<keyof T>) 
   return metadata;
 }
 
-function mirrorResource(
-  server: PluginServer,
-  resource: Resource,
-  current: () => UpstreamConnection,
-): void {
+function mirrorResource(server: PluginServer, resource: Resource, current: Route): void {
   const uri = resource.uri; // as the upstream wrote it, not as URL parsing normalizes it
   server.registerResource(resource.name, uri, metadataOf(resource, ['uri']), (_url, ctx) =>
-    current().readResource({ uri }, { signal: ctx.signal }),
+    current(ctx, (upstream) => upstream.readResource({ uri }, { signal: ctx.signal })),
   );
 }
 
 function mirrorTemplate(
   server: PluginServer,
   template: ResourceTemplateDefinition,
-  current: () => UpstreamConnection,
+  current: Route,
 ): void {
   server.registerResource(
     template.name,
     new ResourceTemplate(template.uriTemplate, { list: undefined }),
     metadataOf(template, ['uriTemplate']),
-    (url, _variables, ctx) => current().readResource({ uri: url.href }, { signal: ctx.signal }),
+    (url, _variables, ctx) =>
+      current(ctx, (upstream) => upstream.readResource({ uri: url.href }, { signal: ctx.signal })),
   );
 }
 
-function mirrorPrompt(
-  server: PluginServer,
-  prompt: Prompt,
-  current: () => UpstreamConnection,
-): void {
+function mirrorPrompt(server: PluginServer, prompt: Prompt, current: Route): void {
   const upstreamName = prompt.name;
   // Every field as sent, `arguments` included; the zod shape below only validates calls.
   const config = metadataOf(prompt, []) as PromptConfig;
   const get = (args: Record<string, string> | undefined, ctx: RequestExtra) =>
-    current().getPrompt(
-      args === undefined ? { name: upstreamName } : { name: upstreamName, arguments: args },
-      { signal: ctx.signal },
+    current(ctx, (upstream) =>
+      upstream.getPrompt(
+        args === undefined ? { name: upstreamName } : { name: upstreamName, arguments: args },
+        { signal: ctx.signal },
+      ),
     );
   if (!prompt.arguments?.length) {
     server.registerPrompt(prompt.name, config, (ctx: RequestExtra) => get(undefined, ctx));

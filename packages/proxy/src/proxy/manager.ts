@@ -289,8 +289,12 @@ export class PluginManager {
             settings,
             prefix,
             // A change of the upstream's lists re-registers the loaded mirror (same connection).
-            module: upstreamModule(name, settings, this.#env, (plugin) =>
-              this.registry.reloadPlugin(plugin),
+            module: upstreamModule(
+              name,
+              settings,
+              this.#env,
+              (plugin) => this.registry.reloadPlugin(plugin),
+              this.#config.secrets,
             ),
           },
         };

@@ -7,11 +7,18 @@
  * era is spoken to upstreams (negotiated at the first connect, remembered for the next); a real
  * change of the upstream's lists calls `reload`, which re-registers the mirror.
  *
+ * Per-user credentials of an HTTP entry: `${secret:NAME}` in `headers` (NAME may hold
+ * `{principal}` or `{subject}`; read from the config's `secrets:` backend), `list_headers` for the
+ * load-time listing, and `token_exchange` (RFC 8693) — the framework's `upstreamCredentials.ts`.
+ *
  * @module
  */
 import {
   type PluginConfig,
+  parseSecretsConfig,
+  parseTokenExchange,
   parseUpstreamParams,
+  type UpstreamCredentialSettings,
   type UpstreamPlugin,
   upstreamPlugin,
 } from '@mcpbox/framework';
@@ -44,6 +51,7 @@ export function upstreamModule(
   settings: PluginConfig,
   env: Readonly<Record<string, string | undefined>>,
   reload?: (plugin: string) => Promise<unknown>,
+  secrets?: Record<string, unknown>,
 ): UpstreamPlugin {
   const params = parseUpstreamParams(upstreamParamsOf(settings), `plugins.${name}`);
   return upstreamPlugin(name, params, {
@@ -51,7 +59,34 @@ export function upstreamModule(
     connectTimeoutMs: seconds(settings, 'connect_timeout', name),
     requestTimeoutMs: seconds(settings, 'request_timeout', name),
     reload,
+    credentials: credentialsOf(name, settings, secrets),
   });
+}
+
+/** `list_headers`, `token_exchange` and the `secrets:` backend, for an HTTP entry. */
+function credentialsOf(
+  name: string,
+  settings: PluginConfig,
+  secrets: Record<string, unknown> | undefined,
+): UpstreamCredentialSettings | undefined {
+  if (settings.url === undefined) return undefined;
+  const label = `plugins.${name}`;
+  const listHeaders = settings.list_headers;
+  if (
+    listHeaders !== undefined &&
+    (typeof listHeaders !== 'object' ||
+      listHeaders === null ||
+      Object.values(listHeaders).some((value) => typeof value !== 'string'))
+  ) {
+    throw new Error(`${label}.list_headers: expected an object of strings`);
+  }
+  return {
+    secrets: parseSecretsConfig(secrets),
+    ...(listHeaders !== undefined && { listHeaders: listHeaders as Record<string, string> }),
+    ...(settings.token_exchange !== undefined && {
+      tokenExchange: parseTokenExchange(settings.token_exchange, `${label}.token_exchange`),
+    }),
+  };
 }
 
 /** `connect_timeout: 10` (seconds) → 10 000 ms; absent → the framework's default. */

@@ -50,8 +50,12 @@ export async function loadPlugins(
       try {
         // A change of the upstream's lists re-registers the mirror, so clients hear of it.
         imported = {
-          module: upstreamModule(name, entry, process.env, (plugin) =>
-            registry.reloadPlugin(plugin),
+          module: upstreamModule(
+            name,
+            entry,
+            process.env,
+            (plugin) => registry.reloadPlugin(plugin),
+            config.secrets,
           ),
         };
       } catch (error) {

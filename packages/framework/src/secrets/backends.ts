@@ -1,7 +1,9 @@
 /**
- * Where TOTP secrets come from: environment variables, a `key=value` file (re-read when it
- * changes), or a Vaultwarden / Bitwarden `bw serve` API (cached for a TTL). Every failure is a
- * `SecretUnavailableError` whose message names the reference, never the secret or a token.
+ * Where secrets come from: environment variables, a `key=value` file (re-read when it changes),
+ * or a Vaultwarden / Bitwarden `bw serve` API (cached for a TTL). One implementation for every
+ * reader — the TOTP gate's group secrets and per-user upstream credentials (`${secret:NAME}`).
+ * Every failure is a `SecretUnavailableError` whose message names the reference, never the
+ * secret or a token.
  *
  * @module
  */
@@ -9,14 +11,25 @@ import { readFile, stat } from 'node:fs/promises';
 import { checkCredentialEndpoint, trimTrailingSlash } from '../auth/endpoint.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
-import type { GateSettings } from './config.ts';
 
 /** Milliseconds since the epoch. */
 export type Clock = () => number;
 
 export interface SecretBackend {
-  /** The base32 secret stored under `ref`. */
+  /** The secret stored under `ref`. */
   secret(ref: string): Promise<string>;
+}
+
+export const SECRET_BACKENDS = ['env', 'file', 'vaultwarden'] as const;
+export type SecretBackendKind = (typeof SECRET_BACKENDS)[number];
+
+/** Which backend to read and how to reach it (the gate's settings are one such). */
+export interface SecretSourceSettings {
+  backend: SecretBackendKind;
+  secretFile: string;
+  vaultwardenUrl: string | undefined;
+  vaultwardenToken: string | undefined;
+  vaultwardenCacheTtlSeconds: number;
 }
 
 export class SecretUnavailableError extends Error {
@@ -51,7 +64,7 @@ export function fileSecrets(path: string, logger: Logger): SecretBackend {
         if (cached === undefined || cached.mtimeMs !== info.mtimeMs || cached.size !== info.size) {
           if ((info.mode & 0o077) !== 0) {
             logger.warn(
-              `gate secret file ${path} is readable by group or others (mode ${(info.mode & 0o777).toString(8)}); run chmod 600 ${path}`,
+              `secret file ${path} is readable by group or others (mode ${(info.mode & 0o777).toString(8)}); run chmod 600 ${path}`,
             );
           }
           cached = {
@@ -104,9 +117,12 @@ export interface VaultwardenOptions {
  * `GET {url}/api/list/object/items?search=<ref>` with a Bearer token; the item whose `name` is
  * exactly `ref` gives its `notes`, else its `login.password`.
  */
-export function vaultwardenSecrets(options: VaultwardenOptions): SecretBackend {
+export function vaultwardenSecrets(
+  options: VaultwardenOptions,
+  label = 'gate.vaultwarden_url',
+): SecretBackend {
   const checked = checkCredentialEndpoint(options.url);
-  if ('reason' in checked) throw new ConfigError([`gate.vaultwarden_url: ${checked.reason}`]);
+  if ('reason' in checked) throw new ConfigError([`${label}: ${checked.reason}`]);
   const base = trimTrailingSlash(checked.url);
   const cache = new Map<string, { value: string; until: number }>();
   return {
@@ -169,10 +185,13 @@ function itemsOf(body: unknown): VaultItem[] {
   return (list ?? []).filter((x): x is VaultItem => x !== null && typeof x === 'object');
 }
 
-/** The backend the settings name. */
+/**
+ * The backend the settings name. `section` names the settings in messages (`gate`, `secrets`).
+ */
 export function secretBackendFor(
-  settings: GateSettings,
+  settings: SecretSourceSettings,
   deps: { logger: Logger; clock: Clock; env?: NodeJS.ProcessEnv },
+  section = 'gate',
 ): SecretBackend {
   switch (settings.backend) {
     case 'env':
@@ -180,11 +199,14 @@ export function secretBackendFor(
     case 'file':
       return fileSecrets(settings.secretFile, deps.logger);
     case 'vaultwarden':
-      return vaultwardenSecrets({
-        url: settings.vaultwardenUrl!,
-        token: settings.vaultwardenToken!,
-        cacheTtlSeconds: settings.vaultwardenCacheTtlSeconds,
-        clock: deps.clock,
-      });
+      return vaultwardenSecrets(
+        {
+          url: settings.vaultwardenUrl!,
+          token: settings.vaultwardenToken!,
+          cacheTtlSeconds: settings.vaultwardenCacheTtlSeconds,
+          clock: deps.clock,
+        },
+        `${section}.vaultwarden_url`,
+      );
   }
 }
