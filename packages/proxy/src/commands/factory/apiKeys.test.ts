@@ -284,6 +284,16 @@ test('API keys with OAuth: a key never reaches introspection, a token does; requ
   assert.ok(!text.includes(deployer) && !stderr().includes(deployer), 'no key in any log');
 });
 
+test('api-key new refuses a name no principal can have, saying what a name may hold', async () => {
+  const made = await runProxyCli(['api-key', 'new', 'ci bot']);
+  assert.equal(made.code, 1);
+  assert.equal(made.stdout, '');
+  assert.equal(
+    made.stderr,
+    'Error: "ci bot" cannot name an API key: use letters, digits, _ . @ - (starting with a letter or digit, at most 64)\n',
+  );
+});
+
 /** Everything a client can write about itself, claiming to be `key:ci-bot` of group `ci`. */
 const SPOOF = {
   headers: { 'x-principal': 'key:ci-bot', 'x-user': 'ci-bot', 'x-groups': 'ci' },
