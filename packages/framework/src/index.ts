@@ -7,7 +7,11 @@
 // Plugin API, catalog and registry.
 export { completable, ResourceTemplate } from '@modelcontextprotocol/server';
 export {
+  API_KEY_NAME,
+  type ApiKey,
+  ApiKeys,
   type AppLike,
+  apiKeyMiddleware,
   CONFIG_SETTING_NAMES,
   checkCredentialEndpoint,
   checkUnauthenticatedBind,
@@ -15,11 +19,13 @@ export {
   type ExposureRemedies,
   type HttpMiddleware,
   IntrospectionTokenVerifier,
+  newApiKey,
   type OAuth,
   type OAuthConfig,
   type OAuthOptions,
   type OAuthRejectionReason,
   type OAuthSettingNames,
+  parseApiKeys,
   type UnauthenticatedBind,
   UnauthenticatedBindError,
 } from './auth/index.ts';

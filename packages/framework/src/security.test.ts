@@ -393,7 +393,7 @@ describe('OAuth and the gated plugin over real HTTP', () => {
     assert.ok(!metrics.includes(code), 'the TOTP code is in no metric');
 
     // Each entry names the caller: the MCP session (its first 8 characters, as the console
-    // shows it) and the OAuth subject (else the client id).
+    // shows it) and the principal's id (the OAuth subject, else the client id, tagged).
     const log = await readLog(toolLogger);
     const aliceSession = alice.transport?.sessionId?.slice(0, 8);
     const bobSession = bob.transport?.sessionId?.slice(0, 8);
@@ -401,10 +401,10 @@ describe('OAuth and the gated plugin over real HTTP', () => {
     assert.deepEqual(
       log.map((e) => [e.tool, e.session, e.principal]),
       [
-        ['gated_secret_action', aliceSession, 'alice@example.com'],
-        ['gate_unlock', aliceSession, 'alice@example.com'],
-        ['gated_secret_action', aliceSession, 'alice@example.com'],
-        ['gated_secret_action', bobSession, 'bob'],
+        ['gated_secret_action', aliceSession, 'sub:alice@example.com'],
+        ['gate_unlock', aliceSession, 'sub:alice@example.com'],
+        ['gated_secret_action', aliceSession, 'sub:alice@example.com'],
+        ['gated_secret_action', bobSession, 'client:bob'],
       ],
     );
     assert.deepEqual(log[1].params, { group: 'secrets', code: '[REDACTED]' });

@@ -1,8 +1,9 @@
 /**
- * Security and observability around a server: OAuth in front of the HTTP endpoint, a gate for
- * tools named in `gate.groups.*.tools`, pre-call validation, tool-call logs and metrics. One
- * interceptor wraps every tool call — plugin tools, mirrored upstream tools and calls dispatched
- * through `proxy__run` alike — so nothing skips the validator, the gate, the log or the counters.
+ * Security and observability around a server: API keys and OAuth in front of the HTTP endpoint,
+ * a gate for tools named in `gate.groups.*.tools`, pre-call validation, tool-call logs and
+ * metrics. One interceptor wraps every tool call — plugin tools, mirrored upstream tools and
+ * calls dispatched through `proxy__run` alike — so nothing skips the validator, the gate, the
+ * log or the counters.
  *
  * Two steps, because the HTTP middleware must exist before the server and the interceptor needs
  * the server:
@@ -21,6 +22,7 @@
  * @module
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { ApiKeys, apiKeyMiddleware, parseApiKeys } from './auth/apiKeys.ts';
 import {
   type AppLike,
   createOAuth,
@@ -28,7 +30,8 @@ import {
   type OAuth,
   type OAuthConfig,
 } from './auth/oauth.ts';
-import { identityOf } from './auth/principal.ts';
+import { principalKeyOf } from './auth/principal.ts';
+import type { Principal } from './contract/principal.ts';
 import { ConfigError } from './errors.ts';
 import type { GateCallContext } from './gate/caller.ts';
 import { createGate, type Gate } from './gate/gate.ts';
@@ -60,11 +63,12 @@ export type PreCallValidator = (
 ) => string | null | undefined | Promise<string | null | undefined>;
 
 /**
- * What a call's context says about the caller: the gate's view, plus what OAuth put in
- * `authInfo` (the SDK's `AuthInfo`: `clientId`, and `extra.sub` from token introspection).
+ * What a call's context says about the caller: the gate's view, what authentication put in
+ * `authInfo` (the SDK's `AuthInfo`), and the principal the session decided from it.
  */
 export type CallerContext = GateCallContext & {
   authInfo?: { clientId?: string; extra?: Record<string, unknown> };
+  principal?: Principal;
 };
 
 /** One tool call as the server's interceptors see it. */
@@ -79,9 +83,14 @@ export interface InterceptedCall {
   readonly refusal?: string;
 }
 
-/** Who made a call, for the log: the OAuth subject, else username, else client id; never the token. */
+/**
+ * Who made a call, for the log: the principal's id (`sub:alice`, `key:ci-bot`, `local:root`);
+ * nothing for an anonymous caller; never a token or key.
+ */
 export function principalOf(ctx: CallerContext): string | undefined {
-  return identityOf(ctx.authInfo)?.value;
+  const principal = ctx.principal;
+  if (principal !== undefined) return principal.kind === 'anonymous' ? undefined : principal.id;
+  return principalKeyOf(ctx.authInfo ?? ctx.http?.authInfo);
 }
 
 /** What `install` needs from the server (`McpboxServer` has it). */
@@ -110,7 +119,7 @@ export interface SecurityOptions {
 }
 
 export interface Security {
-  /** Spread into `createServer(config, …)`: the OAuth middleware and metadata route. */
+  /** Spread into `createServer(config, …)`: API-key and OAuth middleware, the metadata route. */
   readonly httpOptions: {
     httpMiddleware?: HttpMiddleware[];
     configureApp?: (app: AppLike) => void;
@@ -233,7 +242,8 @@ function interceptorFor(parts: InterceptorParts) {
 
 export function createSecurity(config: SecurityConfig, options: SecurityOptions = {}): Security {
   const logger = options.logger ?? createLogger('security');
-  const { oauth, configuredGate } = namingTheFile(config.config_file, () => ({
+  const { apiKeys, oauth, configuredGate } = namingTheFile(config.config_file, () => ({
+    apiKeys: parseApiKeys(config.api_keys),
     oauth: createOAuth(config, logger, { clock: options.clock }),
     configuredGate: createGate(config.gate, { logger, clock: options.clock }),
   }));
@@ -244,10 +254,13 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
   const hooks: CallHooks = { validator: options.validator, toolLogger: options.toolLogger };
   const intercept = interceptorFor({ logger, redactor, gate, metrics, hooks });
 
+  const httpMiddleware = authentication(config, apiKeys, oauth, logger);
+
   return {
-    httpOptions: oauth
-      ? { httpMiddleware: oauth.middleware, configureApp: oauth.configureApp }
-      : {},
+    httpOptions: {
+      ...(httpMiddleware ? { httpMiddleware } : {}),
+      ...(oauth ? { configureApp: oauth.configureApp } : {}),
+    },
     oauth,
     gate,
     metrics,
@@ -282,6 +295,25 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
       metrics?.close();
     },
   };
+}
+
+/** The middleware in front of the MCP paths: API keys first, then OAuth; none without either. */
+function authentication(
+  config: SecurityConfig,
+  keys: ReturnType<typeof parseApiKeys>,
+  oauth: OAuth | undefined,
+  logger: Logger,
+): HttpMiddleware[] | undefined {
+  if (config.transport === 'stdio' || keys.length === 0) return oauth?.middleware;
+  logger.info(
+    `API keys: ${keys.length} service account${keys.length === 1 ? '' : 's'} (${keys.map((k) => `key:${k.name}`).join(', ')})${oauth ? '; other tokens go to OAuth' : ''}`,
+  );
+  return [
+    apiKeyMiddleware(new ApiKeys(keys), {
+      requiredScopes: config.oauth_required_scopes,
+      oauth: oauth?.middleware,
+    }),
+  ];
 }
 
 /** Runs `build`, prefixing each configuration problem with the file it came from. */

@@ -1,8 +1,17 @@
 /**
- * OAuth for the HTTP transports: RFC 7662 introspection, RFC 9728 resource metadata.
+ * Authentication for the HTTP transports: API keys, OAuth (RFC 7662 introspection, RFC 9728
+ * resource metadata), and the exposure rule.
  *
  * @module
  */
+export {
+  API_KEY_NAME,
+  type ApiKey,
+  ApiKeys,
+  apiKeyMiddleware,
+  newApiKey,
+  parseApiKeys,
+} from './apiKeys.ts';
 export { checkCredentialEndpoint } from './endpoint.ts';
 export {
   checkUnauthenticatedBind,

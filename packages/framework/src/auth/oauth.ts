@@ -11,6 +11,7 @@
  * | ---------------------------------------------- | ----------------------------------------- |
  * | HTTP, OAuth on, both URLs set                  | every MCP request needs a valid token     |
  * | HTTP, OAuth on, a URL missing                  | start-up error naming the missing URL     |
+ * | HTTP, OAuth off, `api_keys` configured          | every MCP request needs a key (`apiKeys.ts`) |
  * | HTTP, OAuth off, loopback `host`               | no authentication, no warning             |
  * | HTTP, OAuth off, `host` beyond loopback        | start-up error, unless `allow_unauthenticated` (then one warning) |
  * | stdio                                          | ignored                                   |
@@ -43,6 +44,8 @@ export interface OAuthConfig {
   /** Seconds; 0 disables the cache. */
   oauth_cache_ttl: number;
   oauth_required_scopes: readonly string[];
+  /** API keys (`apiKeys.ts`): when there are any, the endpoint is authenticated without OAuth. */
+  api_keys?: readonly unknown[] | undefined;
 }
 
 /** Connect/Express-style middleware, as `app.use` takes it. */
@@ -88,6 +91,8 @@ export interface OAuthSettingNames {
   allowUnauthenticated: string;
   /** How to turn OAuth off, if the program has a way. */
   disableOAuth?: string;
+  /** How to configure API keys, if the program has them. */
+  apiKeys?: string;
 }
 
 /** The settings as mcp-factory and mcp-proxy spell them: config keys, and flags where they exist. */
@@ -97,6 +102,7 @@ export const CONFIG_SETTING_NAMES: OAuthSettingNames = {
   loopback: '--host 127.0.0.1, or host: 127.0.0.1',
   allowUnauthenticated: '--allow-unauthenticated (or allow_unauthenticated: true)',
   disableOAuth: 'oauth_enabled: false',
+  apiKeys: 'api_keys',
 };
 
 const METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -117,6 +123,8 @@ export function createOAuth(
   const names = options.settingNames ?? CONFIG_SETTING_NAMES;
   if (config.transport === 'stdio') return undefined;
   if (!config.oauth_enabled) {
+    // API keys authenticate the endpoint: the bind is not an open one.
+    if ((config.api_keys?.length ?? 0) > 0) return undefined;
     checkUnauthenticatedBind(
       {
         what: `the ${config.transport} endpoint`,
@@ -124,7 +132,7 @@ export function createOAuth(
         allowUnauthenticated: config.allow_unauthenticated,
         remedies: {
           loopback: names.loopback,
-          authenticate: `set ${names.serverUrl} and ${names.publicUrl} for OAuth`,
+          authenticate: `set ${names.serverUrl} and ${names.publicUrl} for OAuth${names.apiKeys ? ` (or ${names.apiKeys})` : ''}`,
           allow: names.allowUnauthenticated,
         },
       },

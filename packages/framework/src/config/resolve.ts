@@ -119,6 +119,7 @@ export function resolveConfig(
     oauth_public_url: written.oauth_public_url,
     oauth_cache_ttl: w.oauth_cache_ttl,
     oauth_required_scopes: written.oauth_required_scopes ?? [],
+    api_keys: written.api_keys,
     management_port: w.management_port,
     management_token: written.management_token,
     management_console: w.management_console,

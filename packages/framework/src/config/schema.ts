@@ -133,7 +133,7 @@ function listenShape({ nonEmpty, port, transport, bool, seconds, count }: Leaves
   };
 }
 
-/** Who may connect (OAuth), and the management surface. */
+/** Who may connect (API keys, OAuth), and the management surface. */
 function accessShape(l: Leaves) {
   return {
     allow_unauthenticated: l.optionalBool.optional(),
@@ -142,6 +142,12 @@ function accessShape(l: Leaves) {
     oauth_public_url: l.optionalUrl.optional(),
     oauth_cache_ttl: l.seconds.optional(),
     oauth_required_scopes: l.stringList.optional(),
+    // Read by auth/apiKeys.ts, which names each bad entry.
+    api_keys: z
+      .array(z.unknown(), {
+        error: 'expected a list of API keys (name, sha256, groups, claims, scopes)',
+      })
+      .optional(),
     management_port: l.port.optional(),
     management_token: l.optionalString.optional(),
     management_console: l.bool.optional(),

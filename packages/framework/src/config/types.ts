@@ -98,6 +98,8 @@ export interface WrittenConfig {
   /** Seconds a verified token stays cached. Default 28800 (8 h); 0 disables the cache. */
   oauth_cache_ttl?: number;
   oauth_required_scopes?: string[];
+  /** Service accounts: `{name, sha256, groups, claims, scopes}` each (see `auth/apiKeys.ts`). */
+  api_keys?: unknown[];
   /** mcp-proxy management API port. Default 12299. */
   management_port?: number;
   /** Bearer token for the management API; unset means no authentication. */
@@ -183,6 +185,8 @@ export interface Config {
   oauth_public_url: string | undefined;
   oauth_cache_ttl: number;
   oauth_required_scopes: string[];
+  /** As written; parsed where security is built. */
+  api_keys: unknown[] | undefined;
   management_port: number;
   management_token: string | undefined;
   management_console: boolean;

@@ -7,16 +7,22 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ToolCall } from '../catalog/toolCalls.ts';
+import type { Principal } from '../contract/principal.ts';
 import { inSpan, tracingEnabled, withTraceMeta } from './tracing.ts';
 
 const toolFailure = (result: CallToolResult) => (result.isError ? 'tool_error' : undefined);
 
-/** Interceptor: one internal span per tool call, named `execute_tool <tool>`. */
+/**
+ * Interceptor: one internal span per tool call, named `execute_tool <tool>`, naming who called
+ * (`enduser.id`, the principal's id, for every caller but an anonymous one; `mcp.principal.kind`)
+ * and through which view (`mcpbox.view`).
+ */
 export function toolCallSpan(
   call: ToolCall,
   next: () => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   if (!tracingEnabled()) return next();
+  const principal = call.ctx.principal as Principal | undefined;
   return inSpan(
     () => ({
       name: `execute_tool ${call.tool}`,
@@ -25,6 +31,9 @@ export function toolCallSpan(
         'gen_ai.operation.name': 'execute_tool',
         'gen_ai.tool.name': call.tool,
         'mcpbox.plugin': call.plugin,
+        'enduser.id': principal && principal.kind !== 'anonymous' ? principal.id : undefined,
+        'mcp.principal.kind': principal?.kind ?? 'anonymous',
+        'mcpbox.view': call.ctx.view,
       },
     }),
     next,

@@ -182,6 +182,21 @@ program
     });
   });
 
+program
+  .command('api-key')
+  .description('API keys for service accounts (the api_keys configuration)')
+  .command('new <name>')
+  .description('make a key for the service account NAME: prints the key once, and its config lines')
+  .option('-g, --group <group>', 'a group the key belongs to (repeatable)', collect)
+  .option('-s, --scope <scope>', 'a scope the key holds (repeatable)', collect)
+  .action(async (name: string, options: { group?: string[]; scope?: string[] }) => {
+    await runCommand(async () => {
+      const { newApiKeyCommand } = await import('../commands/apiKey.ts');
+      const text = newApiKeyCommand(name, { groups: options.group, scopes: options.scope });
+      process.stdout.write(`${text}\n`);
+    });
+  });
+
 const installCommand = program
   .command('install')
   .description(

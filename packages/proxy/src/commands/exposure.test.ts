@@ -2,10 +2,12 @@
  * Authentication defaults that fail closed, through the real `mcp-factory` and `mcp-proxy` bins:
  * a bind beyond loopback without authentication is refused unless `--allow-unauthenticated`,
  * a loopback start says nothing about authentication, OAuth switched on with a URL missing
- * fails at start, and the health port stays on loopback whatever `--host` says. Clients connect
- * only to 127.0.0.1; which address a port is bound to is read from /proc/net/tcp.
+ * fails at start, API keys protect a bind beyond loopback as OAuth does, and the health port
+ * stays on loopback whatever `--host` says. Clients connect only to 127.0.0.1; which address a
+ * port is bound to is read from /proc/net/tcp.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +36,7 @@ const BINS = [
 ];
 
 const REFUSAL =
-  /^Error: refusing to serve the http endpoint on 0\.0\.0\.0 without authentication: other machines can reach that address\. Bind to loopback \(--host 127\.0\.0\.1, or host: 127\.0\.0\.1\), set oauth_server_url and oauth_public_url for OAuth, or serve it open on purpose with --allow-unauthenticated \(or allow_unauthenticated: true\)\.$/m;
+  /^Error: refusing to serve the http endpoint on 0\.0\.0\.0 without authentication: other machines can reach that address\. Bind to loopback \(--host 127\.0\.0\.1, or host: 127\.0\.0\.1\), set oauth_server_url and oauth_public_url for OAuth \(or api_keys\), or serve it open on purpose with --allow-unauthenticated \(or allow_unauthenticated: true\)\.$/m;
 
 /** A scratch HOME (mcp-proxy writes its tool-call log under it) and config folder. */
 function scratch(t: TestContext, files: Record<string, string> = {}): string {
@@ -91,6 +93,38 @@ for (const { name, bin, args, ready } of BINS) {
       const result = await client.callTool({ name: 'echo', arguments: { message: 'open' } });
       assert.deepEqual(result.content, [{ type: 'text', text: 'open' }]);
       assert.equal((await fetch(`${healthUrl}/health`)).status, 200);
+    });
+
+    test('api_keys serve 0.0.0.0 without --allow-unauthenticated: no warning, a key is needed', async (t) => {
+      const key = 'mcpbox_exposure-test-key';
+      const sha256 = createHash('sha256').update(key).digest('hex');
+      const dir = scratch(t, {
+        'keys.yaml': `api_keys:\n  - name: ci-bot\n    sha256: ${sha256}\n`,
+      });
+      const run = await runServerBin(
+        t,
+        bin,
+        [...(await args()), '--http', '0', '--host', '0.0.0.0', '-c', join(dir, 'keys.yaml')],
+        ready,
+        { env: { HOME: dir } },
+      );
+      assert.ok(run.match, run.stderr());
+      assert.equal(listeningAddress(portOf(run.match[1])), '0.0.0.0');
+      assert.doesNotMatch(run.stderr(), /WARN|no authentication/);
+      const url = `http://127.0.0.1:${portOf(run.match[1])}/mcp`;
+      const open = new Client({ name: 'exposure-test', version: '1.0.0' });
+      await assert.rejects(open.connect(new StreamableHTTPClientTransport(new URL(url))), {
+        status: 401,
+      });
+      const client = new Client({ name: 'exposure-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${key}` } },
+        }),
+      );
+      t.after(() => client.close());
+      const result = await client.callTool({ name: 'echo', arguments: { message: 'keyed' } });
+      assert.deepEqual(result.content, [{ type: 'text', text: 'keyed' }]);
     });
 
     test('a plain loopback --http start says nothing about authentication', async (t) => {
