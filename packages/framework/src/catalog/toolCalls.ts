@@ -148,16 +148,18 @@ export class ToolCallDispatcher {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} disabled`);
     let refusal: string | undefined;
     const access = this.#access;
+    const principal = ctx.principal ?? ANONYMOUS_PRINCIPAL;
     if (access?.active) {
-      const admission = access.admit(ctx.principal ?? ANONYMOUS_PRINCIPAL, ctx.view, entry, args);
+      const admission = access.admit(principal, ctx.view, entry, args);
       // Not in the caller's view: the same answer as a tool that does not exist.
       if (!admission.admitted && admission.notInView) {
+        access.seen.call(principal, true);
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
       }
       if (admission.admitted) args = admission.args;
-      else
-        refusal = `Tool ${name} is not allowed for ${ctx.principal?.id ?? 'anonymous'}: ${admission.reason}`;
+      else refusal = `Tool ${name} is not allowed for ${principal.id}: ${admission.reason}`;
     }
+    access?.seen.call(principal, refusal !== undefined);
     const interceptors = this.#interceptors;
     if (interceptors.length === 0) {
       return refusal === undefined ? runTool(entry, args, ctx) : toolError(refusal);

@@ -25,6 +25,7 @@ import {
   resolvePlugin,
   type UnloadResult,
 } from '@mcpbox/framework';
+import type { AccessAdmin } from './accessAdmin.ts';
 import type { ClusterView } from './clusterView.ts';
 import type { CommandRegistry } from './commands.ts';
 import { resolvePluginConfig } from './pluginConfig.ts';
@@ -108,6 +109,9 @@ export class PluginManager {
 
   /** Cluster mode: how the replicas compare with the shared plugin set (set by mcp-proxy serve). */
   clusterView: (() => Promise<ClusterView>) | undefined;
+
+  /** Views and policy: reload, explain, principals seen (set by mcp-proxy serve). */
+  access: AccessAdmin | undefined;
 
   get config(): Config {
     return this.#config;
