@@ -6,6 +6,11 @@
 
 // Plugin API, catalog and registry.
 export { completable, ResourceTemplate } from '@modelcontextprotocol/server';
+export { AccessControl, type Explanation } from './access/access.ts';
+export { PolicyError } from './access/policy.ts';
+export { PrincipalsSeen, type SeenPrincipal } from './access/seen.ts';
+export { type AccessSettings, parseAccessSettings } from './access/settings.ts';
+export type { ToolSubject } from './access/views.ts';
 export {
   API_KEY_NAME,
   type ApiKey,
@@ -136,6 +141,7 @@ export type {
   RegisteredTool,
   ResourceMetadata,
 } from './contract/plugin.ts';
+export type { Principal, PrincipalKind } from './contract/principal.ts';
 export type { JsonSchemaObject, SchemaLike } from './contract/schema.ts';
 export type { ClosedSession } from './contract/session.ts';
 export type {

@@ -21,6 +21,7 @@ import {
   toolInput,
   type Verdict,
 } from './policy.ts';
+import { PrincipalsSeen } from './seen.ts';
 import type { AccessSettings } from './settings.ts';
 import { type ToolSubject, View } from './views.ts';
 
@@ -64,6 +65,8 @@ export class AccessControl {
   #policy: CompiledPolicy | undefined;
   #settings: AccessSettings = { views: {}, policy: undefined };
   #callers = new Map<string, CallerCache>();
+  /** Whom this server served lately (fed by sessions and the dispatcher, policy or not). */
+  readonly seen = new PrincipalsSeen();
 
   constructor(settings?: AccessSettings) {
     if (settings) this.update(settings);

@@ -164,15 +164,16 @@ export class ToolCallDispatcher {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} disabled`);
     let refusal: string | undefined;
     const access = this.#access;
+    const principal = ctx.principal ?? ANONYMOUS_PRINCIPAL;
     if (access?.decides(ctx.view)) {
-      const admission = access.admit(ctx.principal ?? ANONYMOUS_PRINCIPAL, ctx.view, entry, args);
+      const admission = access.admit(principal, ctx.view, entry, args);
       // Not in the caller's view: the same answer as a tool that does not exist.
       if (!admission.admitted && admission.notInView) {
+        access.seen.call(principal, true);
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
       }
       if (admission.admitted) args = admission.args;
-      else
-        refusal = `Tool ${name} is not allowed for ${ctx.principal?.id ?? 'anonymous'}: ${admission.reason}`;
+      else refusal = `Tool ${name} is not allowed for ${principal.id}: ${admission.reason}`;
     }
     // Only a call access admits spends budgets; a refused one reaches the interceptors (logged,
     // counted 'rejected') and answers the limit's JSON-RPC error.
@@ -181,6 +182,7 @@ export class ToolCallDispatcher {
         ? await this.#limit(this.#limiter, entry, ctx, options?.via)
         : undefined;
     if (limit?.error) refusal = limit.error.message;
+    access?.seen.call(principal, refusal !== undefined);
     try {
       return await this.#dispatch(entry, args, ctx, options?.via, { refusal, limit });
     } finally {

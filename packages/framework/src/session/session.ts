@@ -98,6 +98,7 @@ export class McpSession {
   /** See {@link SessionOptions.view}. */
   readonly view: string | undefined;
   readonly #principal: Principal;
+  readonly #access: AccessControl;
   /** Resource URIs this client subscribed to (2025 `resources/subscribe`). */
   readonly subscriptions = new Set<string>();
 
@@ -120,6 +121,7 @@ export class McpSession {
     this.era = options.era;
     this.view = options.view;
     this.#principal = options.principal ?? ANONYMOUS_PRINCIPAL;
+    this.#access = options.access;
     const host: SessionHost = {
       server,
       catalog,
@@ -149,6 +151,7 @@ export class McpSession {
           const { era, connectionId, view } = this;
           // Identity comes from authentication alone: the verified token, else the connection's.
           const principal = principalFromAuth(ctx.http?.authInfo) ?? this.#principal;
+          this.#access.seen.request(principal, view);
           // Traced and counted by method and era when configured (telemetry/requests.ts).
           return await observeRequest(ctx, era, (request as { params?: unknown }).params, () =>
             handler(

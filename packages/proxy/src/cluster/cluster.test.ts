@@ -2,7 +2,7 @@
  * Cluster mode end to end: a real `redis-server` and real `mcp-proxy` replicas on loopback. A
  * load on one replica reaches 2026 `subscriptions/listen` clients and 2025 sessions of another;
  * a late replica adopts the set; a plugin failing on one replica is reported; Redis lost and
- * back; Redis down at start.
+ * back; Redis down at start; a policy reload on one replica reloads every replica's own file.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -32,9 +32,12 @@ async function replica(
     pluginDir?: string;
     autoload?: string[];
     env?: Record<string, string>;
+    /** `-c`: the replica's own config file. */
+    config?: string;
   },
 ): Promise<ProxyProcess> {
   const args = ['--http', '0', '--mgmt-port', '0'];
+  if (options.config) args.push('-c', options.config);
   if (options.pluginDir) args.push('-d', options.pluginDir);
   for (const name of options.autoload ?? ['echo']) args.push('-a', name);
   const proxy = await startProxy(args, {
@@ -358,4 +361,41 @@ test('security state is shared: a gate unlock through A holds through B, a lock 
     { capabilities },
   );
   assert.match(JSON.stringify(next), /Hello, Ada/);
+});
+
+test('reload_policy on one replica reloads every replica from its own file', async (t) => {
+  const redis = await startRedisServer(t);
+  const home = testdir({}, t);
+  const { writeFileSync } = await import('node:fs');
+  const policy = (file: string, tools: string) =>
+    writeFileSync(
+      file,
+      `policy:\n  rules:\n    - name: loopback\n      tools: ${tools}\n      allow: 'principal.kind == "anonymous"'\n`,
+    );
+  const files = [join(home, 'a.yaml'), join(home, 'b.yaml')];
+  for (const file of files) policy(file, '[echo]');
+  const a = await replica(t, redis.url, { home, config: files[0] });
+  const b = await replica(t, redis.url, { home, config: files[1] });
+  const client = new Client({ name: 'cluster-policy', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(b.mcpUrl!)));
+  t.after(() => client.close());
+  const onB = async () => (await client.listTools()).tools.map((tool) => tool.name).sort();
+  assert.deepEqual(await onB(), ['echo']);
+
+  // The deployment's files change; one reload, asked of A, reaches B.
+  for (const file of files) policy(file, '["echo*"]');
+  const reloaded = await rest(a, 'POST', '/proxy/policy/reload');
+  assert.equal(reloaded.status, 200, JSON.stringify(reloaded.body));
+  await waitFor(async () => (await onB()).includes('echo_upper'), 'B to reload its policy');
+  assert.match(b.stderr(), /another replica reloaded the policy; reloaded .*b\.yaml here/);
+
+  // B's file goes bad: A's reload still applies on A; B keeps its policy and says why.
+  policy(files[0], '[echo]');
+  writeFileSync(files[1], "policy:\n  rules:\n    - name: broken\n      allow: '1 +'\n");
+  assert.equal((await rest(a, 'POST', '/proxy/policy/reload')).status, 200);
+  await waitFor(
+    () => /the reload failed here \(the old policy stays\): .*rule "broken"/.test(b.stderr()),
+    'B to report its failed reload',
+  );
+  assert.deepEqual(await onB(), ['echo', 'echo_upper']);
 });

@@ -26,9 +26,14 @@ import type { ManagerEvent, PluginManager } from '../proxy/manager.ts';
  * marked `replicated`). Sync does not replay calls: it keeps a shared plugin set with reload
  * generations, and each of these has its own rule in {@link ClusterPluginSync} (load what the
  * set has, unload what it lacks, reload on a newer generation), applied through the
- * operation's handler.
+ * operation's handler; `reload_policy` has a generation of its own (`policySync.ts`).
  */
-export const RECONCILED_OPERATIONS: readonly OperationName[] = ['load', 'unload', 'reload'];
+export const RECONCILED_OPERATIONS: readonly OperationName[] = [
+  'load',
+  'unload',
+  'reload',
+  'reload_policy',
+];
 
 /** How often a replica refreshes its report (it expires after `REPORT_TTL_MS`). */
 const REPORT_INTERVAL_MS = 10_000;

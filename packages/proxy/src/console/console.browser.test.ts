@@ -262,3 +262,87 @@ test('the console in Chromium: log-in, plugins, live calls, approvals, kernels, 
   await submit(page, '.logout button');
   assert.equal(new URL(page.url()).pathname, '/console/login');
 });
+
+test('the Access page in Chromium: principals seen, rules, explain, reload policy', async (t) => {
+  const dir = testdir({}, t);
+  const { writeFile } = await import('node:fs/promises');
+  const config = join(dir, 'proxy.yaml');
+  const policy = (tools: string) =>
+    writeFile(
+      config,
+      [
+        'policy:',
+        '  rules:',
+        '    - name: loopback-echo',
+        `      tools: ${tools}`,
+        `      allow: 'principal.kind == "anonymous"'`,
+        '      description: callers on this machine',
+        '',
+      ].join('\n'),
+    );
+  await policy('[echo]');
+  // No management token: the console is open to loopback visitors, as the REST API is.
+  const proxy = await startHttpProxy(t, ['-c', config, '-a', 'echo'], { env: { HOME: dir } });
+  const base = `http://127.0.0.1:${proxy.mgmtPort}`;
+  const client = await connect(t, proxy.mcpUrl, 'legacy');
+  const toolsOf = async () => (await client.listTools()).tools.map((x) => x.name).sort();
+  assert.deepEqual(await toolsOf(), ['echo']);
+  await client.callTool({ name: 'echo', arguments: { message: 'hi' } });
+  const refused = await client.callTool({ name: 'echo_upper', arguments: { message: 'no' } });
+  assert.equal(refused.isError, true);
+
+  const chromium = await launchTestBrowser('console-access');
+  t.after(() => chromium.close());
+  const page = await chromium.browser.newPage();
+  await page.setViewport({ width: 1280, height: 860 });
+  const textAt = (selector: string) => page.$eval(selector, (e) => e.textContent ?? '');
+
+  // The principal seen, with its calls and refusals; the rule in force.
+  await page.goto(`${base}/console/access`, WAIT);
+  const anonymous = await textAt('#principals tr[data-principal="anonymous"]');
+  assert.match(anonymous, /anonymous\s*anonymous/);
+  assert.match(anonymous, /\/mcp/);
+  assert.deepEqual(
+    await page.$$eval('#principals tr[data-principal="anonymous"] td', (cells) =>
+      cells.slice(4, 6).map((c) => c.textContent),
+    ),
+    ['2', '1'],
+  );
+  assert.match(
+    await textAt('#rules tr[data-rule="loopback-echo"]'),
+    /allow\s*echo\s*principal\.kind == "anonymous"/,
+  );
+  assert.equal(await textAt('#policy-default'), 'deny');
+
+  // Explain: why echo_upper is refused, then what the principal sees.
+  await page.type('#explain-principal', 'anonymous');
+  await page.type('#explain-tool', 'echo_upper');
+  await submit(page, 'button[data-action="explain"]');
+  assert.match(await textAt('#explanation'), /Outcome: +DENIED: no policy rule allows it/);
+  assert.equal(
+    await page.$eval('#explain-tool', (e) => (e as unknown as { value: string }).value),
+    'echo_upper',
+  );
+  await page.goto(`${base}/console/access?principal=anonymous`, WAIT);
+  assert.match(await textAt('#explanation'), /Sees 1 tool: echo$/m);
+  await page.goto(`${base}/console/access?principal=anonymous&args=not-json&tool=echo`, WAIT);
+  assert.match(await textAt('#explanation'), /Arguments must be a JSON object/);
+
+  // Reload policy: the file now allows every echo tool; the client's list follows.
+  await policy('["echo*"]');
+  await submit(page, 'button[data-action="reload policy"]');
+  assert.match(
+    await textAt('.flash'),
+    /Policy reloaded from .*proxy\.yaml: 0 views, 1 rule \(rules changed loopback-echo\)/,
+  );
+  assert.deepEqual(await toolsOf(), ['echo', 'echo_upper']);
+  await page.screenshot({
+    path: join(chromium.screenshots, 'console-access.png'),
+    fullPage: true,
+  });
+  // A rule that does not compile: the error names it, the policy stays.
+  await writeFile(config, "policy:\n  rules:\n    - name: broken\n      allow: '1 +'\n");
+  await submit(page, 'button[data-action="reload policy"]');
+  assert.match(await textAt('.flash'), /rule "broken".*nothing changed/s);
+  assert.deepEqual(await toolsOf(), ['echo', 'echo_upper']);
+});

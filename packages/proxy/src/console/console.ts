@@ -24,10 +24,11 @@ import {
 import { readText } from '../management/body.ts';
 import { HttpError } from '../management/errors.ts';
 import type { PluginManager } from '../proxy/manager.ts';
+import { accessPage, explainFromForm, reloadPolicyAction } from './accessPage.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import { CallRates } from './callRates.ts';
 import { callView, streamCalls } from './feed.ts';
-import { type Html, type NavEntry, page } from './html.ts';
+import { type Html, html, type NavEntry, page } from './html.ts';
 import { LoginThrottle } from './loginThrottle.ts';
 import {
   adminPage,
@@ -139,7 +140,8 @@ export class WebConsole {
       this.#streams.set(res, session.id);
       return streamCalls(req, res, this.#options.tap, () => this.#streams.delete(res));
     }
-    const body = await this.#pageBody(path, session);
+    const query = new URL(req.url ?? '/', 'http://console').searchParams;
+    const body = await this.#pageBody(path, session, query);
     if (body === undefined) return sendText(res, 404, `no such page: ${path}`);
     const flash = session.flash;
     session.flash = undefined;
@@ -161,6 +163,7 @@ export class WebConsole {
   async #pageBody(
     path: string,
     session: ConsoleSession,
+    query: URLSearchParams,
   ): Promise<{ title: string; html: Html; live?: boolean } | undefined> {
     const { manager, gate, tap } = this.#options;
     switch (path) {
@@ -180,6 +183,8 @@ export class WebConsole {
         return { title: 'Health', html: healthPage(this.#health()), live: true };
       case '/console/gate':
         return { title: 'Gate', html: gatePage(gate?.snapshot(), session.csrf), live: true };
+      case '/console/access':
+        return { title: 'Access', html: await this.#access(query, session.csrf) };
     }
     const admin = /^\/console\/admin\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(path);
     if (!admin) return undefined;
@@ -219,6 +224,9 @@ export class WebConsole {
     const action = pluginActionAt(path);
     if (action) {
       session.flash = await runPluginAction(this.#options.manager, action, field('plugin'));
+    } else if (path === '/console/access/reload') {
+      back = '/console/access';
+      session.flash = await reloadPolicyAction(this.#options.manager);
     } else if (path === '/console/gate/lock') {
       back = '/console/gate';
       const gate = this.#options.gate;
@@ -287,6 +295,20 @@ export class WebConsole {
     };
   }
 
+  async #access(query: URLSearchParams, csrf: string): Promise<Html> {
+    const { manager } = this.#options;
+    const admin = manager.access;
+    if (admin === undefined) return html`<p class="muted">Views and policy are not available.</p>`;
+    const view = {
+      principals: admin.principals(),
+      settings: admin.access.settings,
+      now: this.#clock(),
+      query,
+      answer: await explainFromForm(manager, query),
+    };
+    return accessPage(view, csrf);
+  }
+
   #loadedViews(): LoadedView[] {
     return this.#options.manager.registry.plugins().map((p) => ({
       name: p.name,
@@ -313,6 +335,7 @@ export class WebConsole {
       { href: '/console/calls', label: 'Calls' },
       { href: '/console/health', label: 'Health' },
       { href: '/console/gate', label: 'Gate' },
+      { href: '/console/access', label: 'Access' },
     ];
     for (const { plugin, name, surface } of this.#options.manager.registry.adminSurfaces()) {
       for (const section of surface.sections) {

@@ -1,7 +1,8 @@
 /**
  * An operation's arguments from a REST request, as its route in `operations/table.ts` declares
- * them: a path segment (`/proxy/command/<name>`), `{"plugin": "<name>"}`, or a JSON object of
- * named values. Malformed requests are `HttpError`s that say what was expected.
+ * them: a path segment (`/proxy/command/<name>`), `{"plugin": "<name>"}`, a JSON object of
+ * named values, or a JSON object of the operation's own arguments. Malformed requests are
+ * `HttpError`s that say what was expected.
  *
  * @module
  */
@@ -42,10 +43,13 @@ async function namedValue(req: IncomingMessage, field: string): Promise<string> 
 }
 
 /** A JSON object of named values, or nothing. */
-async function namedValues(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+async function namedValues(
+  req: IncomingMessage,
+  what: string,
+): Promise<Record<string, unknown> | undefined> {
   const body = await readBody(req);
   if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
-    throw new HttpError(400, 'command arguments must be a JSON object');
+    throw new HttpError(400, `${what} must be a JSON object`);
   }
   return body as Record<string, unknown> | undefined;
 }
@@ -65,6 +69,7 @@ export async function restArgs(
   }
   if (route.body === undefined) return args;
   if ('name' in route.body) args[route.body.name] = await namedValue(req, route.body.name);
-  else args[route.body.object] = await namedValues(req);
+  else if ('fields' in route.body) Object.assign(args, await namedValues(req, 'the body'));
+  else args[route.body.object] = await namedValues(req, 'command arguments');
   return args;
 }

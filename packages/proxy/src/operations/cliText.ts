@@ -102,15 +102,27 @@ export function commandResultText(result: unknown): string {
  * @throws {OperandError} saying what is wrong with it; the CLI prints it and exits 1.
  */
 export function commandArgs(text: string | undefined): Record<string, unknown> | undefined {
+  return jsonObjectOperand(text, 'command arguments', '{"key": "value"}');
+}
+
+/**
+ * An operand or flag holding a JSON object; `what` names it in the message.
+ * @throws {OperandError} saying what is wrong with it.
+ */
+export function jsonObjectOperand(
+  text: string | undefined,
+  what: string,
+  example: string,
+): Record<string, unknown> | undefined {
   if (text === undefined) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new OperandError(`command arguments must be a JSON object: ${(error as Error).message}`);
+    throw new OperandError(`${what} must be a JSON object: ${(error as Error).message}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new OperandError('command arguments must be a JSON object, e.g. \'{"key": "value"}\'');
+    throw new OperandError(`${what} must be a JSON object, e.g. '${example}'`);
   }
   return parsed as Record<string, unknown>;
 }

@@ -12,17 +12,21 @@ import {
   pluginList,
   pluginStatus,
   type RegistrySummary,
+  type SeenPrincipal,
   type StatusInfo,
   type ToolReturn,
   toolList,
   type UnloadResult,
 } from '@mcpbox/framework';
+import { z } from 'zod';
+import type { ExplainAnswer, PolicyReload } from '../proxy/accessAdmin.ts';
 import { type ClusterView, clusterText } from '../proxy/clusterView.ts';
 import type { CommandInfo, CommandOutcome } from '../proxy/commands.ts';
 import type { AvailableEntry, PluginManager } from '../proxy/manager.ts';
+import { explainText, principalsText, reloadText } from './accessText.ts';
 import { commandResultText, commandsText } from './cliText.ts';
 import { statusJson } from './status.ts';
-import type { OperationArgs, OperationName } from './table.ts';
+import { EXPLAIN_ARGS, type OperationArgs, type OperationName } from './table.ts';
 import { describeOperation, dispatchHint, error, text } from './toolText.ts';
 
 /** Who asks: the manager, how this front door says "load it", and whether the cluster asks. */
@@ -97,6 +101,35 @@ interface ToolView {
 }
 
 type CommandResult = { commands: CommandInfo[] } | { outcome: CommandOutcome };
+
+/** Views and policy live in the server mcp-proxy serve builds; a bare manager has none. */
+const NO_ACCESS = {
+  ok: false as const,
+  error: 'views and policy are not available here (no server behind this manager)',
+};
+
+/** An answer that is either a result or an error message, at the REST and tool doors. */
+function okOrError<R extends { ok: true }>(
+  answer: (result: R) => ToolReturn,
+): Pick<Handler<OperationArgs, R | { ok: false; error: string }>, 'rest' | 'tool'> {
+  return {
+    rest: (result) => (result.ok ? { status: 200, body: result } : refused(400, result.error)),
+    tool: (result) => (result.ok ? answer(result) : error(result.error)),
+  };
+}
+
+type PrincipalsResult = { ok: true; principals: SeenPrincipal[] } | { ok: false; error: string };
+
+let explainSchema: z.ZodObject<typeof EXPLAIN_ARGS> | undefined;
+
+/** The REST API hands `explain` its body as written: checked here as the tool's schema is. */
+function explainQuery(args: OperationArgs) {
+  explainSchema ??= z.object(EXPLAIN_ARGS);
+  const parsed = explainSchema.safeParse(args);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`);
+  return { ok: false as const, error: `explain: ${issues.join('; ')}` };
+}
 
 const byName = (a: ToolView, b: ToolView) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
@@ -182,6 +215,24 @@ export const HANDLERS = {
       return commandResultText(result.outcome.result);
     },
   } satisfies Handler<{ command?: string; args?: Record<string, unknown> }, CommandResult>,
+  reload_policy: {
+    run: async ({ manager, fromCluster }, _args) =>
+      manager.access?.reload({ fromCluster }) ?? NO_ACCESS,
+    ...okOrError((result) => reloadText(result)),
+  } satisfies Handler<OperationArgs, PolicyReload>,
+  explain: {
+    run: async ({ manager }, args) => {
+      if (manager.access === undefined) return NO_ACCESS;
+      const query = explainQuery(args);
+      return 'ok' in query ? query : manager.access.explain(query);
+    },
+    ...okOrError((result) => explainText(result)),
+  } satisfies Handler<OperationArgs, ExplainAnswer>,
+  principals: {
+    run: async ({ manager }) =>
+      manager.access ? { ok: true as const, principals: manager.access.principals() } : NO_ACCESS,
+    ...okOrError((result) => principalsText(result)),
+  } satisfies Handler<OperationArgs, PrincipalsResult>,
 } satisfies Record<OperationName, unknown>;
 
 /** What one call of an operation gave, as each front door answers it. */

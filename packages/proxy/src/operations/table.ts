@@ -13,11 +13,21 @@
  */
 import { z } from 'zod';
 import {
+  type ExplainBody,
+  explainText,
+  type PrincipalsBody,
+  principalsText,
+  type ReloadBody,
+  reloadText,
+} from './accessText.ts';
+import {
   type AvailableBody,
   commandArgs,
   commandResultText,
   commandsText,
+  jsonObjectOperand,
   listText,
+  OperandError,
   type OperationBody,
   operationText,
   statusText,
@@ -37,9 +47,10 @@ export interface RestRoute {
   param?: string;
   /**
    * What the body carries: `{"plugin": "<name>"}` for `{ name: 'plugin' }`, or a JSON object of
-   * named values that becomes the argument `object` names. None: the body is not read.
+   * named values that becomes the argument `object` names, or (`fields`) a JSON object whose
+   * named values are the operation's arguments themselves. None: the body is not read.
    */
-  body?: { name: string } | { object: string };
+  body?: { name: string } | { object: string } | { fields: true };
 }
 
 /** An `mcp-proxy` client command: it sends the operation's REST request and prints the answer. */
@@ -74,6 +85,35 @@ export interface OperationSpec {
 }
 
 const pluginArg = { plugin: z.string().min(1).describe('Plugin name') };
+
+/** A free-form object, said so (`additionalProperties: true`): whoever reads it, reads its own. */
+const anyObject = () =>
+  z.record(z.string(), z.unknown()).meta({ additionalProperties: true }).optional();
+
+/** `explain`'s arguments: who (an id, optionally its groups, claims and scopes) and what. */
+export const EXPLAIN_ARGS = {
+  principal: z
+    .string()
+    .min(1)
+    .describe(
+      'Principal id (sub:alice, key:ci, local:me, anonymous); one seen lately keeps its claims',
+    ),
+  groups: z.array(z.string()).optional().describe('Groups instead of its own'),
+  claims: anyObject().describe('Claims instead of its own'),
+  scopes: z.array(z.string()).optional().describe('Scopes instead of its own'),
+  tool: z.string().optional().describe('Tool to explain; none: list the tools it sees'),
+  view: z.string().optional().describe('View the request comes through; none: the whole catalog'),
+  args: anyObject().describe('Arguments of a call, to decide rules that read args'),
+};
+
+/** A comma-separated flag as a list: `--groups support,ops`. */
+const listFlag = (value: unknown) =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+    : undefined;
 
 /** load, unload and reload: one plugin by name, the same at every front door. */
 function pluginOperation<N extends 'load' | 'unload' | 'reload'>(
@@ -186,7 +226,77 @@ export const OPERATIONS = [
           : commandResultText((body as { result: unknown }).result),
     },
   },
+  {
+    name: 'reload_policy',
+    summary:
+      'Re-read views and policy from the config file. A bad key or a rule that does not compile changes nothing.',
+    privileged: true,
+    tool: 'proxy__reload_policy',
+    rest: [{ method: 'POST', path: '/proxy/policy/reload' }],
+    cli: {
+      command: 'reload-policy',
+      description: 're-read views: and policy: from the config file, without a restart',
+      args: () => ({}),
+      text: (body) => reloadText(body as ReloadBody),
+    },
+    replicated: true,
+  },
+  {
+    name: 'explain',
+    summary:
+      'Why a principal may or may not see and call a tool (each rule and the outcome); without a tool, the tools it sees.',
+    args: EXPLAIN_ARGS,
+    tool: 'proxy__explain',
+    rest: [{ method: 'POST', path: '/proxy/explain', body: { fields: true } }],
+    cli: {
+      command: 'explain',
+      description:
+        'explain what a principal may see and call (--principal, --tool, --view, --args)',
+      options: [
+        ['--principal <id>', 'principal id: sub:alice, key:ci, local:me, anonymous (required)'],
+        ['--groups <list>', 'its groups, comma-separated (instead of its own)'],
+        ['--scopes <list>', 'its scopes, comma-separated (instead of its own)'],
+        ['--claims <json>', 'its claims, a JSON object: \'{"projects": ["p1"]}\''],
+        ['--tool <name>', 'the tool; without: list the tools it sees'],
+        ['--view <name>', 'the view the request comes through'],
+        ['--args <json>', 'a call\'s arguments, a JSON object: \'{"project": "p1"}\''],
+      ],
+      args: (_, flags) => explainFlags(flags),
+      text: (body) => explainText(body as ExplainBody),
+    },
+  },
+  {
+    name: 'principals',
+    summary: 'The principals served lately: kind, groups, views, calls, refusals, last seen.',
+    tool: 'proxy__principals',
+    rest: [{ method: 'GET', path: '/proxy/principals' }],
+    cli: {
+      command: 'principals',
+      description: 'principals the running proxy served lately',
+      args: () => ({}),
+      text: (body) => principalsText(body as PrincipalsBody),
+    },
+  },
 ] as const satisfies readonly OperationSpec[];
+
+/** `explain`'s arguments from its flags; a missing principal or bad JSON fails the command. */
+function explainFlags(flags: Record<string, unknown>): OperationArgs {
+  if (typeof flags.principal !== 'string' || flags.principal === '') {
+    throw new OperandError('--principal is required, e.g. --principal sub:alice');
+  }
+  const json = (flag: string, example: string) =>
+    jsonObjectOperand(flags[flag] as string | undefined, `--${flag}`, example);
+  const args: OperationArgs = {
+    principal: flags.principal,
+    groups: listFlag(flags.groups),
+    scopes: listFlag(flags.scopes),
+    claims: json('claims', '{"projects": ["p1"]}'),
+    tool: flags.tool,
+    view: flags.view,
+    args: json('args', '{"project": "p1"}'),
+  };
+  return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined));
+}
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];
 
@@ -214,5 +324,6 @@ export function restRequest(
       : `${route.path}/${encodeURIComponent(String(args[route.param]))}`;
   if (route.body === undefined) return { path };
   if ('name' in route.body) return { path, body: { [route.body.name]: args[route.body.name] } };
+  if ('fields' in route.body) return { path, body: args };
   return { path, body: args[route.body.object] };
 }

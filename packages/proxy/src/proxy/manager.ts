@@ -25,6 +25,7 @@ import {
   resolvePlugin,
   type UnloadResult,
 } from '@mcpbox/framework';
+import type { AccessAdmin } from './accessAdmin.ts';
 import type { ClusterView } from './clusterView.ts';
 import type { CommandRegistry } from './commands.ts';
 import { resolvePluginConfig } from './pluginConfig.ts';
@@ -106,8 +107,10 @@ export class PluginManager {
     this.#logger = options.logger ?? createLogger('proxy');
   }
 
-  /** Cluster mode: how the replicas compare with the shared plugin set (set by mcp-proxy serve). */
+  /** Set by mcp-proxy serve: how replicas compare with the shared plugin set (cluster mode). */
   clusterView: (() => Promise<ClusterView>) | undefined;
+  /** Set by mcp-proxy serve: views and policy (reload, explain, principals seen). */
+  access: AccessAdmin | undefined;
 
   get config(): Config {
     return this.#config;
@@ -283,21 +286,10 @@ export class PluginManager {
 
     if (isUpstreamEntry(settings)) {
       try {
-        return {
-          ok: true,
-          prepared: {
-            settings,
-            prefix,
-            // A change of the upstream's lists re-registers the loaded mirror (same connection).
-            module: upstreamModule(
-              name,
-              settings,
-              this.#env,
-              (plugin) => this.registry.reloadPlugin(plugin),
-              this.#config.secrets,
-            ),
-          },
-        };
+        // A change of the upstream's lists re-registers the loaded mirror (same connection).
+        const reload = (plugin: string) => this.registry.reloadPlugin(plugin);
+        const module = upstreamModule(name, settings, this.#env, reload, this.#config.secrets);
+        return { ok: true, prepared: { settings, prefix, module } };
       } catch (error) {
         return { ok: false, error: `Plugin '${name}': ${errorMessage(error)}` };
       }

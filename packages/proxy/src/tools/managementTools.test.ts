@@ -9,7 +9,7 @@ import { isPrivileged } from '@mcpbox/framework';
 import { untypedSchemas } from '@mcpbox/test-utils';
 import { dynamicDispatchProxy } from '../__fixtures__/inProcess.ts';
 
-test('proxy__* schemas say what each value is; load, unload, reload, command and run are privileged', async (t) => {
+test('proxy__* schemas say what each value is; load, unload, reload, reload_policy, command and run are privileged', async (t) => {
   const proxy = await dynamicDispatchProxy(t, ['echo']);
   const tools = (await proxy.client.listTools()).tools.filter((tool) =>
     tool.name.startsWith('proxy__'),
@@ -21,7 +21,14 @@ test('proxy__* schemas say what each value is; load, unload, reload, command and
       .filter(isPrivileged)
       .map((tool) => tool.name)
       .sort(),
-    ['proxy__command', 'proxy__load', 'proxy__reload', 'proxy__run', 'proxy__unload'],
+    [
+      'proxy__command',
+      'proxy__load',
+      'proxy__reload',
+      'proxy__reload_policy',
+      'proxy__run',
+      'proxy__unload',
+    ],
   );
   // A free-form object still takes any named values.
   const listed = await proxy.call('proxy__command', {

@@ -20,10 +20,13 @@ import {
   ToolCallTap,
 } from '@mcpbox/framework';
 import { ClusterPluginSync } from '../../cluster/clusterSync.ts';
+import { ClusterPolicySync } from '../../cluster/policySync.ts';
 import { WebConsole } from '../../console/console.ts';
 import { probeManagementPort } from '../../management/client.ts';
 import { type ManagementServer, startManagementServer } from '../../management/server.ts';
+import { HANDLERS } from '../../operations/handlers.ts';
 import { statusJson } from '../../operations/status.ts';
+import { AccessAdmin } from '../../proxy/accessAdmin.ts';
 import { CommandRegistry } from '../../proxy/commands.ts';
 import { InnerClient } from '../../proxy/innerClient.ts';
 import { PluginManager } from '../../proxy/manager.ts';
@@ -76,6 +79,9 @@ interface Running {
   health?: HealthServer;
   watcher?: PluginWatcher;
   clusterSync?: ClusterPluginSync;
+  policySync?: ClusterPolicySync;
+  /** Stops reloading the policy on SIGHUP. */
+  stopHangup?: () => void;
   loading: boolean;
   /**
    * Ready also means clients can connect: the MCP endpoint listens (its HTTP stack loads on
@@ -193,6 +199,8 @@ async function buildProxy(
     BUILTIN_PLUGIN_DIR,
   );
   const manager = new PluginManager({ registry: core.server.registry, config, commands, env });
+  const { access, catalog } = core.server;
+  manager.access = new AccessAdmin({ access, catalog, configFile: config.config_file, env });
   return { ...core, manager, inner: new InnerClient(core.server), tap };
 }
 
@@ -204,7 +212,9 @@ async function closeProxy(proxy: ProxyCore, running: Running): Promise<void> {
   await proxy.manager.closeAll();
   await running.health?.close();
   await proxy.security.close();
+  running.stopHangup?.();
   await running.clusterSync?.close();
+  await running.policySync?.close();
   await proxy.cluster?.close();
 }
 
@@ -294,7 +304,10 @@ async function autoload(proxy: ProxyCore, config: Config, running: Running): Pro
     running.clusterSync = clusterSync;
     await clusterSync.start();
     manager.clusterView = () => clusterSync.view();
+    running.policySync = new ClusterPolicySync(manager, cluster.link);
+    await running.policySync.start();
   }
+  running.stopHangup = reloadOnHangup(manager);
   manager.markStartupDone();
   running.loading = false;
 }
@@ -307,6 +320,17 @@ async function watchPlugins(proxy: ProxyCore, running: Running): Promise<void> {
   log.info(
     `watching plugin files for changes (${watcher.plugins.join(', ') || 'none loaded yet'})`,
   );
+}
+
+/** `kill -HUP`: re-read views and policy, as `mcp-proxy reload-policy` does (and shared alike). */
+function reloadOnHangup(manager: PluginManager): () => void {
+  const onHangup = () =>
+    void HANDLERS.reload_policy.run({ manager }, {}).then((result) => {
+      if (result.ok) log.info(`SIGHUP: views and policy reloaded from ${result.file}`);
+      else log.error(`SIGHUP: views and policy not reloaded: ${result.error}`);
+    });
+  process.on('SIGHUP', onHangup);
+  return () => process.off('SIGHUP', onHangup);
 }
 
 function portOf(url: string | undefined): number | undefined {

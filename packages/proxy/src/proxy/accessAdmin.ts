@@ -1,0 +1,198 @@
+/**
+ * The management side of views and policy (the framework's `server.access`): re-reading
+ * `views:` and `policy:` from the config file without a restart, explaining why a principal may
+ * or may not see and call a tool, and the principals this proxy served lately. The operations
+ * `reload_policy`, `explain` and `principals` (`operations/table.ts`) and the console's Access
+ * page run through it.
+ *
+ * A reload that fails (the file does not parse, a key is wrong, a rule does not compile)
+ * changes nothing: the old views and policy keep deciding, and the error names what to fix.
+ *
+ * @module
+ */
+import {
+  type AccessControl,
+  type AccessSettings,
+  type Catalog,
+  ConfigError,
+  type Explanation,
+  errorMessage,
+  PolicyError,
+  type Principal,
+  parseAccessSettings,
+  readConfig,
+  type SeenPrincipal,
+} from '@mcpbox/framework';
+import { principalFor } from './principalQuery.ts';
+
+export interface AccessAdminOptions {
+  access: AccessControl;
+  catalog: Catalog;
+  /** The file `views:` and `policy:` are re-read from; none: reloading says how to get one. */
+  configFile: string | undefined;
+  /** For `${VAR}` in the file. */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** What a reload did: counts and the names of what changed, or why nothing did. */
+export type PolicyReload =
+  | {
+      ok: true;
+      file: string;
+      views: number;
+      rules: number;
+      changed: { views: NameChanges; rules: NameChanges };
+    }
+  | { ok: false; error: string };
+
+export interface NameChanges {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+/** Who to explain for, and what: the arguments of the `explain` operation. */
+export interface ExplainQuery {
+  principal: string;
+  groups?: string[];
+  claims?: Record<string, unknown>;
+  scopes?: string[];
+  tool?: string;
+  view?: string;
+  args?: Record<string, unknown>;
+}
+
+export type ExplainAnswer =
+  | {
+      ok: true;
+      /** Claim values stay here: they may be personal, and the answer may be read widely. */
+      principal: {
+        id: string;
+        kind: Principal['kind'];
+        groups: string[];
+        scopes: string[];
+        claimKeys: string[];
+      };
+      /** Whether the principal's claims came from its last request (`principals`). */
+      seen: boolean;
+      view: string | null;
+      /** With a tool: every rule's part in its decision. */
+      explanation?: Explanation;
+      /** Without a tool: what the principal's `tools/list` shows through the view. */
+      tools?: string[];
+    }
+  | { ok: false; error: string };
+
+/** What changed between two mappings of named settings. */
+function nameChanges(before: Record<string, unknown>, after: Record<string, unknown>): NameChanges {
+  const same = (name: string) => JSON.stringify(before[name]) === JSON.stringify(after[name]);
+  return {
+    added: Object.keys(after).filter((name) => !(name in before)),
+    removed: Object.keys(before).filter((name) => !(name in after)),
+    changed: Object.keys(after).filter((name) => name in before && !same(name)),
+  };
+}
+
+const rulesByName = (settings: AccessSettings) =>
+  Object.fromEntries((settings.policy?.rules ?? []).map((rule) => [rule.name, rule]));
+
+export class AccessAdmin {
+  readonly #options: AccessAdminOptions;
+  readonly #reloadListeners = new Set<(reload: PolicyReload, fromCluster: boolean) => void>();
+
+  constructor(options: AccessAdminOptions) {
+    this.#options = options;
+  }
+
+  get access(): AccessControl {
+    return this.#options.access;
+  }
+
+  /** Told of every reload that took effect here (cluster mode shares it). */
+  onReload(listener: (reload: PolicyReload, fromCluster: boolean) => void): () => void {
+    this.#reloadListeners.add(listener);
+    return () => this.#reloadListeners.delete(listener);
+  }
+
+  /** Re-reads `views:` and `policy:`; nothing changes unless all of it is good. */
+  reload(origin: { fromCluster?: boolean } = {}): PolicyReload {
+    const { access, configFile, env, catalog } = this.#options;
+    if (configFile === undefined) {
+      return {
+        ok: false,
+        error:
+          'mcp-proxy was started without a config file (--config): there is no policy to re-read',
+      };
+    }
+    const read = readConfig({ file: configFile, env });
+    if (!read.ok) return { ok: false, error: new ConfigError(read.errors).message };
+    const before = access.settings;
+    let settings: AccessSettings;
+    try {
+      settings = parseAccessSettings(read.config);
+      access.update(settings);
+    } catch (error) {
+      if (error instanceof ConfigError || error instanceof PolicyError) {
+        return { ok: false, error: `${error.message} (nothing changed)` };
+      }
+      return { ok: false, error: errorMessage(error) };
+    }
+    // What each client may see can have changed: every session is told to list again.
+    for (const kind of ['tools', 'resources', 'prompts'] as const) catalog.touched(kind);
+    const reload: PolicyReload = {
+      ok: true,
+      file: configFile,
+      views: Object.keys(settings.views).length,
+      rules: settings.policy?.rules.length ?? 0,
+      changed: {
+        views: nameChanges(before.views, settings.views),
+        rules: nameChanges(rulesByName(before), rulesByName(settings)),
+      },
+    };
+    for (const listener of this.#reloadListeners) listener(reload, origin.fromCluster === true);
+    return reload;
+  }
+
+  /** The principals served lately, most recent first. */
+  principals(): SeenPrincipal[] {
+    return this.#options.access.seen.list();
+  }
+
+  /** Why `query.principal` may or may not reach `query.tool`; without a tool, what it lists. */
+  explain(query: ExplainQuery): ExplainAnswer {
+    const { access, catalog } = this.#options;
+    const viewName = query.view || undefined;
+    const view = access.view(viewName);
+    if (viewName !== undefined && view === undefined) {
+      const known = access.viewNames();
+      return {
+        ok: false,
+        error: `no view "${viewName}"; configured views: ${known.join(', ') || '(none)'}`,
+      };
+    }
+    const { principal, seen } = principalFor(query, access.seen);
+    const answer = {
+      ok: true as const,
+      principal: {
+        id: principal.id,
+        kind: principal.kind,
+        groups: [...principal.groups],
+        scopes: [...principal.scopes],
+        claimKeys: Object.keys(principal.claims).sort(),
+      },
+      seen,
+      view: viewName ?? null,
+    };
+    if (query.tool === undefined || query.tool === '') {
+      const lookup = (name: string) => catalog.getTool(name);
+      const tools = access.listTools(principal, viewName, catalog.listTools(), lookup);
+      return { ...answer, tools: tools.map((tool) => tool.name) };
+    }
+    const subject =
+      catalog.getTool(view?.catalogName(query.tool) ?? query.tool) ?? catalog.getTool(query.tool);
+    if (subject === undefined) {
+      return { ok: false, error: `no tool "${query.tool}" is loaded (mcp-proxy tools lists them)` };
+    }
+    return { ...answer, explanation: access.explain(principal, viewName, subject, query.args) };
+  }
+}
