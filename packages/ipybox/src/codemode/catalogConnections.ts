@@ -12,6 +12,10 @@
  * refused or put to approval by the tool server's gate, as for registered servers
  * (`toolserver/privilege.ts`).
  *
+ * Views and policy decide each call as they decide a direct one, for the cell's caller (its
+ * principal and view ride on its context): a tool outside its view is `ToolNotFound`, a call a
+ * policy rule refuses is `ToolError` whose message names the rule.
+ *
  * Refused: a call when no cell of the kernel runs (code left running in a thread, say, has no
  * caller to act as), and a tool that left the catalog (its plugin unloaded mid-cell): both say so
  * in Python (`ToolRejected`, `ToolNotFound`).
@@ -63,7 +67,7 @@ function catalogConnection(
     new ToolCallRefused(
       'not_found',
       `tool '${tool}' is not in the catalog: plugin '${plugin}' was unloaded or does not ` +
-        'have it (now). search_tools shows what there is.',
+        'have it (now), or it is not in your view. search_tools shows what you can call.',
     );
   return {
     async callTool(name, args, options: CallOptions = {}): Promise<CallToolResult> {

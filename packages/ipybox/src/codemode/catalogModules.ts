@@ -11,6 +11,15 @@
  * older catalog, `forgetStale` evicts the catalog packages there (and from the `mcptools`
  * namespace) and invalidates the import caches, so the next import reads the new files.
  *
+ * Views and policy: the packages are one set for the whole catalog, not one per caller. The
+ * workspace is shared by every kernel of this server (files, installed packages, registered
+ * servers' packages), so per-caller copies in it would hide nothing from code that lists the
+ * directory — and a tool's name and schema are no credential. What each caller is *told* is
+ * theirs: `search_tools` finds only the tools the caller may reach (`searchTool.ts`), and every
+ * call from kernel code is decided by the dispatcher for the cell's caller: a tool outside its
+ * view is `ToolNotFound`, a policy refusal a `ToolError` naming the rule
+ * (`catalogConnections.ts`). A listing is never a permission.
+ *
  * @module
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';

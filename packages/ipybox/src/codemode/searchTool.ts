@@ -5,6 +5,9 @@
  * `detail` chooses how much: `name` (import lines), `summary` (plus the description's first
  * line), `full` (plus `run`'s signature and docstring as the generated module declares them).
  *
+ * A caller finds only the catalog tools it may reach — its view and the policy decide, as they
+ * decide its `tools/list` — so what it searches is what its calls from code may run.
+ *
  * @module
  */
 import type { PluginServer } from '@mcpbox/framework';
@@ -48,10 +51,15 @@ export function registerSearchTool(
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ query, detail, limit }) => {
+    async ({ query, detail, limit }, ctx) => {
       await refresh();
       await modules.settled();
-      return searchResult(search, modules.layout, query, detail, limit);
+      const layout = modules.layout;
+      const reachable = new Set(server.catalog.tools({ caller: ctx }).map((t) => t.tool.name));
+      // A registered server's tools are the kernel's own (not the catalog's): always kept.
+      const keep = (at: ToolLocation) =>
+        layout.locate(at.tool.name) !== at || reachable.has(at.tool.name);
+      return searchResult(search, layout, query, detail, limit, keep);
     },
   );
 }
@@ -63,10 +71,12 @@ export async function searchResult(
   query: string,
   detail: SearchDetail,
   limit: number,
+  keep?: (location: ToolLocation) => boolean,
 ): Promise<CallToolResult> {
-  const hits = await search.search(layout, query, limit);
+  const hits = await search.search(layout, query, limit, keep);
   if (hits.length === 0) {
-    return { content: [{ type: 'text', text: noHits(query, await search.counts(layout)) }] };
+    const counts = await search.counts(layout, keep);
+    return { content: [{ type: 'text', text: noHits(query, counts) }] };
   }
   const blocks = hits.map((hit) => describe(hit, detail));
   const text = [

@@ -58,17 +58,35 @@ export class CodeModeSearch {
     this.#logger = logger;
   }
 
-  /** The best `limit` tools for `query`, catalog and registered alike, each with its location. */
-  async search(layout: CatalogLayout, query: string, limit: number): Promise<ToolLocation[]> {
+  /**
+   * The best `limit` tools for `query`, catalog and registered alike, each with its location;
+   * with `keep`, only the tools it keeps (those the caller may reach), still `limit` of them.
+   */
+  async search(
+    layout: CatalogLayout,
+    query: string,
+    limit: number,
+    keep?: (location: ToolLocation) => boolean,
+  ): Promise<ToolLocation[]> {
     const built = await this.#current(layout);
-    return built.index
-      .search(query, { limit })
+    const hits = built.index
+      .search(query, { limit: keep ? Number.MAX_SAFE_INTEGER : limit })
       .flatMap((hit) => built.locations.get(hit.tool.name) ?? []);
+    return keep ? hits.filter(keep).slice(0, limit) : hits;
   }
 
-  /** How many tools each plugin or registered server offers to code. */
-  async counts(layout: CatalogLayout): Promise<ReadonlyMap<string, number>> {
-    return (await this.#current(layout)).counts;
+  /** How many tools each plugin or registered server offers to code (of those `keep` keeps). */
+  async counts(
+    layout: CatalogLayout,
+    keep?: (location: ToolLocation) => boolean,
+  ): Promise<ReadonlyMap<string, number>> {
+    const built = await this.#current(layout);
+    if (keep === undefined) return built.counts;
+    const counts = new Map<string, number>();
+    for (const location of built.locations.values()) {
+      if (keep(location)) counts.set(location.plugin, (counts.get(location.plugin) ?? 0) + 1);
+    }
+    return counts;
   }
 
   async #current(layout: CatalogLayout): Promise<Built> {

@@ -45,6 +45,8 @@ export interface ToolDoor {
   dynamicDispatch: boolean;
   /** Server name, transport and ports for `proxy__status`. */
   status: () => Omit<StatusInfo, 'summary'>;
+  /** Whether the tool's caller may reach a tool (its view and the policy); all when absent. */
+  mayReach?: (tool: string) => boolean;
 }
 
 /** A REST answer: 200 with the result, or an error status with `{ok: false, error}`. */
@@ -184,8 +186,9 @@ export const HANDLERS = {
         dynamic: manager.isDynamicTool(name),
       })),
     rest: (tools) => ({ status: 200, body: { tools: [...tools].sort(byName) } }),
-    tool: (tools, _door, { dynamic_only }) =>
-      dynamic_only
+    tool: (all, { mayReach }, { dynamic_only }) => {
+      const tools = mayReach ? all.filter((t) => mayReach(t.name)) : all;
+      return dynamic_only
         ? toolList(
             tools
               .filter((t) => t.dynamic)
@@ -193,7 +196,8 @@ export const HANDLERS = {
               .sort(),
             '(no dynamic tools loaded)',
           )
-        : toolList(tools.map((t) => t.name)),
+        : toolList(tools.map((t) => t.name));
+    },
   } satisfies Handler<{ dynamic_only?: boolean }, ToolView[]>,
   command: {
     run: async ({ manager }, { command, args }) =>

@@ -4,10 +4,15 @@
  * every loaded tool and a way to call the tools loaded after start-up. They dispatch to tools,
  * not to the plugin manager, so they are not management operations (`operations/table.ts`).
  *
+ * Both answer for their caller: a search finds only what the caller's `tools/list` shows (its
+ * view and the policy), and `proxy__run` names, suggests and tells apart (static or dynamic)
+ * only such tools. Any other name goes to the dispatcher, which answers "not found" (not in the
+ * caller's view) or the refusal naming the policy rule, exactly as a direct `tools/call` would.
+ *
  * @module
  */
 import type { PluginServer } from '@mcpbox/framework';
-import type { Tool } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { error, names } from '../operations/toolText.ts';
 import type { InnerClient } from '../proxy/innerClient.ts';
@@ -31,8 +36,8 @@ export function registerSearchTool(server: PluginServer, manager: PluginManager)
         limit: z.number().int().min(1).max(50).default(10).describe('Most tools to return'),
       },
     },
-    ({ query, limit }) => {
-      const hits = server.catalog.search(query, { limit });
+    ({ query, limit }, ctx) => {
+      const hits = server.catalog.search(query, { limit, caller: ctx });
       if (hits.length === 0) return `(no tool matches '${query}')`;
       return hits.map(({ plugin, tool }) => searchLine(plugin, tool, manager)).join('\n');
     },
@@ -65,22 +70,30 @@ export function registerRunTool(
       privileged: true,
     },
     async ({ tool, arguments: args }, ctx) => {
-      if (manager.registry.findToolOwner(tool) === undefined) {
+      const notFound = () => {
         const similar = server.catalog
-          .search(tool, { limit: 3 })
+          .search(tool, { limit: 3, caller: ctx })
           .filter((hit) => hit.plugin !== managementPlugin)
           .map((hit) => hit.tool.name);
         const guess = similar.length > 0 ? ` Did you mean: ${similar.join(', ')}?` : '';
-        return error(
-          `'${tool}' not found.${guess} Available dynamic tools: ${names(manager.dynamicTools())}`,
-        );
-      }
-      if (!manager.isDynamicTool(tool)) {
+        const dynamic = manager.dynamicTools().filter((name) => inner.mayReach(name, ctx));
+        return error(`'${tool}' not found.${guess} Available dynamic tools: ${names(dynamic)}`);
+      };
+      if (manager.registry.findToolOwner(tool) === undefined) return notFound();
+      if (inner.mayReach(tool, ctx) && !manager.isDynamicTool(tool)) {
         return error(`'${tool}' is a static tool — call it directly, not via proxy__run.`);
       }
       try {
         return await inner.callTool(tool, args, ctx);
       } catch (e) {
+        // Not in the caller's view: the same answer as a tool that is not there.
+        if (
+          e instanceof ProtocolError &&
+          e.code === ProtocolErrorCode.InvalidParams &&
+          /not found/.test(e.message)
+        ) {
+          return notFound();
+        }
         return {
           content: [{ type: 'text', text: `Error calling '${tool}': ${(e as Error).message}` }],
           isError: true,

@@ -15,7 +15,13 @@
  * @module
  */
 
-import type { PluginModule, PluginServer, StatusInfo, ToolConfig } from '@mcpbox/framework';
+import type {
+  PluginModule,
+  PluginServer,
+  StatusInfo,
+  ToolConfig,
+  ToolContext,
+} from '@mcpbox/framework';
 import { type Caller, perform, type ToolDoor } from '../operations/handlers.ts';
 import { OPERATIONS, type OperationArgs, operationNamed } from '../operations/table.ts';
 import type { InnerClient } from '../proxy/innerClient.ts';
@@ -36,12 +42,18 @@ export interface ManagementToolsOptions {
 /** The tools' own way to say how a plugin is loaded: `proxy__load(plugin='echo')`. */
 const howToLoad = (plugin: string) => `${operationNamed('load').tool}(plugin='${plugin}')`;
 
-/** One tool per operation of the table. */
-function registerOperationTools(server: PluginServer, door: ToolDoor): void {
+/**
+ * One tool per operation of the table. What a tool names of the catalog (`proxy__tools`) is
+ * what its caller may reach, as the caller's own `tools/list` shows it.
+ */
+function registerOperationTools(server: PluginServer, door: ToolDoor, inner: InnerClient): void {
   const caller: Caller = { manager: door.manager, howToLoad };
   for (const operation of OPERATIONS) {
-    const answer = async (args: OperationArgs) =>
-      (await perform(operation.name, caller, args)).tool(door);
+    const answer = async (args: OperationArgs, ctx: ToolContext) =>
+      (await perform(operation.name, caller, args)).tool({
+        ...door,
+        mayReach: (tool) => inner.mayReach(tool, ctx),
+      });
     const config: ToolConfig = {
       description: operation.summary,
       ...('privileged' in operation && { privileged: operation.privileged }),
@@ -50,7 +62,7 @@ function registerOperationTools(server: PluginServer, door: ToolDoor): void {
     if ('args' in operation) {
       server.registerTool(operation.tool, { ...config, inputSchema: operation.args }, answer);
     } else {
-      server.registerTool(operation.tool, config, () => answer({}));
+      server.registerTool(operation.tool, config, (ctx) => answer({}, ctx));
     }
   }
 }
@@ -61,7 +73,7 @@ export function managementTools(options: ManagementToolsOptions): PluginModule {
   return {
     description: 'mcp-proxy management tools (built in)',
     register(server: PluginServer) {
-      registerOperationTools(server, door);
+      registerOperationTools(server, door, inner);
       if (!dynamicDispatch) return;
       registerSearchTool(server, manager);
       registerRunTool(server, manager, inner, MANAGEMENT_PLUGIN);
