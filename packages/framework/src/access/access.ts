@@ -14,10 +14,13 @@ import type { Tool } from '@modelcontextprotocol/server';
 import type { Principal } from '../contract/principal.ts';
 import {
   type CompiledPolicy,
+  type CompiledRule,
   combine,
   compilePolicy,
   principalInput,
+  type RuleInput,
   type RuleOutcome,
+  type RuleState,
   toolInput,
   type Verdict,
 } from './policy.ts';
@@ -39,6 +42,31 @@ export type Admission =
   | { admitted: false; notInView: true }
   | { admitted: false; notInView: false; rule: string; reason: string };
 
+/**
+ * The outcome of a rule for a caller whatever the tool, kept per caller; undefined when it
+ * depends on the tool. A rule that reads `tool` is tried without it first: CEL's `&&`/`||`
+ * absorb the missing side (`"ops" in principal.groups && tool.plugin == "db"` is false for a
+ * non-member), so most rules are decided once per caller rather than once per tool.
+ */
+function toolless(cache: CallerCache, rule: CompiledRule): Outcome | undefined {
+  if (cache.toolless.has(rule)) return cache.toolless.get(rule);
+  const outcome = rule.evaluate({ principal: cache.principal, view: cache.view });
+  const decided = !(
+    outcome.state === 'error' && /Unknown variable: tool/.test(outcome.error ?? '')
+  );
+  cache.toolless.set(rule, decided ? outcome : undefined);
+  return decided ? outcome : undefined;
+}
+
+type Outcome = { state: RuleState; error?: string };
+
+const NOT_IN_VIEW: ToolStanding = { inView: false, outcomes: [], verdict: undefined };
+const NO_POLICY: ToolStanding = {
+  inView: true,
+  outcomes: [],
+  verdict: { allowed: true, by: 'no policy' },
+};
+
 /** Callers whose standings are kept; the least recently used go first. */
 const MAX_CALLERS = 1000;
 
@@ -57,6 +85,12 @@ function principalKey(principal: Principal): string {
 interface CallerCache {
   readonly principal: Record<string, unknown>;
   readonly standings: Map<string, ToolStanding>;
+  /** Outcomes of the rules that read neither `tool` nor `args`: the same for every tool. */
+  readonly toolless: Map<CompiledRule, Outcome | undefined>;
+  /** Standings shared by the tools with one set of rules, all decided per caller. */
+  readonly byRules: Map<readonly CompiledRule[], ToolStanding>;
+  /** The view's name as rules read it (`""` for the whole catalog). */
+  readonly view: string;
   listing?: { source: readonly Tool[]; tools: Tool[] };
 }
 
@@ -65,6 +99,10 @@ export class AccessControl {
   #policy: CompiledPolicy | undefined;
   #settings: AccessSettings = { views: {}, policy: undefined };
   #callers = new Map<string, CallerCache>();
+  /** Tool name → the rules about it (their `tools:` patterns match it). */
+  readonly #applicable = new Map<string, readonly CompiledRule[]>();
+  /** The rule lists of #applicable, one per set of rules (by their names). */
+  readonly #ruleSets = new Map<string, readonly CompiledRule[]>();
   /** Whom this server served lately (fed by sessions and the dispatcher, policy or not). */
   readonly seen = new PrincipalsSeen();
 
@@ -117,6 +155,40 @@ export class AccessControl {
   /** Drops every kept standing (the catalog changed: tools came, went or changed owner). */
   forget(): void {
     this.#callers.clear();
+    this.#applicable.clear();
+    this.#ruleSets.clear();
+  }
+
+  /** The rules about a tool, by its name: the same for every caller until a change. */
+  #rulesAbout(policy: CompiledPolicy, name: string): readonly CompiledRule[] {
+    let rules = this.#applicable.get(name);
+    if (rules === undefined) {
+      const about = policy.rules.filter((rule) => rule.appliesTo(name));
+      // One list per set of rules, so tools alike share a caller's standing (#standing).
+      const key = about.map((rule) => rule.name).join('\n');
+      rules = this.#ruleSets.get(key) ?? about;
+      this.#ruleSets.set(key, rules);
+      this.#applicable.set(name, rules);
+    }
+    return rules;
+  }
+
+  /** Every rule's outcome for the caller and the tool, before arguments are known. */
+  #toolOutcomes(
+    cache: CallerCache,
+    viewName: string | undefined,
+    tool: ToolSubject,
+    rules: readonly CompiledRule[],
+  ): RuleOutcome[] {
+    let input: RuleInput | undefined;
+    const inputFor = () => {
+      input ??= { principal: cache.principal, tool: toolInput(tool), view: viewName ?? '' };
+      return input;
+    };
+    return rules.map((rule) => {
+      const once = rule.readsArguments && rule.readsTool ? undefined : toolless(cache, rule);
+      return { rule, ...(once ?? rule.evaluate(inputFor())) };
+    });
   }
 
   viewNames(): string[] {
@@ -136,7 +208,13 @@ export class AccessControl {
       this.#callers.set(key, cache);
       return cache;
     }
-    cache = { principal: principalInput(principal), standings: new Map() };
+    cache = {
+      principal: principalInput(principal),
+      standings: new Map(),
+      toolless: new Map(),
+      byRules: new Map(),
+      view: view ?? '',
+    };
     this.#callers.set(key, cache);
     if (this.#callers.size > MAX_CALLERS) {
       this.#callers.delete(this.#callers.keys().next().value as string);
@@ -149,19 +227,21 @@ export class AccessControl {
     if (standing) return standing;
     const inView = this.selects(viewName, (view) => view.includesTool(tool));
     const policy = this.#policy;
-    let outcomes: RuleOutcome[] = [];
-    let verdict: Verdict | undefined;
-    if (inView) {
-      if (policy === undefined) verdict = { allowed: true, by: 'no policy' };
-      else {
-        const input = { principal: cache.principal, tool: toolInput(tool), view: viewName ?? '' };
-        outcomes = policy.rules
-          .filter((rule) => rule.appliesTo(tool.name))
-          .map((rule) => ({ rule, ...rule.evaluate(input) }));
-        verdict = combine(policy, outcomes);
+    if (!inView) standing = NOT_IN_VIEW;
+    else if (policy === undefined) standing = NO_POLICY;
+    else {
+      const rules = this.#rulesAbout(policy, tool.name);
+      // Tools whose rules are all decided per caller share one standing: a listing of
+      // thousands of tools evaluates and allocates per set of rules, not per tool.
+      standing = cache.byRules.get(rules);
+      if (standing === undefined) {
+        const outcomes = this.#toolOutcomes(cache, viewName, tool, rules);
+        standing = { inView, outcomes, verdict: combine(policy, outcomes) };
+        if (rules.every((rule) => cache.toolless.get(rule) !== undefined)) {
+          cache.byRules.set(rules, standing);
+        }
       }
     }
-    standing = { inView, outcomes, verdict };
     cache.standings.set(tool.name, standing);
     return standing;
   }

@@ -54,28 +54,38 @@ export interface CompiledRule {
   readonly description?: string;
   /** Whether the rule reads `args`: only then can it differ between two calls of one tool. */
   readonly readsArguments: boolean;
+  /** Whether the rule reads `tool`: if neither, one outcome serves a caller's every tool. */
+  readonly readsTool: boolean;
   appliesTo(tool: string): boolean;
   evaluate(input: RuleInput): { state: RuleState; error?: string };
 }
 
-/** The variables a rule sees; `args` absent while listing. */
+/** The variables a rule sees; `args` absent while listing, `tool` while trying a rule per caller. */
 export interface RuleInput {
   principal: Record<string, unknown>;
-  tool: Record<string, unknown>;
+  tool?: Record<string, unknown>;
   view: string;
   args?: Record<string, unknown>;
 }
 
 const VARIABLES = ['principal', 'tool', 'args'] as const;
 
-function environments(): { full: Environment; withoutArgs: Environment } {
+function environments(): {
+  full: Environment;
+  withoutArgs: Environment;
+  withoutTool: Environment;
+} {
   const { Environment } = cel();
   const make = (names: readonly string[]) => {
     let env = new Environment({ homogeneousAggregateLiterals: false });
     for (const name of names) env = env.registerVariable(name, 'map');
     return env.registerVariable('view', 'string');
   };
-  return { full: make(VARIABLES), withoutArgs: make(['principal', 'tool']) };
+  return {
+    full: make(VARIABLES),
+    withoutArgs: make(['principal', 'tool']),
+    withoutTool: make(['principal', 'args']),
+  };
 }
 
 const firstLine = (error: unknown) =>
@@ -99,6 +109,7 @@ function compileRule(
     return `rule "${rule.name}": the expression is a ${checked.type}, not a bool`;
   }
   const readsArguments = !envs.withoutArgs.check(expression).valid;
+  const readsTool = !envs.withoutTool.check(expression).valid;
   const applies = rule.tools === undefined ? () => true : namesMatcher(rule.tools);
   return {
     name: rule.name,
@@ -106,6 +117,7 @@ function compileRule(
     expression,
     ...(rule.description !== undefined ? { description: rule.description } : {}),
     readsArguments,
+    readsTool,
     appliesTo: applies,
     evaluate(input) {
       try {
