@@ -233,8 +233,16 @@ export const HANDLERS = {
     ...okOrError((result) => explainText(result)),
   } satisfies Handler<OperationArgs, ExplainAnswer>,
   principals: {
-    run: async ({ manager }) =>
-      manager.access ? { ok: true as const, principals: manager.access.principals() } : NO_ACCESS,
+    // `principal`: that one alone (what a principal's own tool asks).
+    run: async ({ manager }, { principal }) =>
+      manager.access
+        ? {
+            ok: true as const,
+            principals: manager.access
+              .principals()
+              .filter((seen) => principal === undefined || seen.id === principal),
+          }
+        : NO_ACCESS,
     ...okOrError((result) => principalsText(result)),
   } satisfies Handler<OperationArgs, PrincipalsResult>,
 } satisfies Record<OperationName, unknown>;

@@ -76,6 +76,12 @@ export interface OperationSpec {
   privileged?: boolean;
   /** The `proxy__*` tool. */
   tool: string;
+  /**
+   * It tells about principals: its tool answers about the calling principal alone (its own
+   * id, groups and claims), so no MCP caller learns of another; REST, CLI and console (the
+   * operator's doors) ask about anyone.
+   */
+  aboutCaller?: boolean;
   rest: readonly RestRoute[];
   cli: CliCommand;
   /** Cluster mode carries it to every replica (cluster sync reconciles it, `clusterSync.ts`). */
@@ -247,6 +253,7 @@ export const OPERATIONS = [
       'Why a principal may or may not see and call a tool (each rule and the outcome); without a tool, the tools it sees.',
     args: EXPLAIN_ARGS,
     tool: 'proxy__explain',
+    aboutCaller: true,
     rest: [{ method: 'POST', path: '/proxy/explain', body: { fields: true } }],
     cli: {
       command: 'explain',
@@ -269,6 +276,7 @@ export const OPERATIONS = [
     name: 'principals',
     summary: 'The principals served lately: kind, groups, views, calls, refusals, last seen.',
     tool: 'proxy__principals',
+    aboutCaller: true,
     rest: [{ method: 'GET', path: '/proxy/principals' }],
     cli: {
       command: 'principals',

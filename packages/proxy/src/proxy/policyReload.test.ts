@@ -189,4 +189,17 @@ test('reload_policy changes what a principal sees without a restart; a bad rule 
   writeFileSync(file, config(as.url, ['- name: everyone', `  allow: 'true'`]));
   proxy.child.kill('SIGHUP');
   await waitFor(async () => (await names(bob)).includes('echo_upper'), 'the SIGHUP reload');
+
+  // Over MCP a principal asks about itself alone: bob's tools tell him nothing of alice.
+  const own = textOf(await bob.callTool({ name: 'proxy__principals', arguments: {} }));
+  assert.match(own, /sub:bob/);
+  assert.doesNotMatch(own, /alice/);
+  const asked = textOf(
+    await bob.callTool({
+      name: 'proxy__explain',
+      arguments: { principal: 'sub:alice', groups: ['support'], tool: 'echo' },
+    }),
+  );
+  assert.match(asked, /Principal: sub:bob/);
+  assert.doesNotMatch(asked, /alice|support/);
 });

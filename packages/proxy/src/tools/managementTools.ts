@@ -43,6 +43,15 @@ export interface ManagementToolsOptions {
 const howToLoad = (plugin: string) => `${operationNamed('load').tool}(plugin='${plugin}')`;
 
 /**
+ * The question an `aboutCaller` operation's tool asks: about the caller's own principal, with
+ * the groups, claims and scopes its credentials carry (none the caller writes).
+ */
+function ownQuestion(args: OperationArgs, ctx: ToolContext): OperationArgs {
+  const { groups: _g, claims: _c, scopes: _s, ...rest } = args;
+  return { ...rest, principal: ctx.principal.id };
+}
+
+/**
  * One tool per operation of the table. What a tool names of the catalog (`proxy__tools`) is
  * what its caller may reach, as the caller's own `tools/list` shows it.
  */
@@ -50,7 +59,13 @@ function registerOperationTools(server: PluginServer, door: ToolDoor, inner: Inn
   const caller: Caller = { manager: door.manager, howToLoad };
   for (const operation of OPERATIONS) {
     const answer = async (args: OperationArgs, ctx: ToolContext) =>
-      (await perform(operation.name, caller, args)).tool({
+      (
+        await perform(
+          operation.name,
+          caller,
+          'aboutCaller' in operation ? ownQuestion(args, ctx) : args,
+        )
+      ).tool({
         ...door,
         mayReach: (tool) => inner.mayReach(tool, ctx),
       });
