@@ -277,6 +277,8 @@ test('the Access page in Chromium: principals seen, rules, explain, reload polic
         `      tools: ${tools}`,
         `      allow: 'principal.kind == "anonymous"'`,
         '      description: callers on this machine',
+        'limits:',
+        '  per_principal: { rate: 100/minute, daily: 1000 }',
         '',
       ].join('\n'),
     );
@@ -307,6 +309,11 @@ test('the Access page in Chromium: principals seen, rules, explain, reload polic
       cells.slice(4, 6).map((c) => c.textContent),
     ),
     ['2', '1'],
+  );
+  // Where it stands against its limits: the refused call spent nothing.
+  assert.equal(
+    await textAt('#principals tr[data-principal="anonymous"] td:nth-child(7)'),
+    'rate 1/100 per minute · daily 1/1000',
   );
   assert.match(
     await textAt('#rules tr[data-rule="loopback-echo"]'),

@@ -299,10 +299,13 @@ export class WebConsole {
     const { manager } = this.#options;
     const admin = manager.access;
     if (admin === undefined) return html`<p class="muted">Views and policy are not available.</p>`;
+    const principals = admin.principals();
+    const usage = await admin.usage(principals.map((p) => p.id));
     const view = {
-      principals: admin.principals(),
+      principals,
       settings: admin.access.settings,
       now: this.#clock(),
+      ...(usage && { usage: (id: string) => usage.get(id) }),
       query,
       answer: await explainFromForm(manager, query),
     };

@@ -17,8 +17,10 @@ import {
   ConfigError,
   type Explanation,
   errorMessage,
+  type Limiter,
   PolicyError,
   type Principal,
+  type PrincipalUsage,
   parseAccessSettings,
   readConfig,
   type SeenPrincipal,
@@ -32,6 +34,20 @@ export interface AccessAdminOptions {
   configFile: string | undefined;
   /** For `${VAR}` in the file. */
   env: Readonly<Record<string, string | undefined>>;
+  /** The server's limits (`limits:`), for where each principal stands; none when not set. */
+  limits?: Limiter;
+}
+
+/** One principal's budgets in a few words: `rate 3/60 per minute · daily 10/5000`. */
+export function usageText(usage: PrincipalUsage): string {
+  if (usage.exempt) return 'exempt';
+  return usage.budgets
+    .map((b) => {
+      const scope = b.scope === 'principal' ? '' : ` (${b.scope})`;
+      const per = b.period ? ` per ${b.period}` : '';
+      return `${b.limit}${scope} ${b.used}/${b.max}${per}`;
+    })
+    .join(' · ');
 }
 
 /** What a reload did: counts and the names of what changed, or why nothing did. */
@@ -106,6 +122,16 @@ export class AccessAdmin {
 
   get access(): AccessControl {
     return this.#options.access;
+  }
+
+  /** Where each principal stands against its limits, as text; undefined without limits. */
+  async usage(principals: readonly string[]): Promise<Map<string, string> | undefined> {
+    const limits = this.#options.limits;
+    if (limits === undefined) return undefined;
+    const texts = await Promise.all(
+      principals.map(async (id) => [id, usageText(await limits.usage(id))] as const),
+    );
+    return new Map(texts);
   }
 
   /** Told of every reload that took effect here (cluster mode shares it). */

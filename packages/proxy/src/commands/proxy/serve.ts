@@ -199,8 +199,14 @@ async function buildProxy(
     BUILTIN_PLUGIN_DIR,
   );
   const manager = new PluginManager({ registry: core.server.registry, config, commands, env });
-  const { access, catalog } = core.server;
-  manager.access = new AccessAdmin({ access, catalog, configFile: config.config_file, env });
+  const { access, catalog, limits } = core.server;
+  manager.access = new AccessAdmin({
+    access,
+    catalog,
+    configFile: config.config_file,
+    env,
+    ...(limits && { limits }),
+  });
   return { ...core, manager, inner: new InnerClient(core.server), tap };
 }
 
