@@ -99,12 +99,12 @@ test('alice exceeds her rate and is told which limit and when; bob still calls; 
   assert.deepEqual(
     logged.map((e) => [e.principal, e.outcome]),
     [
-      ['alice', 'ok'],
-      ['alice', 'ok'],
-      ['alice', 'ok'],
-      ['alice', 'rejected'],
-      ['bob', 'ok'],
-      ['alice', 'rejected'],
+      ['sub:alice', 'ok'],
+      ['sub:alice', 'ok'],
+      ['sub:alice', 'ok'],
+      ['sub:alice', 'rejected'],
+      ['sub:bob', 'ok'],
+      ['sub:alice', 'rejected'],
     ],
   );
 });

@@ -222,7 +222,7 @@ test('management tools: status, list, tools, command, and bad input with clear e
 
   const status = (await proxy.call('proxy__status')).text;
   assert.match(status, /Plugins: {3}3 loaded/);
-  assert.match(status, /Tools: {5}10 registered/);
+  assert.match(status, /Tools: {5}13 registered/);
   const list = (await proxy.call('proxy__list')).text;
   assert.match(list, /^ {2}clash/m);
   assert.match(list, /greet — Greets someone by name\./);
