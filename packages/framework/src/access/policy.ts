@@ -91,6 +91,11 @@ function environments(): {
 const firstLine = (error: unknown) =>
   (error instanceof Error ? error.message : String(error)).split('\n')[0];
 
+// The outcomes without detail are shared: a call evaluating its argument rules allocates none.
+const HELD = Object.freeze({ state: 'true' as const });
+const NOT_HELD = Object.freeze({ state: 'false' as const });
+const UNDECIDED = Object.freeze({ state: 'undecided' as const });
+
 function compileRule(
   rule: RuleSettings,
   envs: ReturnType<typeof environments>,
@@ -122,12 +127,12 @@ function compileRule(
     evaluate(input) {
       try {
         const value = program(input as unknown as Record<string, unknown>);
-        if (typeof value === 'boolean') return { state: value ? 'true' : 'false' };
+        if (typeof value === 'boolean') return value ? HELD : NOT_HELD;
         return { state: 'error', error: `the expression gave ${typeof value}, not a bool` };
       } catch (error) {
         const message = firstLine(error);
         if (input.args === undefined && readsArguments && /Unknown variable: args/.test(message)) {
-          return { state: 'undecided' };
+          return UNDECIDED;
         }
         return { state: 'error', error: message };
       }
@@ -169,8 +174,16 @@ export function principalInput(principal: Principal): Record<string, unknown> {
   };
 }
 
+/** A tool's CEL value per listing of it (a changed tool is a new definition object). */
+const toolInputs = new WeakMap<object, Record<string, unknown>>();
+
 export function toolInput(tool: ToolSubject): Record<string, unknown> {
-  return { name: tool.name, plugin: tool.plugin, tags: tagsOf(tool.definition) };
+  let input = toolInputs.get(tool.definition);
+  if (input === undefined) {
+    input = { name: tool.name, plugin: tool.plugin, tags: tagsOf(tool.definition) };
+    toolInputs.set(tool.definition, input);
+  }
+  return input;
 }
 
 /** One rule's part in a decision. */
