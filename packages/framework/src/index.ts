@@ -7,6 +7,19 @@
 // Plugin API, catalog and registry.
 export { completable, ResourceTemplate } from '@modelcontextprotocol/server';
 export {
+  AUDIT_META_KEY,
+  type AuditDecision,
+  type AuditEntry,
+  type AuditKind,
+  AuditLog,
+  type AuditLogOptions,
+  type AuditRecord,
+  type AuditVerification,
+  argsDigest,
+  recordId,
+  verifyAuditLog,
+} from './audit/index.ts';
+export {
   type AppLike,
   CONFIG_SETTING_NAMES,
   checkCredentialEndpoint,

@@ -34,7 +34,12 @@ interface ToolStanding {
 
 /** A call's admission: its arguments (the view's fixed ones set), or why it may not run. */
 export type Admission =
-  | { admitted: true; args: Record<string, unknown> | undefined }
+  | {
+      admitted: true;
+      args: Record<string, unknown> | undefined;
+      /** The policy rule that allowed it (or `default`), when there is a policy. */
+      rule?: string;
+    }
   | { admitted: false; notInView: true }
   | { admitted: false; notInView: false; rule: string; reason: string };
 
@@ -191,7 +196,10 @@ export class AccessControl {
     const view = this.view(viewName);
     const finalArgs = view ? view.argumentsFor(tool.name, args) : args;
     const verdict = this.#callVerdict(cache, viewName, tool, standing, finalArgs);
-    if (verdict.allowed) return { admitted: true, args: finalArgs };
+    if (verdict.allowed) {
+      const rule = this.#policy === undefined ? {} : { rule: verdict.by };
+      return { admitted: true, args: finalArgs, ...rule };
+    }
     return { admitted: false, notInView: false, rule: verdict.by, reason: verdict.reason };
   }
 

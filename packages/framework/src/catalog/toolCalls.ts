@@ -33,6 +33,11 @@ export interface ToolCall {
    * validator about it; the result is this text as an `isError` result.
    */
   readonly refusal?: string;
+  /**
+   * The policy rule that decided the call's admission, allowed or refused (a rule's name, or
+   * `default`), when a policy is configured: for the audit trail.
+   */
+  readonly policyRule?: string;
 }
 
 export type ToolCallInterceptor = (
@@ -147,6 +152,7 @@ export class ToolCallDispatcher {
     if (!entry.enabled)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} disabled`);
     let refusal: string | undefined;
+    let policyRule: string | undefined;
     const access = this.#access;
     if (access?.active) {
       const admission = access.admit(ctx.principal ?? ANONYMOUS_PRINCIPAL, ctx.view, entry, args);
@@ -154,6 +160,7 @@ export class ToolCallDispatcher {
       if (!admission.admitted && admission.notInView) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
       }
+      policyRule = admission.rule;
       if (admission.admitted) args = admission.args;
       else
         refusal = `Tool ${name} is not allowed for ${ctx.principal?.id ?? 'anonymous'}: ${admission.reason}`;
@@ -170,6 +177,7 @@ export class ToolCallDispatcher {
       ctx,
       via: options?.via,
       refusal,
+      policyRule,
     };
     const dispatch = (i: number): Promise<CallToolResult> =>
       i < interceptors.length
