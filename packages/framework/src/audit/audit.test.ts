@@ -53,13 +53,16 @@ describe('audit log', () => {
   });
 
   test('the hash is over prev and the RFC 8785 canonical JSON of the rest', () => {
-    const record = sealRecord(
+    const { record, line } = sealRecord(
       { kind: 'call', principal: 'sub:é\u{1F600}', tool: 'a"b', decision: 'allowed', rule: 'r' },
       7,
       'f'.repeat(64),
       Date.UTC(2026, 0, 2),
     );
     const { hash, ...body } = record;
+    // The line is the canonical JSON that was hashed, with the hash last.
+    assert.equal(line, `${(canonicalize(body) as string).slice(0, -1)},"hash":"${hash}"}`);
+    assert.deepEqual(JSON.parse(line), record);
     const expected = createHash('sha256').update(`${'f'.repeat(64)}${canonicalize(body)}`);
     assert.equal(hash, expected.digest('hex'));
     assert.equal(recordHash(record), hash);
@@ -152,7 +155,7 @@ describe('verifyAuditLog finds edited records and says where', () => {
       first.hash,
       0,
     );
-    all[1] = JSON.stringify(forged);
+    all[1] = forged.line;
     await writeFile(path, `${all.join('\n')}\n`);
     const result = await verifyAuditLog(path);
     assert.ok(!result.ok);

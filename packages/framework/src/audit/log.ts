@@ -74,10 +74,10 @@ export class AuditLog {
   /** Seals `entry` as the next record and queues it; `undefined` once closed. Never throws. */
   record(entry: AuditEntry): AuditRecord | undefined {
     if (this.#closed) return undefined;
-    const record = sealRecord(entry, this.#seq + 1, this.#prev, this.#clock());
+    const { record, line } = sealRecord(entry, this.#seq + 1, this.#prev, this.#clock());
     this.#seq = record.seq;
     this.#prev = record.hash;
-    this.#queue.push(`${JSON.stringify(record)}\n`);
+    this.#queue.push(`${line}\n`);
     return record;
   }
 

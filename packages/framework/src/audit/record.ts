@@ -7,7 +7,8 @@
  *     hash = SHA-256(prev + canonical JSON of the record without `hash`)
  *
  * Canonical JSON is RFC 8785 (`canonicalize`), so the hash does not depend on key order or on
- * how the line was written; the first record's `prev` is {@link GENESIS}. Changing, removing or
+ * how the line was written; the writer writes each line as exactly that JSON with `hash` added
+ * last. The first record's `prev` is {@link GENESIS}. Changing, removing or
  * reordering a record breaks the chain where it happened (see `verify.ts`).
  *
  * @module
@@ -158,13 +159,18 @@ export function recordHash(record: { readonly prev: string }): string {
   }
 }
 
-/** The record following `prev` (seq `seq`), its fields bounded, in a readable key order. */
-export function sealRecord(
-  entry: AuditEntry,
-  seq: number,
-  prev: string,
-  time: number,
-): AuditRecord {
+/** A sealed record, and its line in the log. */
+export interface Sealed {
+  record: AuditRecord;
+  /**
+   * The canonical JSON that was hashed, with `"hash"` added last: what a line shows is exactly
+   * what its hash covers, and no second serialization is paid for it.
+   */
+  line: string;
+}
+
+/** The record following `prev` (seq `seq`), its fields bounded. */
+export function sealRecord(entry: AuditEntry, seq: number, prev: string, time: number): Sealed {
   const record: Record<string, unknown> = { seq, time: new Date(time).toISOString() };
   for (const key of ENTRY_KEYS) {
     const value = entry[key];
@@ -172,8 +178,13 @@ export function sealRecord(
   }
   record.prev = prev;
   // Bounded strings and integers only: always flat.
-  record.hash = sha256(prev + canonicalFlat(record, CANONICAL_KEYS));
-  return record as unknown as AuditRecord;
+  const canonical = canonicalFlat(record, CANONICAL_KEYS) as string;
+  const hash = sha256(prev + canonical);
+  record.hash = hash;
+  return {
+    record: record as unknown as AuditRecord,
+    line: `${canonical.slice(0, -1)},"hash":"${hash}"}`,
+  };
 }
 
 /** Cut to {@link MAX_FIELD}; a lone surrogate (not JSON that RFC 8785 accepts) becomes U+FFFD. */
