@@ -34,7 +34,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ERAS, FIRST_MODERN_VERSION } from '@mcpbox/framework';
-import type { Client } from '@modelcontextprotocol/client';
+import { measureLatency, measureThroughput } from './lib/echoCalls.ts';
 import {
   blank,
   CONCURRENCY,
@@ -113,34 +113,6 @@ const selected = SERVERS.filter(
   (k) => k.name === 'bare SDK' || !wantedServers || wantedServers.includes(k.name),
 );
 const groups = ALL_GROUPS.filter((g) => !wantedGroups || wantedGroups.includes(g.name));
-
-async function call(client: Client, i: number): Promise<void> {
-  const result = await client.callTool({ name: 'echo', arguments: { message: `hello ${i}` } });
-  const first = (result.content as Array<{ text?: string }>)[0];
-  if (result.isError || first?.text !== `hello ${i}`)
-    throw new Error(`unexpected echo result: ${JSON.stringify(result)}`);
-}
-
-async function measureLatency(run: Running, calls: number): Promise<number[]> {
-  const samples: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const start = process.hrtime.bigint();
-    await call(run.clients[0], i);
-    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  return samples;
-}
-
-async function measureThroughput(run: Running, calls: number): Promise<number> {
-  let next = 0;
-  const worker = async (w: number) => {
-    const client = run.clients[w % run.clients.length];
-    while (next < calls) await call(client, next++);
-  };
-  const start = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
-  return calls / (Number(process.hrtime.bigint() - start) / 1e9);
-}
 
 /** Marks a run as failed and stops its server; later rounds skip it. */
 async function drop(run: Running, error: unknown): Promise<void> {

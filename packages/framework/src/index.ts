@@ -12,6 +12,19 @@ export { PrincipalsSeen, type SeenPrincipal } from './access/seen.ts';
 export { type AccessSettings, parseAccessSettings } from './access/settings.ts';
 export type { ToolSubject } from './access/views.ts';
 export {
+  AUDIT_META_KEY,
+  type AuditDecision,
+  type AuditEntry,
+  type AuditKind,
+  AuditLog,
+  type AuditLogOptions,
+  type AuditRecord,
+  type AuditVerification,
+  argsDigest,
+  recordId,
+  verifyAuditLog,
+} from './audit/index.ts';
+export {
   API_KEY_NAME,
   type ApiKey,
   ApiKeys,

@@ -1,9 +1,9 @@
 /**
  * Security and observability around a server: API keys and OAuth in front of the HTTP endpoint,
- * a gate for tools named in `gate.groups.*.tools`, pre-call validation, tool-call logs and
- * metrics. One interceptor wraps every tool call — plugin tools, mirrored upstream tools and
+ * a gate for tools named in `gate.groups.*.tools`, pre-call validation, tool-call logs, the
+ * audit trail and metrics. One interceptor wraps every tool call — plugin tools, mirrored upstream tools and
  * calls dispatched through `proxy__run` alike — so nothing skips the validator, the gate, the
- * log or the counters.
+ * log, the audit trail or the counters.
  *
  * Two steps, because the HTTP middleware must exist before the server and the interceptor needs
  * the server:
@@ -22,6 +22,14 @@
  * @module
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { AuditLog } from './audit/log.ts';
+import {
+  AUDIT_META_KEY,
+  type AuditDecision,
+  type AuditRecord,
+  argsDigest,
+  recordId,
+} from './audit/record.ts';
 import { ApiKeys, apiKeyMiddleware, parseApiKeys } from './auth/apiKeys.ts';
 import {
   type AppLike,
@@ -48,6 +56,8 @@ import type { ToolLogger } from './toollog/types.ts';
 export interface SecurityConfig extends OAuthConfig, RedactionSettings {
   gate?: Record<string, unknown> | undefined;
   metrics?: boolean;
+  /** The audit trail's file (`audit/`); none by default. */
+  audit_log?: string | undefined;
   /** The file the configuration came from; problems are reported as `<file>: <key>: …`. */
   config_file?: string | undefined;
 }
@@ -69,6 +79,7 @@ export type PreCallValidator = (
 export type CallerContext = GateCallContext & {
   authInfo?: { clientId?: string; extra?: Record<string, unknown> };
   principal?: Principal;
+  view?: string | undefined;
 };
 
 /** One tool call as the server's interceptors see it. */
@@ -81,6 +92,8 @@ export interface InterceptedCall {
   readonly via?: 'code';
   /** Why access control refused the call (it is logged and counted, not run). */
   readonly refusal?: string;
+  /** The policy rule that allowed or refused the call, when a policy is configured. */
+  readonly policyRule?: string;
 }
 
 /**
@@ -128,13 +141,15 @@ export interface Security {
   /** The server-level gate from `config.gate`, when configured and enabled. */
   readonly gate: Gate | undefined;
   readonly metrics: ServerMetrics | undefined;
+  /** The audit trail (`audit_log`), when configured: every call's decision is recorded in it. */
+  readonly audit: AuditLog | undefined;
   /** Adds the interceptor (and the gate tools) to `server`. Returns a remover. */
   install(server: SecurityTarget): () => void;
   setPreCallValidator(validator: PreCallValidator | undefined): void;
   /** Replaces the tool-call logger (e.g. `factory__log on`); `undefined` stops logging. */
   setToolLogger(toolLogger: ToolLogger | undefined): void;
   readonly toolLogger: ToolLogger | undefined;
-  /** Flushes and closes the tool logger and stops the metrics listeners. */
+  /** Flushes and closes the tool logger and the audit log, and stops the metrics listeners. */
   close(): Promise<void>;
 }
 
@@ -155,6 +170,7 @@ interface InterceptorParts {
   readonly redactor: Redactor;
   readonly gate: Gate | undefined;
   readonly metrics: ServerMetrics | undefined;
+  readonly audit: AuditLog | undefined;
   readonly hooks: CallHooks;
 }
 
@@ -175,9 +191,9 @@ async function validate(
   }
 }
 
-/** The one interceptor: validator, gate, then the call; every call counted and logged. */
+/** The one interceptor: validator, gate, then the call; every call counted, logged, audited. */
 function interceptorFor(parts: InterceptorParts) {
-  const { logger, redactor, gate, metrics, hooks } = parts;
+  const { logger, redactor, gate, metrics, audit, hooks } = parts;
   return async function intercept(
     call: InterceptedCall,
     next: () => Promise<CallToolResult>,
@@ -187,6 +203,8 @@ function interceptorFor(parts: InterceptorParts) {
     const started = performance.now();
     const args = call.args ?? {};
     let outcome: ToolCallOutcome = 'error';
+    /** What rejected the call before it ran, for the audit trail. */
+    let rejectedBy: string | undefined;
     let result: CallToolResult | undefined;
     let thrown: unknown;
     try {
@@ -197,7 +215,7 @@ function interceptorFor(parts: InterceptorParts) {
         });
         outcome = 'rejected';
         result = await next();
-        return result;
+        return withAuditId(result, auditCall(audit, call, args, outcome));
       }
       // Without a validator there is nothing to wait for: no await (a microtask turn) per call.
       const validator = hooks.validator;
@@ -212,17 +230,20 @@ function interceptorFor(parts: InterceptorParts) {
           reason: redactor.text(reason),
         });
         outcome = 'rejected';
+        rejectedBy = 'validator';
         result = rejected(reason);
       } else if (blocked !== undefined) {
         outcome = 'rejected';
+        rejectedBy = `gate:${group}`;
         result = { content: [{ type: 'text', text: blocked }], isError: true };
       } else {
         result = await next();
         outcome = result.isError ? 'error' : 'ok';
       }
-      return result;
+      return withAuditId(result, auditCall(audit, call, args, outcome, rejectedBy));
     } catch (error) {
       thrown = error;
+      auditCall(audit, call, args, 'error');
       throw error;
     } finally {
       const seconds = (performance.now() - started) / 1000;
@@ -240,19 +261,54 @@ function interceptorFor(parts: InterceptorParts) {
   };
 }
 
+/**
+ * Records the call's decision in the audit trail, when there is one: a policy refusal is
+ * `denied` by its rule, a validator's or the gate's refusal `rejected`, a call that ran
+ * `allowed` (with the policy rule that allowed it) or `error`. The arguments are recorded only
+ * as their digest.
+ */
+function auditCall(
+  audit: AuditLog | undefined,
+  call: InterceptedCall,
+  args: Record<string, unknown>,
+  outcome: ToolCallOutcome,
+  rejectedBy?: string,
+): AuditRecord | undefined {
+  if (audit === undefined) return undefined;
+  const decision: AuditDecision =
+    call.refusal !== undefined ? 'denied' : outcome === 'ok' ? 'allowed' : outcome;
+  return audit.record({
+    kind: 'call',
+    principal: call.ctx.principal?.id,
+    view: call.ctx.view,
+    tool: call.tool,
+    plugin: call.plugin,
+    args_sha256: argsDigest(args),
+    decision,
+    rule: rejectedBy ?? call.policyRule,
+  });
+}
+
+/** `result` naming its audit record in `_meta["io.mcpbox/audit"]` (a copy: results may be shared). */
+function withAuditId(result: CallToolResult, record: AuditRecord | undefined): CallToolResult {
+  if (record === undefined) return result;
+  return { ...result, _meta: { ...result._meta, [AUDIT_META_KEY]: recordId(record) } };
+}
+
 export function createSecurity(config: SecurityConfig, options: SecurityOptions = {}): Security {
   const logger = options.logger ?? createLogger('security');
-  const { apiKeys, oauth, configuredGate } = namingTheFile(config.config_file, () => ({
+  const { apiKeys, oauth, configuredGate, audit } = namingTheFile(config.config_file, () => ({
     apiKeys: parseApiKeys(config.api_keys),
     oauth: createOAuth(config, logger, { clock: options.clock }),
     configuredGate: createGate(config.gate, { logger, clock: options.clock }),
+    audit: openAuditLog(config.audit_log, logger),
   }));
   const gate = configuredGate.enabled ? configuredGate : undefined;
   const metrics = options.metrics ?? (config.metrics ? new ServerMetrics() : undefined);
   // A validator's reason or error may quote the arguments it judged.
   const redactor = Redactor.for(config);
   const hooks: CallHooks = { validator: options.validator, toolLogger: options.toolLogger };
-  const intercept = interceptorFor({ logger, redactor, gate, metrics, hooks });
+  const intercept = interceptorFor({ logger, redactor, gate, metrics, audit, hooks });
 
   const httpMiddleware = authentication(config, apiKeys, oauth, logger);
 
@@ -264,6 +320,7 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
     oauth,
     gate,
     metrics,
+    audit,
     install(server) {
       gate?.registerTools(server);
       if (metrics && server.sessions) {
@@ -291,7 +348,7 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
       return hooks.toolLogger;
     },
     async close() {
-      await hooks.toolLogger?.close();
+      await Promise.all([hooks.toolLogger?.close(), audit?.close()]);
       metrics?.close();
     },
   };
@@ -314,6 +371,18 @@ function authentication(
       oauth: oauth?.middleware,
     }),
   ];
+}
+
+/** The audit log at `path` (resuming its chain), if configured; one that cannot be opened is a config error. */
+function openAuditLog(path: string | undefined, logger: Logger): AuditLog | undefined {
+  if (path === undefined) return undefined;
+  try {
+    return new AuditLog({ path, logger });
+  } catch (error) {
+    throw new ConfigError([
+      `audit_log: cannot open ${path} (${error instanceof Error ? error.message : String(error)})`,
+    ]);
+  }
 }
 
 /** Runs `build`, prefixing each configuration problem with the file it came from. */

@@ -134,7 +134,11 @@ describe('AccessControl', () => {
       project: 'x',
       q: 'y',
     });
-    assert.deepEqual(admitted, { admitted: true, args: { project: 'support', q: 'y' } });
+    assert.deepEqual(admitted, {
+      admitted: true,
+      args: { project: 'support', q: 'y' },
+      rule: 'support-team',
+    });
   });
 
   test('nothing matches: the default denies, naming it', () => {

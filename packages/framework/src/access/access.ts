@@ -38,7 +38,12 @@ interface ToolStanding {
 
 /** A call's admission: its arguments (the view's fixed ones set), or why it may not run. */
 export type Admission =
-  | { admitted: true; args: Record<string, unknown> | undefined }
+  | {
+      admitted: true;
+      args: Record<string, unknown> | undefined;
+      /** The policy rule that allowed it (or `default`), when there is a policy. */
+      rule?: string;
+    }
   | { admitted: false; notInView: true }
   | { admitted: false; notInView: false; rule: string; reason: string };
 
@@ -61,11 +66,8 @@ function toolless(cache: CallerCache, rule: CompiledRule): Outcome | undefined {
 type Outcome = { state: RuleState; error?: string };
 
 const NOT_IN_VIEW: ToolStanding = { inView: false, outcomes: [], verdict: undefined };
-const NO_POLICY: ToolStanding = {
-  inView: true,
-  outcomes: [],
-  verdict: { allowed: true, by: 'no policy' },
-};
+const ALLOWED: Verdict = { allowed: true, by: 'no policy' };
+const NO_POLICY: ToolStanding = { inView: true, outcomes: [], verdict: ALLOWED };
 
 /** Callers whose standings are kept; the least recently used go first. */
 const MAX_CALLERS = 1000;
@@ -291,7 +293,10 @@ export class AccessControl {
     const view = this.view(viewName);
     const finalArgs = view ? view.argumentsFor(tool.name, args) : args;
     const verdict = this.#callVerdict(cache, viewName, tool, standing, finalArgs);
-    if (verdict.allowed) return { admitted: true, args: finalArgs };
+    if (verdict.allowed) {
+      const rule = this.#policy === undefined ? {} : { rule: verdict.by };
+      return { admitted: true, args: finalArgs, ...rule };
+    }
     return { admitted: false, notInView: false, rule: verdict.by, reason: verdict.reason };
   }
 

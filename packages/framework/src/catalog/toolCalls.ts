@@ -36,6 +36,11 @@ export interface ToolCall {
    * limit's JSON-RPC error (`LIMIT_EXCEEDED`, thrown by `next()`).
    */
   readonly refusal?: string;
+  /**
+   * The policy rule that decided the call's admission, allowed or refused (a rule's name, or
+   * `default`), when a policy is configured: for the audit trail.
+   */
+  readonly policyRule?: string;
 }
 
 export type ToolCallInterceptor = (
@@ -163,6 +168,7 @@ export class ToolCallDispatcher {
     if (!entry.enabled)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} disabled`);
     let refusal: string | undefined;
+    let policyRule: string | undefined;
     const access = this.#access;
     const principal = ctx.principal ?? ANONYMOUS_PRINCIPAL;
     if (access?.decides(ctx.view)) {
@@ -172,6 +178,7 @@ export class ToolCallDispatcher {
         access.seen.call(principal, true);
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
       }
+      policyRule = admission.rule;
       if (admission.admitted) args = admission.args;
       else refusal = `Tool ${name} is not allowed for ${principal.id}: ${admission.reason}`;
     }
@@ -184,7 +191,7 @@ export class ToolCallDispatcher {
     if (limit?.error) refusal = limit.error.message;
     access?.seen.call(principal, refusal !== undefined);
     try {
-      return await this.#dispatch(entry, args, ctx, options?.via, { refusal, limit });
+      return await this.#dispatch(entry, args, ctx, options?.via, { refusal, limit, policyRule });
     } finally {
       if (limit?.release) {
         this.#running.delete(ctx);
@@ -220,15 +227,24 @@ export class ToolCallDispatcher {
     args: Record<string, unknown> | undefined,
     ctx: ToolContext,
     via: 'code' | undefined,
-    { refusal, limit }: { refusal: string | undefined; limit: LimitStanding | undefined },
+    decided: { refusal?: string; limit?: LimitStanding; policyRule?: string },
   ): Promise<CallToolResult> {
+    const { refusal, limit } = decided;
     const refused = (): Promise<CallToolResult> =>
       limit?.error ? Promise.reject(limit.error) : Promise.resolve(toolError(refusal!));
     const interceptors = this.#interceptors;
     if (interceptors.length === 0) {
       return refusal === undefined ? runTool(entry, args, ctx) : refused();
     }
-    const call: ToolCall = { tool: entry.name, plugin: entry.plugin, args, ctx, via, refusal };
+    const call: ToolCall = {
+      tool: entry.name,
+      plugin: entry.plugin,
+      args,
+      ctx,
+      via,
+      refusal: decided.refusal,
+      policyRule: decided.policyRule,
+    };
     const dispatch = (i: number): Promise<CallToolResult> =>
       i < interceptors.length
         ? interceptors[i](call, () => dispatch(i + 1))

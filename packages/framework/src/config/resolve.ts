@@ -59,6 +59,7 @@ export function absolutePaths(layer: WrittenConfig, baseDir: string, home: strin
   if (layer.plugin_config_dir)
     out.plugin_config_dir = absolutePath(layer.plugin_config_dir, baseDir, home);
   if (layer.tool_log_dir) out.tool_log_dir = absolutePath(layer.tool_log_dir, baseDir, home);
+  if (layer.audit_log) out.audit_log = absolutePath(layer.audit_log, baseDir, home);
   if (layer.plugins) {
     out.plugins = Object.fromEntries(
       Object.entries(layer.plugins).map(([name, entry]) => {
@@ -133,6 +134,7 @@ export function resolveConfig(
     plugin_dirs: written.plugin_dirs ?? [],
     plugin_config_dir: written.plugin_config_dir ?? join(context.home, 'mcp_plugins'),
     tool_log_dir: written.tool_log_dir ?? join(context.home, '.mcp_proxy', 'logs'),
+    audit_log: written.audit_log,
     redact_keys: written.redact_keys ?? [],
     redact_values: written.redact_values ?? [],
     redact_heuristics: written.redact_heuristics ?? true,

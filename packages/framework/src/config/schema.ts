@@ -185,6 +185,7 @@ function pluginsShape(l: Leaves) {
 function toolLogShape({ nonEmpty, patternList, bool }: Leaves) {
   return {
     tool_log_dir: nonEmpty.optional(),
+    audit_log: nonEmpty.optional(),
     redact_keys: patternList.optional(),
     redact_values: patternList.optional(),
     redact_heuristics: bool.optional(),

@@ -127,6 +127,11 @@ export interface WrittenConfig {
   /** Directory of the JSON-lines tool-call log. Default `~/.mcp_proxy/logs`. */
   tool_log_dir?: string;
   /**
+   * The audit trail: every tool call's decision (allowed, denied and by which rule) appended to
+   * this hash-chained JSON-lines file (`mcp-proxy audit verify FILE`). Default: off.
+   */
+  audit_log?: string;
+  /**
    * Extra names whose values the tool-call logs never show, as regular expressions matched
    * case-insensitively (`password`, `token`, `api_key`, … are built in). Default `[]`.
    */
@@ -201,6 +206,7 @@ export interface Config {
   plugin_dirs: string[];
   plugin_config_dir: string;
   tool_log_dir: string;
+  audit_log: string | undefined;
   redact_keys: string[];
   redact_values: string[];
   redact_heuristics: boolean;

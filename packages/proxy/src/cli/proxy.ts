@@ -197,6 +197,20 @@ program
     });
   });
 
+program
+  .command('audit')
+  .description('the audit trail (config: audit_log)')
+  .command('verify <file>')
+  .description(
+    "check an audit log's hash chain: intact, or the line where a record was changed, removed, reordered or cut off (exit 1)",
+  )
+  .action(async (file: string) => {
+    await runCommand(async () => {
+      const { auditVerify } = await import('../commands/auditVerify.ts');
+      await auditVerify(file);
+    });
+  });
+
 const installCommand = program
   .command('install')
   .description(

@@ -1,0 +1,18 @@
+/**
+ * The audit trail: an append-only, hash-chained log of decisions (tool calls allowed or refused
+ * and by which rule; later approvals, pins and operations), and its verification.
+ *
+ * @module
+ */
+export { AuditLog, type AuditLogOptions } from './log.ts';
+export {
+  AUDIT_META_KEY,
+  type AuditDecision,
+  type AuditEntry,
+  type AuditKind,
+  type AuditRecord,
+  argsDigest,
+  GENESIS,
+  recordId,
+} from './record.ts';
+export { type AuditVerification, verifyAuditLog } from './verify.ts';
