@@ -182,10 +182,11 @@ function pluginsShape(l: Leaves) {
 }
 
 /** The tool-call log and what it redacts. */
-function toolLogShape({ nonEmpty, patternList, bool }: Leaves) {
+function toolLogShape({ nonEmpty, optionalString, patternList, bool }: Leaves) {
   return {
     tool_log_dir: nonEmpty.optional(),
-    audit_log: nonEmpty.optional(),
+    // Empty is off, so `${MCP_AUDIT_LOG:-}` can leave it out.
+    audit_log: optionalString.optional(),
     redact_keys: patternList.optional(),
     redact_values: patternList.optional(),
     redact_heuristics: bool.optional(),
