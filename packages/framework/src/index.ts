@@ -19,6 +19,7 @@ export {
   AuditLog,
   type AuditLogOptions,
   type AuditRecord,
+  AuditTrail,
   type AuditVerification,
   argsDigest,
   recordId,

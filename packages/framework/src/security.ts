@@ -22,14 +22,9 @@
  * @module
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { AuditLog } from './audit/log.ts';
-import {
-  AUDIT_META_KEY,
-  type AuditDecision,
-  type AuditRecord,
-  argsDigest,
-  recordId,
-} from './audit/record.ts';
+import { auditCall, openAuditLog, withAuditId } from './audit/calls.ts';
+import type { AuditLog } from './audit/log.ts';
+import type { AuditTrail } from './audit/trail.ts';
 import { ApiKeys, apiKeyMiddleware, parseApiKeys } from './auth/apiKeys.ts';
 import {
   type AppLike,
@@ -116,6 +111,8 @@ export interface SecurityTarget extends ToolRegistrar {
   ): () => void;
   readonly sessions?: { readonly size: number };
   readonly stats?: { readonly sessions_reaped: number; readonly sessions_refused: number };
+  /** Where the server's other decisions (pins, approvals, operations) are recorded. */
+  readonly audit?: AuditTrail;
 }
 
 export interface SecurityOptions {
@@ -261,40 +258,6 @@ function interceptorFor(parts: InterceptorParts) {
   };
 }
 
-/**
- * Records the call's decision in the audit trail, when there is one: a policy refusal is
- * `denied` by its rule, a validator's or the gate's refusal `rejected`, a call that ran
- * `allowed` (with the policy rule that allowed it) or `error`. The arguments are recorded only
- * as their digest.
- */
-function auditCall(
-  audit: AuditLog | undefined,
-  call: InterceptedCall,
-  args: Record<string, unknown>,
-  outcome: ToolCallOutcome,
-  rejectedBy?: string,
-): AuditRecord | undefined {
-  if (audit === undefined) return undefined;
-  const decision: AuditDecision =
-    call.refusal !== undefined ? 'denied' : outcome === 'ok' ? 'allowed' : outcome;
-  return audit.record({
-    kind: 'call',
-    principal: call.ctx.principal?.id,
-    view: call.ctx.view,
-    tool: call.tool,
-    plugin: call.plugin,
-    args_sha256: argsDigest(args),
-    decision,
-    rule: rejectedBy ?? call.policyRule,
-  });
-}
-
-/** `result` naming its audit record in `_meta["io.mcpbox/audit"]` (a copy: results may be shared). */
-function withAuditId(result: CallToolResult, record: AuditRecord | undefined): CallToolResult {
-  if (record === undefined) return result;
-  return { ...result, _meta: { ...result._meta, [AUDIT_META_KEY]: recordId(record) } };
-}
-
 export function createSecurity(config: SecurityConfig, options: SecurityOptions = {}): Security {
   const logger = options.logger ?? createLogger('security');
   const { apiKeys, oauth, configuredGate, audit } = namingTheFile(config.config_file, () => ({
@@ -334,7 +297,12 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
           refused: stats.sessions_refused,
         }));
       }
-      return server.addToolCallInterceptor(intercept);
+      const detachAudit = audit && server.audit?.attach(audit);
+      const removeInterceptor = server.addToolCallInterceptor(intercept);
+      return () => {
+        removeInterceptor();
+        detachAudit?.();
+      };
     },
     setPreCallValidator(next) {
       hooks.validator = next;
@@ -371,18 +339,6 @@ function authentication(
       oauth: oauth?.middleware,
     }),
   ];
-}
-
-/** The audit log at `path` (resuming its chain), if configured; one that cannot be opened is a config error. */
-function openAuditLog(path: string | undefined, logger: Logger): AuditLog | undefined {
-  if (path === undefined) return undefined;
-  try {
-    return new AuditLog({ path, logger });
-  } catch (error) {
-    throw new ConfigError([
-      `audit_log: cannot open ${path} (${error instanceof Error ? error.message : String(error)})`,
-    ]);
-  }
 }
 
 /** Runs `build`, prefixing each configuration problem with the file it came from. */

@@ -14,6 +14,7 @@
  */
 import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
 import { AccessControl, unknownViewMessage } from './access/access.ts';
+import { AuditTrail } from './audit/trail.ts';
 import { Catalog } from './catalog/catalog.ts';
 import { createCatalogView } from './catalog/catalogView.ts';
 import { ToolCallDispatcher, type ToolCallInterceptor } from './catalog/toolCalls.ts';
@@ -68,6 +69,8 @@ export interface McpboxServer extends Registrations {
   readonly limits: Limiter | undefined;
   /** Live counters for the health endpoints. */
   readonly stats: ServerCounters;
+  /** Where decisions are recorded (pins, approvals, operations); a log attaches when configured. */
+  readonly audit: AuditTrail;
   /** The bound MCP URL once an HTTP transport has started. */
   readonly url: string | undefined;
   /** Wraps every tool call (plugins, mirrored servers, built-ins). Returns a remover. */
@@ -301,6 +304,7 @@ export function createServer(
     access,
     limits,
     stats,
+    audit: new AuditTrail(),
     get url() {
       return url;
     },

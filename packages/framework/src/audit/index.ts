@@ -15,4 +15,5 @@ export {
   GENESIS,
   recordId,
 } from './record.ts';
+export { AuditTrail } from './trail.ts';
 export { type AuditVerification, verifyAuditLog } from './verify.ts';
