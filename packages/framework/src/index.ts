@@ -221,6 +221,22 @@ export {
 export { configureLogging, createLogger, type Logger } from './logging/index.ts';
 export { ServerMetrics, type ServerMetricsOptions, type ToolCallOutcome } from './metrics/index.ts';
 export {
+  definitionOf,
+  fingerprint,
+  MAX_DEFINITION_BYTES,
+  type PinBoard,
+  PinBook,
+  type PinBookOptions,
+  type PinDiff,
+  type PinKind,
+  type PinMode,
+  type PinnedDefinition,
+  type PinSettings,
+  type PinState,
+  type PinStatus,
+  type PinTarget,
+} from './pins/index.ts';
+export {
   type AvailablePlugin,
   importPluginSource,
   isPluginPath,

@@ -33,6 +33,8 @@ import { processGateStore } from './gate/store.ts';
 import { Limiter } from './limits/limiter.ts';
 import { clusterLimitStore, memoryLimitStore } from './limits/store.ts';
 import { createLogger } from './logging/index.ts';
+import { openPinBook } from './pins/index.ts';
+import type { PinBoard } from './pins/types.ts';
 import { PluginRegistry } from './plugins/registry.ts';
 import { type SessionClosedSource, StagingServer } from './plugins/staging.ts';
 import { listenLimitsOf, resolveServerOptions, type ServerOptions } from './server/options.ts';
@@ -86,6 +88,8 @@ export interface McpboxServer extends Registrations {
    * it (its token goes in the call's `_meta["io.mcpbox/grant"]`).
    */
   readonly grants: GrantBook;
+  /** Pinned definitions: what is pinned and what waits, approved or rejected here. */
+  readonly pins: PinBoard;
   /** The bound MCP URL once an HTTP transport has started. */
   readonly url: string | undefined;
   /** Wraps every tool call (plugins, mirrored servers, built-ins). Returns a remover. */
@@ -129,6 +133,7 @@ interface ServerParts {
   readonly catalogView: CatalogView;
   readonly registry: PluginRegistry;
   readonly sessions: SessionHub;
+  readonly pins: PinBoard & { close(): Promise<void> };
   readonly onSessionClosed: SessionClosedSource;
   readonly telemetry: TelemetrySettings | undefined;
   /** Settles when the tracing SDK has loaded; `start()` waits for it. */
@@ -140,6 +145,15 @@ function assembleParts(options: ServerOptions): ServerParts {
   const logger = options.logger ?? createLogger('server');
   const stats = createCounters();
   const catalog = new Catalog();
+  const audit = new AuditTrail();
+  // Every plugin's batch passes the pin book's screen on its way into the catalog.
+  const pins = openPinBook({
+    catalog,
+    settings: options.pins,
+    cluster: options.cluster,
+    audit,
+    logger,
+  });
   // A rule that does not compile stops the start here, naming the rule.
   const access = new AccessControl(options.access);
   catalog.onChange(() => access.forget());
@@ -151,7 +165,6 @@ function assembleParts(options: ServerOptions): ServerParts {
       options.cluster ? clusterLimitStore(options.cluster) : memoryLimitStore(),
       { logger },
     );
-  const audit = new AuditTrail();
   // Grants and waiting calls live in the process's state: the cluster's signed Redis records
   // and keys once it joined one, so an approval given on one replica runs the call on another.
   const book = new GrantBook(processRecords, () => processState().keys);
@@ -183,6 +196,7 @@ function assembleParts(options: ServerOptions): ServerParts {
     proxy: options.proxy,
     cluster: options.cluster,
     onSessionClosed,
+    pins,
   });
   const sessions: SessionHub = new SessionHub({
     info: { name: options.name ?? 'mcpbox', version: options.version ?? '0.1.0' },
@@ -213,6 +227,7 @@ function assembleParts(options: ServerOptions): ServerParts {
     catalogView,
     registry,
     sessions,
+    pins,
     onSessionClosed,
     telemetry,
     tracingReady,
@@ -307,6 +322,7 @@ async function shutDown(parts: ServerParts, open: OpenTransports): Promise<void>
     open.httpServer = undefined;
     await closeHttpServer(httpServer);
   }
+  await parts.pins.close();
   if (parts.telemetry) await flushTracing();
 }
 
@@ -337,6 +353,7 @@ export function createServer(
     audit: parts.audit,
     approvals: parts.approvals,
     grants: parts.grants,
+    pins: parts.pins,
     get url() {
       return url;
     },

@@ -39,8 +39,16 @@ export function registerPromptHandlers(host: SessionHost): void {
     counted(async (request, extra) => {
       const { name } = request.params;
       const prompt = inView(extra.view, name) ? catalog.getPrompt(name) : undefined;
-      if (!prompt)
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
+      if (!prompt) {
+        // A prompt the pin book holds back says so, to a caller whose view has it.
+        const held = catalog.heldPrompt(name);
+        const named =
+          held && access.selects(extra.view, (v) => v.includesPrompt(name, held.entry.plugin));
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          named ? held.reason : `Prompt ${name} not found`,
+        );
+      }
       if (!prompt.enabled)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} disabled`);
       let args: Record<string, unknown> | undefined;
