@@ -140,6 +140,14 @@ interface ServerParts {
   readonly tracingReady: Promise<void> | undefined;
 }
 
+/** The caller's budgets, when configured. */
+function openLimiter(options: ServerOptions, logger: Logger): Limiter | undefined {
+  if (!options.limits) return undefined;
+  // Limits count in the cluster's Redis when there is one, so every replica spends one budget.
+  const store = options.cluster ? clusterLimitStore(options.cluster) : memoryLimitStore();
+  return new Limiter(options.limits, store, { logger });
+}
+
 /** Catalog, dispatcher (with traces when configured), plugin registry and session hub. */
 function assembleParts(options: ServerOptions): ServerParts {
   const logger = options.logger ?? createLogger('server');
@@ -157,14 +165,7 @@ function assembleParts(options: ServerOptions): ServerParts {
   // A rule that does not compile stops the start here, naming the rule.
   const access = new AccessControl(options.access);
   catalog.onChange(() => access.forget());
-  // Limits count in the cluster's Redis when there is one, so every replica spends one budget.
-  const limits =
-    options.limits &&
-    new Limiter(
-      options.limits,
-      options.cluster ? clusterLimitStore(options.cluster) : memoryLimitStore(),
-      { logger },
-    );
+  const limits = openLimiter(options, logger);
   // Grants and waiting calls live in the process's state: the cluster's signed Redis records
   // and keys once it joined one, so an approval given on one replica runs the call on another.
   const book = new GrantBook(processRecords, () => processState().keys);
