@@ -12,6 +12,21 @@ export { PrincipalsSeen, type SeenPrincipal } from './access/seen.ts';
 export { type AccessSettings, parseAccessSettings } from './access/settings.ts';
 export type { ToolSubject } from './access/views.ts';
 export {
+  ApprovalSocket,
+  type ApprovalSocketOptions,
+  approveParams,
+  refuseUpgrade,
+  type SocketDesk,
+} from './approvals/socket.ts';
+export type {
+  ApprovalAnswer,
+  ApprovalDesk,
+  ApprovalSubject,
+  ApproverKind,
+  Grant,
+  PendingApproval,
+} from './approvals/types.ts';
+export {
   AUDIT_META_KEY,
   type AuditDecision,
   type AuditEntry,
