@@ -7,7 +7,7 @@
 // Plugin API, catalog and registry.
 export { completable, ResourceTemplate } from '@modelcontextprotocol/server';
 export { AccessControl, type Explanation } from './access/access.ts';
-export { PolicyError } from './access/policy.ts';
+export { type ApprovalNeed, PolicyError } from './access/policy.ts';
 export { PrincipalsSeen, type SeenPrincipal } from './access/seen.ts';
 export { type AccessSettings, parseAccessSettings } from './access/settings.ts';
 export type { ToolSubject } from './access/views.ts';
@@ -18,14 +18,19 @@ export {
   refuseUpgrade,
   type SocketDesk,
 } from './approvals/socket.ts';
-export type {
-  ApprovalAnswer,
-  ApprovalDesk,
-  ApprovalSubject,
-  ApproverKind,
-  Grant,
-  PendingApproval,
-} from './approvals/types.ts';
+export {
+  type ApprovalAnswer,
+  type ApprovalDesk,
+  type ApprovalSubject,
+  type ApproverKind,
+  GRANT_META_KEY,
+  type Grant,
+  GrantBook,
+  type GrantRefusal,
+  type GrantTaking,
+  OperatorDesk,
+  type PendingApproval,
+} from './approvals/index.ts';
 export {
   AUDIT_META_KEY,
   type AuditDecision,

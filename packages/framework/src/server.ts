@@ -14,6 +14,10 @@
  */
 import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
 import { AccessControl, unknownViewMessage } from './access/access.ts';
+import { CallApprovals } from './approvals/callApproval.ts';
+import { OperatorDesk } from './approvals/desk.ts';
+import { GrantBook } from './approvals/grants.ts';
+import type { ApprovalDesk } from './approvals/types.ts';
 import { AuditTrail } from './audit/trail.ts';
 import { Catalog } from './catalog/catalog.ts';
 import { createCatalogView } from './catalog/catalogView.ts';
@@ -36,6 +40,7 @@ import { closeHttpServer, type OpenTransports, serveHttp } from './server/serveH
 import { SessionHub } from './session/hub.ts';
 import type { McpSession } from './session/session.ts';
 import { createCounters, type ServerCounters } from './session/stats.ts';
+import { processRecords, processState } from './state/process.ts';
 import {
   flushTracing,
   resolveTelemetry,
@@ -71,6 +76,16 @@ export interface McpboxServer extends Registrations {
   readonly stats: ServerCounters;
   /** Where decisions are recorded (pins, approvals, operations); a log attaches when configured. */
   readonly audit: AuditTrail;
+  /**
+   * Calls waiting for an operator's approval (policy `approve` rules with `approver: operator`),
+   * on every replica: list and answer them here (console, REST, CLI, approval WebSocket).
+   */
+  readonly approvals: ApprovalDesk;
+  /**
+   * The grant book behind every approval: `issue` a single-use grant for one exact call ahead of
+   * it (its token goes in the call's `_meta["io.mcpbox/grant"]`).
+   */
+  readonly grants: GrantBook;
   /** The bound MCP URL once an HTTP transport has started. */
   readonly url: string | undefined;
   /** Wraps every tool call (plugins, mirrored servers, built-ins). Returns a remover. */
@@ -108,6 +123,9 @@ interface ServerParts {
   readonly dispatcher: ToolCallDispatcher;
   readonly access: AccessControl;
   readonly limits: Limiter | undefined;
+  readonly audit: AuditTrail;
+  readonly approvals: OperatorDesk;
+  readonly grants: GrantBook;
   readonly catalogView: CatalogView;
   readonly registry: PluginRegistry;
   readonly sessions: SessionHub;
@@ -133,7 +151,16 @@ function assembleParts(options: ServerOptions): ServerParts {
       options.cluster ? clusterLimitStore(options.cluster) : memoryLimitStore(),
       { logger },
     );
-  const dispatcher = new ToolCallDispatcher(catalog, access, limits);
+  const audit = new AuditTrail();
+  // Grants and waiting calls live in the process's state: the cluster's signed Redis records
+  // and keys once it joined one, so an approval given on one replica runs the call on another.
+  const book = new GrantBook(processRecords, () => processState().keys);
+  const approvals = new OperatorDesk(processRecords, book);
+  const dispatcher = new ToolCallDispatcher(catalog, {
+    access,
+    limiter: limits,
+    approvals: new CallApprovals(book, approvals, audit),
+  });
   // Traces only when configured: the SDK loads in the background and start() waits for it. The
   // span interceptor goes first, so its span holds the other interceptors' work.
   const telemetry = resolveTelemetry(options.otel, process.env, options.name ?? 'mcpbox');
@@ -180,6 +207,9 @@ function assembleParts(options: ServerOptions): ServerParts {
     dispatcher,
     access,
     limits,
+    audit,
+    approvals,
+    grants: book,
     catalogView,
     registry,
     sessions,
@@ -304,7 +334,9 @@ export function createServer(
     access,
     limits,
     stats,
-    audit: new AuditTrail(),
+    audit: parts.audit,
+    approvals: parts.approvals,
+    grants: parts.grants,
     get url() {
       return url;
     },

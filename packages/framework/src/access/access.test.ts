@@ -192,7 +192,7 @@ describe('AccessControl', () => {
     assert.throws(
       () =>
         parseAccessSettings({ policy: { rules: [{ name: 'x', allow: 'true', deny: 'false' }] } }),
-      /exactly one of allow or deny/,
+      /exactly one of allow, deny or approve/,
     );
     assert.throws(
       () => parseAccessSettings({ views: { v: { tool: ['x'] } } }),

@@ -13,6 +13,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import type { Principal } from '../contract/principal.ts';
 import {
+  type ApprovalNeed,
   type CompiledPolicy,
   type CompiledRule,
   combine,
@@ -27,6 +28,8 @@ import {
 import { PrincipalsSeen } from './seen.ts';
 import type { AccessSettings } from './settings.ts';
 import { type ToolSubject, View } from './views.ts';
+
+export { unknownViewMessage } from './views.ts';
 
 /** What a caller may do with one tool before its arguments are known. */
 interface ToolStanding {
@@ -43,6 +46,8 @@ export type Admission =
       args: Record<string, unknown> | undefined;
       /** The policy rule that allowed it (or `default`), when there is a policy. */
       rule?: string;
+      /** An `approve` rule holds: the call runs only with an approval of exactly this call. */
+      approval?: ApprovalNeed;
     }
   | { admitted: false; notInView: true }
   | { admitted: false; notInView: false; rule: string; reason: string };
@@ -295,7 +300,8 @@ export class AccessControl {
     const verdict = this.#callVerdict(cache, viewName, tool, standing, finalArgs);
     if (verdict.allowed) {
       const rule = this.#policy === undefined ? {} : { rule: verdict.by };
-      return { admitted: true, args: finalArgs, ...rule };
+      const approval = verdict.approval ? { approval: verdict.approval } : {};
+      return { admitted: true, args: finalArgs, ...rule, ...approval };
     }
     return { admitted: false, notInView: false, rule: verdict.by, reason: verdict.reason };
   }
@@ -370,6 +376,9 @@ export class AccessControl {
       allowed: verdict.allowed,
       by: verdict.by,
       ...(verdict.allowed ? {} : { reason: verdict.reason }),
+      ...(verdict.allowed && verdict.approval
+        ? { approval: { rule: verdict.approval.rule, approver: verdict.approval.approver } }
+        : {}),
     };
   }
 }
@@ -386,13 +395,6 @@ export interface Explanation {
   allowed: boolean;
   by: string;
   reason?: string;
-}
-
-/** What a caller asking for a view that is not configured is told: the views there are. */
-export function unknownViewMessage(name: string, known: readonly string[]): string {
-  const views =
-    known.length > 0
-      ? `the views are ${known.join(', ')}`
-      : 'no views are configured (views: in the config file)';
-  return `no view named "${name}": ${views}`;
+  /** Allowed only with an approval: the rule asking, and who approves. */
+  approval?: { rule: string; approver: string };
 }

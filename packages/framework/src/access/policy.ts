@@ -8,11 +8,14 @@
  * `args` (the call's arguments). The decision, independent of the rules' order:
  *
  * 1. a `deny` rule that holds denies (it names itself in the message);
- * 2. else an `allow` rule that holds allows;
- * 3. else the policy's `default` decides.
+ * 2. else an `allow` or `approve` rule that holds allows, or else the policy's `default` decides;
+ * 3. an allowed call that an `approve` rule holds for runs only with an approval of exactly that
+ *    call (`approvals/`): the `approver` of the rule (an operator over the client, when several
+ *    hold) within the shortest `approval_ttl`.
  *
  * A rule that cannot be evaluated (a claim the token lacks, a type mismatch) is false for
- * `allow` and true for `deny`: it fails closed, and never throws at the caller.
+ * `allow`, true for `deny`, and for `approve` asks for an approval without allowing anything:
+ * it fails closed, and never throws at the caller.
  *
  * Listing (no arguments yet): a rule that reads `args` is undecided unless the rest of it
  * already decides (CEL's `&&`/`||` absorb the unknown side: `"ops" in principal.groups && …` is
@@ -23,10 +26,16 @@
  * @module
  */
 import type { Environment } from '@marcbachmann/cel-js';
+import canonicalize from 'canonicalize';
+import type { ApproverKind } from '../approvals/types.ts';
 import type { Principal } from '../contract/principal.ts';
-import { lazyRequire } from '../lazy.ts';
+import { lazyRequire, nodeCrypto } from '../lazy.ts';
 import { namesMatcher } from './globs.ts';
-import type { PolicySettings, RuleSettings } from './settings.ts';
+import {
+  DEFAULT_APPROVAL_TTL_SECONDS,
+  type PolicySettings,
+  type RuleSettings,
+} from './settings.ts';
 import { type ToolSubject, tagsOf } from './views.ts';
 
 const cel = lazyRequire<typeof import('@marcbachmann/cel-js')>('@marcbachmann/cel-js');
@@ -47,9 +56,22 @@ export class PolicyError extends Error {
 /** What a rule came to for one caller and tool: held, did not, undecided, or failed. */
 export type RuleState = 'true' | 'false' | 'undecided' | 'error';
 
+/** What an allowed call needs before it runs, when an `approve` rule holds for it. */
+export interface ApprovalNeed {
+  /** The rule that asks (the first of those asking the strictest approver). */
+  readonly rule: string;
+  readonly approver: ApproverKind;
+  /** How long the approval is waited for, and its grant lives. */
+  readonly ttlMs: number;
+  /** The policy's version ({@link CompiledPolicy.version}): grants are bound to it. */
+  readonly policyVersion: string;
+}
+
 export interface CompiledRule {
   readonly name: string;
-  readonly effect: 'allow' | 'deny';
+  readonly effect: 'allow' | 'deny' | 'approve';
+  /** `approve` rules: who approves, and for how long. */
+  readonly approval?: { readonly approver: ApproverKind; readonly ttlMs: number };
   readonly expression: string;
   readonly description?: string;
   /** Whether the rule reads `args`: only then can it differ between two calls of one tool. */
@@ -100,8 +122,8 @@ function compileRule(
   rule: RuleSettings,
   envs: ReturnType<typeof environments>,
 ): CompiledRule | string {
-  const effect = rule.allow !== undefined ? 'allow' : 'deny';
-  const expression = (rule.allow ?? rule.deny) as string;
+  const effect = rule.allow !== undefined ? 'allow' : rule.deny !== undefined ? 'deny' : 'approve';
+  const expression = (rule.allow ?? rule.deny ?? rule.approve) as string;
   let program: ReturnType<Environment['parse']>;
   try {
     program = envs.full.parse(expression);
@@ -120,6 +142,14 @@ function compileRule(
     name: rule.name,
     effect,
     expression,
+    ...(effect === 'approve'
+      ? {
+          approval: {
+            approver: rule.approver ?? 'client',
+            ttlMs: (rule.approval_ttl ?? DEFAULT_APPROVAL_TTL_SECONDS) * 1000,
+          },
+        }
+      : {}),
     ...(rule.description !== undefined ? { description: rule.description } : {}),
     readsArguments,
     readsTool,
@@ -145,6 +175,11 @@ export interface CompiledPolicy {
   readonly rules: readonly CompiledRule[];
   /** A text of the settings: equal texts, equal policies (a reload that changes nothing). */
   readonly fingerprint: string;
+  /**
+   * SHA-256 (hex) of the settings' RFC 8785 canonical JSON: grants are bound to it, so a reload
+   * that changes the policy voids the approvals given under the old one.
+   */
+  readonly version: string;
 }
 
 /** @throws PolicyError naming every rule that does not compile. */
@@ -158,7 +193,11 @@ export function compilePolicy(settings: PolicySettings): CompiledPolicy {
     else rules.push(compiled);
   }
   if (problems.length > 0) throw new PolicyError(problems);
-  return { default: settings.default, rules, fingerprint: JSON.stringify(settings) };
+  const version = nodeCrypto()
+    .createHash('sha256')
+    .update(canonicalize(settings) ?? '')
+    .digest('hex');
+  return { default: settings.default, rules, fingerprint: JSON.stringify(settings), version };
 }
 
 /** The CEL value of a principal: every field present, so a rule never trips on a missing one. */
@@ -194,7 +233,7 @@ export interface RuleOutcome {
 }
 
 export type Verdict =
-  | { allowed: true; by: string }
+  | { allowed: true; by: string; approval?: ApprovalNeed }
   | { allowed: false; by: string; reason: string };
 
 /**
@@ -213,9 +252,18 @@ export function combine(policy: CompiledPolicy, outcomes: readonly RuleOutcome[]
       };
     }
   }
-  for (const { rule, state } of outcomes) {
-    if (rule.effect === 'allow' && (state === 'true' || state === 'undecided')) {
-      return { allowed: true, by: rule.name };
+  const approval = approvalNeed(policy, outcomes);
+  const verdict = allowing(policy, outcomes);
+  return verdict.allowed && approval ? { ...verdict, approval } : verdict;
+}
+
+/** Step 2: what allows the call (an `allow` rule, an `approve` rule, the default), if anything. */
+function allowing(policy: CompiledPolicy, outcomes: readonly RuleOutcome[]): Verdict {
+  for (const effect of ['allow', 'approve'] as const) {
+    for (const { rule, state } of outcomes) {
+      if (rule.effect === effect && (state === 'true' || state === 'undecided')) {
+        return { allowed: true, by: rule.name };
+      }
     }
   }
   if (policy.default === 'allow') return { allowed: true, by: 'default' };
@@ -224,6 +272,27 @@ export function combine(policy: CompiledPolicy, outcomes: readonly RuleOutcome[]
     by: 'default',
     reason: 'no policy rule allows it (the policy default is deny)',
   };
+}
+
+/** Step 3: the approval the `approve` rules that hold (or fail) ask for; an operator wins. */
+function approvalNeed(
+  policy: CompiledPolicy,
+  outcomes: readonly RuleOutcome[],
+): ApprovalNeed | undefined {
+  let need: ApprovalNeed | undefined;
+  for (const { rule, state } of outcomes) {
+    if (rule.approval === undefined || state === 'false') continue;
+    const { approver, ttlMs } = rule.approval;
+    if (need === undefined || (approver === 'operator' && need.approver === 'client')) {
+      need = {
+        rule: rule.name,
+        approver,
+        ttlMs: Math.min(ttlMs, need?.ttlMs ?? ttlMs),
+        policyVersion: policy.version,
+      };
+    } else if (ttlMs < need.ttlMs) need = { ...need, ttlMs };
+  }
+  return need;
 }
 
 function ruleReason(rule: CompiledRule): string {

@@ -20,6 +20,11 @@
  *     - name: own-projects
  *       tools: ["warehouse__*"]
  *       deny: '!(args.project in principal.claims.projects)'
+ *     - name: big-refunds         # allowed, but a human approves each such call, once
+ *       tools: ["billing__refund"]
+ *       approve: 'args.amount > 100'
+ *       approver: operator        # or client (the caller's user, by elicitation); default client
+ *       approval_ttl: 300         # seconds a call waits and a grant lives; default 300
  * ```
  *
  * @module
@@ -49,7 +54,16 @@ export interface RuleSettings {
   tools?: string[];
   allow?: string;
   deny?: string;
+  /** Allows the call only with an approval of exactly that call (see `approvals/`). */
+  approve?: string;
+  /** Who approves (`approve` rules): the caller's client (default) or an operator. */
+  approver?: 'client' | 'operator';
+  /** Seconds an approval is waited for and a grant lives (`approve` rules); default 300. */
+  approval_ttl?: number;
 }
+
+/** How long an approval is waited for and a grant lives, unless a rule says. */
+export const DEFAULT_APPROVAL_TTL_SECONDS = 300;
 
 export interface PolicySettings {
   default: 'allow' | 'deny';
@@ -103,17 +117,29 @@ function buildSchemas() {
         tools: names.optional(),
         allow: z.string().min(1).optional(),
         deny: z.string().min(1).optional(),
+        approve: z.string().min(1).optional(),
+        approver: z
+          .enum(['client', 'operator'], { error: 'expected client or operator' })
+          .optional(),
+        approval_ttl: z
+          .number({ error: 'expected seconds (a positive number)' })
+          .positive({ error: 'expected seconds (a positive number)' })
+          .max(86_400, { error: 'at most 86400 seconds (a day)' })
+          .optional(),
       },
       {
         error: (issue) =>
           issue.code === 'unrecognized_keys'
-            ? `unknown ${issue.keys.join(', ')}: expected name, description, tools, allow or deny`
-            : 'expected a rule: a mapping with name and allow or deny',
+            ? `unknown ${issue.keys.join(', ')}: expected name, description, tools, allow, deny or approve (with approver, approval_ttl)`
+            : 'expected a rule: a mapping with name and allow, deny or approve',
       },
     )
     .strict()
-    .refine((r) => (r.allow === undefined) !== (r.deny === undefined), {
-      error: 'a rule has exactly one of allow or deny (a CEL expression)',
+    .refine((r) => [r.allow, r.deny, r.approve].filter((e) => e !== undefined).length === 1, {
+      error: 'a rule has exactly one of allow, deny or approve (a CEL expression)',
+    })
+    .refine((r) => r.approve !== undefined || (r.approver ?? r.approval_ttl) === undefined, {
+      error: 'approver and approval_ttl belong to an approve rule',
     });
   const policy = z
     .object(

@@ -125,3 +125,12 @@ function withoutArguments(
   const required = schema.required?.filter((key) => !(key in fixed));
   return { ...schema, properties, ...(required ? { required } : {}) };
 }
+
+/** What a caller asking for a view that is not configured is told: the views there are. */
+export function unknownViewMessage(name: string, known: readonly string[]): string {
+  const views =
+    known.length > 0
+      ? `the views are ${known.join(', ')}`
+      : 'no views are configured (views: in the config file)';
+  return `no view named "${name}": ${views}`;
+}

@@ -13,11 +13,16 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { AccessControl } from '../access/access.ts';
+import type { ApprovalNeed } from '../access/policy.ts';
+import type { CallApprovals } from '../approvals/callApproval.ts';
+import { GRANT_META_KEY } from '../approvals/grants.ts';
+import type { Grant } from '../approvals/types.ts';
 import { ANONYMOUS_PRINCIPAL } from '../auth/principal.ts';
 import type { ToolContext, ToolReturn } from '../contract/tool.ts';
 import { errorMessage } from '../errors.ts';
 import { limitError } from '../limits/errors.ts';
 import type { Limiter } from '../limits/limiter.ts';
+import { InputNeeded } from '../session/inputRounds.ts';
 import type { Catalog } from './catalog.ts';
 import type { ToolEntry } from './types.ts';
 
@@ -124,6 +129,16 @@ export async function runTool(
   return result;
 }
 
+/** The parts a dispatcher asks of every call, besides the catalog. */
+export interface DispatcherParts {
+  /** Views and policy, asked before every call of every route. */
+  access?: AccessControl;
+  /** The caller's budgets, spent by every call access admits. */
+  limiter?: Limiter;
+  /** Approvals of calls a policy `approve` rule holds for; without, such calls are refused. */
+  approvals?: CallApprovals;
+}
+
 /** What the limiter said of a call: the error refusing it, or the slot to give back. */
 interface LimitStanding {
   error?: ProtocolError;
@@ -134,18 +149,16 @@ export class ToolCallDispatcher {
   readonly #catalog: Catalog;
   readonly #access: AccessControl | undefined;
   readonly #limiter: Limiter | undefined;
+  readonly #approvals: CallApprovals | undefined;
   /** Contexts with a limited call running: a call made with one is nested (`proxy__run`). */
   readonly #running = new WeakSet<ToolContext>();
   #interceptors: ToolCallInterceptor[] = [];
 
-  /**
-   * `access`: views and policy, asked before every call of every route; `limiter`: the
-   * caller's budgets, spent by every call access admits.
-   */
-  constructor(catalog: Catalog, access?: AccessControl, limiter?: Limiter) {
+  constructor(catalog: Catalog, parts: DispatcherParts = {}) {
     this.#catalog = catalog;
-    this.#access = access;
-    this.#limiter = limiter;
+    this.#access = parts.access;
+    this.#limiter = parts.limiter;
+    this.#approvals = parts.approvals;
   }
 
   /** Wraps every later tool call; interceptors run in the order added. Returns a remover. */
@@ -169,6 +182,7 @@ export class ToolCallDispatcher {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} disabled`);
     let refusal: string | undefined;
     let policyRule: string | undefined;
+    let approval: ApprovalNeed | undefined;
     const access = this.#access;
     const principal = ctx.principal ?? ANONYMOUS_PRINCIPAL;
     if (access?.decides(ctx.view)) {
@@ -179,8 +193,10 @@ export class ToolCallDispatcher {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
       }
       policyRule = admission.rule;
-      if (admission.admitted) args = admission.args;
-      else refusal = `Tool ${name} is not allowed for ${principal.id}: ${admission.reason}`;
+      if (admission.admitted) {
+        args = admission.args;
+        approval = admission.approval;
+      } else refusal = `Tool ${name} is not allowed for ${principal.id}: ${admission.reason}`;
     }
     // Only a call access admits spends budgets; a refused one reaches the interceptors (logged,
     // counted 'rejected') and answers the limit's JSON-RPC error.
@@ -189,14 +205,53 @@ export class ToolCallDispatcher {
         ? await this.#limit(this.#limiter, entry, ctx, options?.via)
         : undefined;
     if (limit?.error) refusal = limit.error.message;
-    access?.seen.call(principal, refusal !== undefined);
     try {
-      return await this.#dispatch(entry, args, ctx, options?.via, { refusal, limit, policyRule });
+      // Asked after the limiter: asking a human spends the caller's budget like a call.
+      let grant: Grant | undefined;
+      if (approval && refusal === undefined) {
+        const approved = await this.#approve(approval, entry, args, ctx, options?.via);
+        if (approved.ok) grant = approved.grant;
+        else refusal = approved.message;
+      }
+      access?.seen.call(principal, refusal !== undefined);
+      const decided = { refusal, limit, policyRule };
+      const result = await this.#dispatch(entry, args, ctx, options?.via, decided);
+      // The result names the grant it ran on (a copy: results may be shared).
+      return grant ? { ...result, _meta: { ...result._meta, [GRANT_META_KEY]: grant.id } } : result;
     } finally {
       if (limit?.release) {
         this.#running.delete(ctx);
         limit.release();
       }
+    }
+  }
+
+  /** The approval `need` asks of this call; fails closed when it cannot be had. */
+  async #approve(
+    need: ApprovalNeed,
+    entry: ToolEntry,
+    args: Record<string, unknown> | undefined,
+    ctx: ToolContext,
+    via: 'code' | undefined,
+  ): Promise<{ ok: true; grant: Grant } | { ok: false; message: string }> {
+    const denied = (why: string) => ({
+      ok: false as const,
+      message: `Tool ${entry.name} needs an approval (policy rule "${need.rule}"), ${why}`,
+    });
+    if (!this.#approvals) return denied('and approvals are not available on this server');
+    try {
+      return await this.#approvals.approve({
+        need,
+        tool: entry.name,
+        plugin: entry.plugin,
+        args,
+        ctx,
+        via,
+      });
+    } catch (error) {
+      // A question for the client (2026 round) or a protocol error goes on as it is.
+      if (error instanceof InputNeeded || error instanceof ProtocolError) throw error;
+      return denied(`and it could not be decided (${errorMessage(error)}); try again`);
     }
   }
 

@@ -1,15 +1,21 @@
 /**
  * The keys a server signs and seals with, one per purpose: the `requestState` sealing key
- * (2026-07-28 `input_required` rounds), the gate's unlock handles, and the signatures of shared
- * records. Alone, each is drawn at random on first use, so a restart voids what it signed. In a
- * cluster every replica derives the same keys from the configured `cluster.secret` (HKDF-SHA256)
- * — never from Redis: whoever can write Redis must not be able to choose or read them.
+ * (2026-07-28 `input_required` rounds), the gate's unlock handles, the signatures of shared
+ * records, and the MACs of approval grants. Alone, each is drawn at random on first use, so a
+ * restart voids what it signed. In a cluster every replica derives the same keys from the
+ * configured `cluster.secret` (HKDF-SHA256) — never from Redis: whoever can write Redis must not
+ * be able to choose or read them.
  *
  * @module
  */
 import { nodeCrypto } from '../lazy.ts';
 
-export const KEY_PURPOSES = ['request-state', 'gate-handles', 'records'] as const;
+export const KEY_PURPOSES = [
+  'request-state',
+  'gate-handles',
+  'records',
+  'approval-grants',
+] as const;
 export type KeyPurpose = (typeof KEY_PURPOSES)[number];
 
 export interface KeyRing {
