@@ -12,13 +12,6 @@ export { PrincipalsSeen, type SeenPrincipal } from './access/seen.ts';
 export { type AccessSettings, parseAccessSettings } from './access/settings.ts';
 export type { ToolSubject } from './access/views.ts';
 export {
-  ApprovalSocket,
-  type ApprovalSocketOptions,
-  approveParams,
-  refuseUpgrade,
-  type SocketDesk,
-} from './approvals/socket.ts';
-export {
   type ApprovalAnswer,
   type ApprovalDesk,
   type ApprovalSubject,
@@ -31,6 +24,13 @@ export {
   OperatorDesk,
   type PendingApproval,
 } from './approvals/index.ts';
+export {
+  ApprovalSocket,
+  type ApprovalSocketOptions,
+  approveParams,
+  refuseUpgrade,
+  type SocketDesk,
+} from './approvals/socket.ts';
 export {
   AUDIT_META_KEY,
   type AuditDecision,

@@ -55,8 +55,8 @@ export class ApprovalWebSocketEndpoint {
   /** Handles an HTTP upgrade for {@link APPROVAL_PATH}; answers 404/401 for anything else. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (path !== APPROVAL_PATH) return refuseUpgrade(socket, 404, 'Not Found');
-    this.#socket.handleUpgrade(request, socket, head);
+    if (path === APPROVAL_PATH) this.#socket.handleUpgrade(request, socket, head);
+    else refuseUpgrade(socket, 404, 'Not Found');
   }
 
   /** Disconnects every client (their pending requests fail as `unavailable`). */
