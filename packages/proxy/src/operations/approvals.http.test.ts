@@ -63,7 +63,10 @@ test('calls waiting for an operator are listed and answered at every door', asyn
   assert.equal((await fetch(`${base}/proxy/approvals`)).status, 401);
   const listed = await cli('approvals', 'list');
   assert.equal(listed.code, 0, listed.stderr);
-  assert.match(listed.stdout, new RegExp(`${one.id}  .* → echo\\.echo  \\(rule echo-needs-operator`));
+  assert.match(
+    listed.stdout,
+    new RegExp(`${one.id}  .* → echo\\.echo  \\(rule echo-needs-operator`),
+  );
   assert.match(listed.stdout, /"message": "one"/);
   const own = await client.callTool({ name: 'proxy__approve', arguments: { id: one.id } });
   assert.equal(own.isError, true);
