@@ -24,6 +24,7 @@ export {
   OperatorDesk,
   type PendingApproval,
 } from './approvals/index.ts';
+export { processGrants } from './approvals/processGrants.ts';
 export {
   ApprovalSocket,
   type ApprovalSocketOptions,

@@ -56,7 +56,7 @@ export class RequestDesk implements SocketDesk {
       });
       this.#changed();
       return undefined; // decided when the client answers
-    });
+    }, 'approval-client');
   }
 
   async pending() {
