@@ -1,6 +1,9 @@
 // A tiny stdio MCP server for tests: the fixture plugins' `kitchen` plus a built-in tool, and,
 // with `MIRROR_UPSTREAM=<fixture file>` (e.g. upstream-modern.ts) or `MIRROR_UPSTREAM=everything`
-// (server-everything), that upstream as plugin `up`, its names prefixed `up_`. Run as: node --import tsx stdioServer.ts
+// (server-everything), that upstream as plugin `up`, its names prefixed `up_`; with
+// `APPROVE_TOOLS=<glob>`, a policy whose approve rule has the client approve every call of those
+// tools. Run as: node --import tsx stdioServer.ts
+import { parseAccessSettings } from '../access/settings.ts';
 import { createLogger } from '../logging/index.ts';
 import { upstreamPlugin } from '../plugins/upstream.ts';
 import { createServer } from '../server.ts';
@@ -23,6 +26,11 @@ const upstream = params ? upstreamPlugin('up', params) : undefined;
 if (upstream) {
   const result = await server.registry.loadPlugin('up', { module: upstream, prefix: 'up' });
   if (!result.ok) throw new Error(result.error);
+}
+const approve = process.env.APPROVE_TOOLS;
+if (approve) {
+  const rules = [{ name: 'approve-these', tools: [approve], approve: 'true' }];
+  server.access.update(parseAccessSettings({ policy: { default: 'allow', rules } }));
 }
 server.registerTool('pid', { description: 'The server process id' }, () => String(process.pid));
 await server.start();
