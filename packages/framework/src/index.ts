@@ -24,6 +24,14 @@ export {
   OperatorDesk,
   type PendingApproval,
 } from './approvals/index.ts';
+export { processGrants } from './approvals/processGrants.ts';
+export {
+  ApprovalSocket,
+  type ApprovalSocketOptions,
+  approveParams,
+  refuseUpgrade,
+  type SocketDesk,
+} from './approvals/socket.ts';
 export {
   AUDIT_META_KEY,
   type AuditDecision,

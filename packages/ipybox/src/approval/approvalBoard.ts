@@ -111,7 +111,7 @@ export class ApprovalBoard {
         }
       });
       return undefined; // decided when the operator answers
-    });
+    }, 'console');
     this.#detach.set(gate, detach);
   }
 }

@@ -12,6 +12,10 @@
  * connects, the MCP server's elicitation approver, or `CodeExecutor.stream` while it runs).
  * With `ask` and no approver, the call fails at once with "no approval client connected".
  *
+ * An approval is a framework grant ({@link KernelGrants}, when the gate has them): an accepted
+ * call gets a single-use grant over exactly that call, taken before it runs; a call that
+ * presents a grant runs on it alone, or is refused (see `kernelGrants.ts` for the design).
+ *
  * The gate is also an event source: `onRequest` listeners see every request that needs a
  * decision and can watch `request.settled`, which is how an executor pauses its execution
  * timeout while a human decides.
@@ -26,6 +30,7 @@ import {
   askApprover,
   type ToolCall,
 } from './approvalRequest.ts';
+import type { KernelGrants } from './kernelGrants.ts';
 
 export type ApprovalPolicy = 'auto' | 'deny' | 'ask';
 
@@ -64,6 +69,8 @@ export interface ApprovalGateOptions {
    * false: refused, naming the setting.
    */
   allowPrivileged?: boolean;
+  /** Makes each approval a framework grant (`kernelGrants.ts`); none: a plain yes. */
+  grants?: KernelGrants;
   logger?: Logger;
 }
 
@@ -76,14 +83,19 @@ export class ApprovalGate {
   readonly #logger: Logger;
   readonly #policyFor: ((call: ToolCall) => ApprovalPolicy) | undefined;
   readonly #allowPrivileged: boolean;
+  readonly #grants: KernelGrants | undefined;
+  /** Who each approver is, as grants name who approved (`ipybox:<name>`). */
+  readonly #names = new WeakMap<Approver, string>();
 
   constructor({
     policy = 'ask',
     timeoutMs,
     policyFor,
     allowPrivileged = false,
+    grants,
     logger,
   }: ApprovalGateOptions = {}) {
+    this.#grants = grants;
     this.policy = policy;
     this.timeoutMs = timeoutMs;
     this.#policyFor = policyFor;
@@ -91,9 +103,13 @@ export class ApprovalGate {
     this.#logger = logger ?? createLogger('ipybox.approval');
   }
 
-  /** Makes `approver` the one that decides, until the returned function detaches it. */
-  attach(approver: Approver): () => void {
+  /**
+   * Makes `approver` the one that decides, until the returned function detaches it. `name` says
+   * who it is in the grants it approves (`ipybox:elicit`, `ipybox:approval-client`).
+   */
+  attach(approver: Approver, name = 'approver'): () => void {
     this.#approvers.push(approver);
+    this.#names.set(approver, name);
     return () => {
       const index = this.#approvers.lastIndexOf(approver);
       if (index >= 0) this.#approvers.splice(index, 1);
@@ -117,19 +133,24 @@ export class ApprovalGate {
   }
 
   /**
-   * Resolves when `call` may run; otherwise throws {@link ApprovalDeniedError}.
-   * `signal` ends the wait early (as `cancelled`) when the caller has gone.
+   * Resolves when `call` may run — with the token of the grant that approved it, when one did —
+   * otherwise throws {@link ApprovalDeniedError}. `grant`: a token the caller presents instead
+   * of being asked. `signal` ends the wait early (as `cancelled`) when the caller has gone.
    */
-  async check(call: ToolCall, { signal }: { signal?: AbortSignal } = {}): Promise<void> {
+  async check(
+    call: ToolCall,
+    { signal, grant }: { signal?: AbortSignal; grant?: string } = {},
+  ): Promise<string | undefined> {
     const what = `${call.server_name}.${call.tool_name}`;
     const policy = this.#policyOf(call, what);
-    if (policy === 'auto') return;
+    if (policy === 'auto') return undefined;
     if (policy === 'deny') {
       throw new ApprovalDeniedError(
         'rejected',
         `call to ${what} rejected: tool calls are denied by policy`,
       );
     }
+    if (grant !== undefined) return this.#presented(call, grant, what);
     const approver = this.#approvers.at(-1);
     if (!approver) {
       throw new ApprovalDeniedError(
@@ -150,8 +171,27 @@ export class ApprovalGate {
     if (request.pending) this.#ask(approver, request);
     const outcome = await request.settled;
     stop();
-    if (outcome === 'accepted') return;
-    throw new ApprovalDeniedError(outcome, this.#explain(what, outcome, request.reason));
+    if (outcome !== 'accepted') {
+      throw new ApprovalDeniedError(outcome, this.#explain(what, outcome, request.reason));
+    }
+    if (this.#grants === undefined) return undefined;
+    const subject = this.#grants.subject(call, this.policy);
+    const sealed = await this.#grants.approved(subject, `ipybox:${this.#names.get(approver)}`);
+    if (sealed.ok) return sealed.token;
+    throw new ApprovalDeniedError('rejected', `call to ${what} refused: ${sealed.message}`);
+  }
+
+  /** A call that presents a grant runs on it alone: no one is asked. */
+  async #presented(call: ToolCall, token: string, what: string): Promise<string> {
+    if (this.#grants === undefined) {
+      throw new ApprovalDeniedError(
+        'rejected',
+        `call to ${what} refused: it presents an approval grant, and grants are not checked here`,
+      );
+    }
+    const taken = await this.#grants.take(token, this.#grants.subject(call, this.policy));
+    if (taken.ok) return token;
+    throw new ApprovalDeniedError('rejected', `call to ${what} refused: ${taken.message}`);
   }
 
   /** The call's policy; a privileged call is refused, or asked where `auto` would let it run. */

@@ -37,7 +37,7 @@ export class ApprovalQueue implements AsyncIterableIterator<ApprovalRequest> {
       if (waiter) waiter({ value: request, done: false });
       else this.#ready.push(request);
       return undefined; // decided by whoever receives it
-    });
+    }, 'stream');
   }
 
   /** Requests received and not yet settled (handed out or still queued). */

@@ -148,7 +148,13 @@ describe('approval over WebSocket', () => {
     });
     await assert.rejects(server.approval.check(CALL), { code: 'rejected' });
     assert.equal(messages[0]!.method, 'approve');
-    assert.deepEqual(messages[0]!.params, CALL);
+    // The call as kernel code made it, and who asks and why (the protocol mcp-proxy speaks too).
+    assert.deepEqual(messages[0]!.params, {
+      ...CALL,
+      principal: 'kernel',
+      rule: 'approval: ask',
+      via: 'code',
+    });
     ws.send('{not json');
     await waitFor(() => messages.length === 2, 'the parse error', 2_000);
     assert.deepEqual(messages[1], {

@@ -27,7 +27,7 @@ export function attachCellApprover(
   const detach = gate.attach((request) => {
     void decideByElicitation(request, elicit);
     return undefined; // decideByElicitation settles it
-  });
+  }, 'elicit');
   return () => {
     detach();
     stopPausing();

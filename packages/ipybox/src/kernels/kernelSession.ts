@@ -9,8 +9,10 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import {
+  type AuditTrail,
   createLogger,
   type Logger,
+  processGrants,
   type ToolContext,
   type UpstreamParams,
   UpstreamPool,
@@ -20,6 +22,7 @@ import { pauseWhileDeciding } from '../approval/approvalQueue.ts';
 import type { ToolCall } from '../approval/approvalRequest.ts';
 import { attachCellApprover } from '../approval/cellApprover.ts';
 import type { Elicit } from '../approval/elicitApprover.ts';
+import { KernelGrants } from '../approval/kernelGrants.ts';
 import { CodeExecutor, type CodeExecutorOptions } from '../executor.ts';
 import { chooseKernelBackend } from '../kernel/backends/choose.ts';
 import type { SharedRemoteKernel } from '../kernel/backends/jupyterServer.ts';
@@ -52,6 +55,8 @@ export interface KernelSessionContext {
   toolConnections?: (pool: UpstreamPool, cell: () => ToolContext | undefined) => ToolConnections;
   /** The approval policy of each call when it differs by tool (code mode's rules). */
   approvalPolicy?: (call: ToolCall) => ApprovalPolicy;
+  /** Where kernel code's approvals are recorded (`server.audit`); none: not recorded. */
+  audit?: AuditTrail;
   logger?: Logger;
 }
 
@@ -108,6 +113,8 @@ export class KernelSession {
     const { settings } = context;
     const pool = new UpstreamPool({ env: context.hostEnv, logger: context.logger });
     for (const [name, params] of context.servers) await pool.define(name, params);
+    // The running cell's context, shared by the session (writes it) and its tool calls (read it).
+    const cell: { context?: ToolContext } = {};
     const approval = new ApprovalGate({
       policy:
         settings.approval === 'elicit' || settings.approval === 'channel'
@@ -116,10 +123,14 @@ export class KernelSession {
       timeoutMs: settings.approvalTimeoutMs,
       policyFor: context.approvalPolicy,
       allowPrivileged: settings.allowPrivilegedTools,
+      // An approval is a framework grant for the cell's caller (`approval/kernelGrants.ts`).
+      grants: new KernelGrants({
+        book: processGrants(),
+        principal: () => cell.context?.principal?.id ?? 'anonymous',
+        ...(context.audit && { audit: context.audit }),
+      }),
       logger: context.logger,
     });
-    // The running cell's context, shared by the session (writes it) and its tool calls (read it).
-    const cell: { context?: ToolContext } = {};
     const connections = context.toolConnections?.(pool, () => cell.context) ?? pool;
     // A sandboxed kernel has no network namespace: only a Unix socket reaches it. It lives in a
     // private directory of this process (not the user's workspace), swept if we are SIGKILLed.

@@ -25,7 +25,10 @@ export type ToolCallErrorType =
   | 'input_unavailable'
   | 'bad_request';
 
-export type ToolCallReply = { result: unknown } | { error: string; type: ToolCallErrorType };
+/** `grant`: the token of the grant that approved the call, when one did (`kernelGrants.ts`). */
+export type ToolCallReply =
+  | { result: unknown; grant?: string }
+  | { error: string; type: ToolCallErrorType };
 
 /**
  * Thrown by a connection to answer with this type and message as they are, e.g. code mode's
@@ -55,12 +58,18 @@ export interface RunToolCallDeps {
 /** Validates the JSON body of `POST /run`; returns the call or a `bad_request` reply. */
 export function parseToolCall(
   body: unknown,
-): { call: ToolCall; timeoutMs?: number } | { error: string; type: 'bad_request' } {
+): { call: ToolCall; timeoutMs?: number; grant?: string } | { error: string; type: 'bad_request' } {
   const bad = (error: string) => ({ error, type: 'bad_request' as const });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return bad('expected a JSON object {server_name, tool_name, tool_args}');
   }
-  const { server_name, tool_name, tool_args = {}, timeout } = body as Record<string, unknown>;
+  const {
+    server_name,
+    tool_name,
+    tool_args = {},
+    timeout,
+    grant,
+  } = body as Record<string, unknown>;
   if (typeof server_name !== 'string' || server_name === '') {
     return bad('server_name: expected a non-empty string');
   }
@@ -73,8 +82,12 @@ export function parseToolCall(
   if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0))) {
     return bad('timeout: expected a positive number of seconds');
   }
+  if (grant !== undefined && (typeof grant !== 'string' || grant === '')) {
+    return bad('grant: expected the token of an approval grant (a string)');
+  }
   return {
     call: { server_name, tool_name, tool_args: tool_args as Record<string, unknown> },
+    ...(grant !== undefined && { grant }),
     timeoutMs: timeout === undefined ? undefined : Math.ceil((timeout as number) * 1000),
   };
 }
@@ -88,7 +101,7 @@ export function parseToolCall(
 export async function runToolCall(
   deps: RunToolCallDeps,
   call: ToolCall,
-  { timeoutMs, signal }: { timeoutMs?: number; signal?: AbortSignal } = {},
+  { timeoutMs, signal, grant }: { timeoutMs?: number; signal?: AbortSignal; grant?: string } = {},
 ): Promise<ToolCallReply> {
   const { connections } = deps;
   const what = `${call.server_name}.${call.tool_name}`;
@@ -102,8 +115,8 @@ export async function runToolCall(
     };
   }
 
-  const refused = await approve(deps, call, signal);
-  if (refused) return refused;
+  const approval = await approve(deps, call, signal, grant);
+  if ('error' in approval) return approval;
 
   let connection: ToolConnection;
   try {
@@ -145,15 +158,19 @@ export async function runToolCall(
       error: `${what}: ${contentText(result) || 'the tool reported an error'}`,
     };
   }
-  return { result: resultValue(result) };
+  return { result: resultValue(result), ...(approval.grant && { grant: approval.grant }) };
 }
 
-/** Marks `call` privileged when its tool is, then asks the gate; the refusal, if any. */
+/**
+ * Marks `call` privileged when its tool is, then asks the gate: the grant that approved it (if
+ * one did), or the refusal.
+ */
 async function approve(
   { connections, approval }: RunToolCallDeps,
   call: ToolCall,
   signal: AbortSignal | undefined,
-): Promise<ToolCallReply | undefined> {
+  grant: string | undefined,
+): Promise<{ grant?: string } | { error: string; type: ToolCallErrorType }> {
   let checked: ToolCall = call;
   try {
     if (await isPrivilegedCall(connections.get(call.server_name), call.tool_name)) {
@@ -167,8 +184,7 @@ async function approve(
     };
   }
   try {
-    await approval.check(checked, { signal });
-    return undefined;
+    return { grant: await approval.check(checked, { signal, grant }) };
   } catch (error) {
     if (!(error instanceof ApprovalDeniedError)) throw error;
     const type = (

@@ -267,7 +267,7 @@ export class ToolServer {
             questions: this.questions,
           },
           parsed.call,
-          { timeoutMs: parsed.timeoutMs, signal },
+          { timeoutMs: parsed.timeoutMs, signal, grant: parsed.grant },
         ),
       (outcome) => ('error' in outcome ? outcome.type : undefined),
     );

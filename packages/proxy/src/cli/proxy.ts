@@ -11,7 +11,7 @@ import { Argument, Command, Option } from 'commander';
 import { runCommand } from '../commands/exit.ts';
 import { CLIENTS, type ClientName } from '../commands/install/clients.ts';
 import type { RemoteAction } from '../commands/proxy/remote.ts';
-import { OPERATIONS, type OperationSpec } from '../operations/table.ts';
+import { CLI_GROUPS, OPERATIONS, type OperationSpec } from '../operations/table.ts';
 import { codeMode, collect, packageVersion, portNumber } from './options.ts';
 
 const program = new Command('mcp-proxy')
@@ -111,8 +111,8 @@ const serve = program
  * `--mgmt-token-file` (else MCP_MGMT_TOKEN), and `--json`.
  */
 function remote(name: string, description: string) {
-  return program
-    .command(name)
+  return parentOf(name)
+    .command(CLI_GROUPS[name.split(' ')[0]] === undefined ? name : name.replace(/^\S+ /, ''))
     .description(description)
     .option('--mgmt-port <port>', 'management API port (default 12299)', portNumber)
     .option('--mgmt-token <token>', 'management API token (alias --token; see below)')
@@ -120,6 +120,21 @@ function remote(name: string, description: string) {
     .option('--mgmt-token-file <path>', 'read the management API token from this file')
     .option('--json', 'print the JSON answer')
     .addHelpText('after', TOKEN_HELP);
+}
+
+const groups = new Map<string, Command>();
+
+/** The command a client command belongs to: a group of {@link CLI_GROUPS} (`approvals`), or none. */
+function parentOf(name: string): Command {
+  const group = name.split(' ')[0];
+  const description = CLI_GROUPS[group];
+  if (description === undefined) return program;
+  let command = groups.get(group);
+  if (command === undefined) {
+    command = program.command(group).description(description);
+    groups.set(group, command);
+  }
+  return command;
 }
 
 async function runRemoteAction(

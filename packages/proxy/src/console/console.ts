@@ -25,6 +25,7 @@ import { readText } from '../management/body.ts';
 import { HttpError } from '../management/errors.ts';
 import type { PluginManager } from '../proxy/manager.ts';
 import { accessPage, explainFromForm, reloadPolicyAction } from './accessPage.ts';
+import { approvalAction, approvalsPage, isApprovalAction } from './approvalsPage.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import { CallRates } from './callRates.ts';
 import { callView, streamCalls } from './feed.ts';
@@ -185,6 +186,10 @@ export class WebConsole {
         return { title: 'Gate', html: gatePage(gate?.snapshot(), session.csrf), live: true };
       case '/console/access':
         return { title: 'Access', html: await this.#access(query, session.csrf) };
+      case '/console/approvals': {
+        const body = await approvalsPage(manager, session.csrf, this.#clock());
+        return { title: 'Approvals', html: body, live: true };
+      }
     }
     const admin = /^\/console\/admin\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(path);
     if (!admin) return undefined;
@@ -227,6 +232,9 @@ export class WebConsole {
     } else if (path === '/console/access/reload') {
       back = '/console/access';
       session.flash = await reloadPolicyAction(this.#options.manager);
+    } else if (isApprovalAction(path)) {
+      back = '/console/approvals';
+      session.flash = await approvalAction(this.#options.manager, path, field('id'));
     } else if (path === '/console/gate/lock') {
       back = '/console/gate';
       const gate = this.#options.gate;
@@ -339,6 +347,7 @@ export class WebConsole {
       { href: '/console/health', label: 'Health' },
       { href: '/console/gate', label: 'Gate' },
       { href: '/console/access', label: 'Access' },
+      { href: '/console/approvals', label: 'Approvals' },
     ];
     for (const { plugin, name, surface } of this.#options.manager.registry.adminSurfaces()) {
       for (const section of surface.sections) {

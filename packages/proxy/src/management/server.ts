@@ -13,6 +13,11 @@
  * | POST /proxy/reload         | `{"plugin": "name"}`  | `{ok: true, plugin, tools, …}`        |
  * | GET  /proxy/commands       |                       | `{commands: [{name, plugin}]}`        |
  * | POST /proxy/command/{name} | optional JSON object  | `{ok: true, command, result}`         |
+ * | GET  /proxy/approvals      |                       | `{ok: true, pending: [...], now}`     |
+ * | POST /proxy/approvals/approve/{id} |               | `{ok: true, approved, call, grant}`   |
+ * | POST /proxy/approvals/deny/{id}    |               | `{ok: true, approved: false, call}`   |
+ *
+ * Beside them, the approval WebSocket at `/proxy/approvals/socket` (`approvalSocket.ts`).
  *
  * With a token every request needs `Authorization: Bearer <token>` (compared in constant time),
  * else 401 `{"ok":false,"error":"unauthorized"}`. A failed operation or a malformed body is 400
@@ -43,6 +48,7 @@ import {
   type RestRoute,
 } from '../operations/table.ts';
 import type { PluginManager } from '../proxy/manager.ts';
+import { serveApprovalSocket } from './approvalSocket.ts';
 import { bearerCheck } from './auth.ts';
 import { HttpError } from './errors.ts';
 import { crossSiteRefusal } from './origin.ts';
@@ -149,7 +155,7 @@ export async function startManagementServer(
   // How the API's users load a plugin: with the CLI, `mcp-proxy load echo`.
   const howToLoad = (plugin: string) =>
     `mcp-proxy ${operationNamed('load').cli.command.split(' ')[0]} ${plugin}`;
-  const caller: Caller = { manager: options.manager, howToLoad };
+  const caller: Caller = { manager: options.manager, howToLoad, operator: 'operator:management' };
   const rebinding = rebindingCheck(host);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -183,6 +189,9 @@ export async function startManagementServer(
   };
 
   const server: Server = createServer((req, res) => void handle(req, res));
+  const closeSocket = serveApprovalSocket(server, options.manager, authorized, (req) =>
+    rebinding?.(req),
+  );
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) =>
@@ -200,6 +209,7 @@ export async function startManagementServer(
     close: () =>
       new Promise<void>((resolve) => {
         options.console?.close();
+        void closeSocket();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -24,6 +24,7 @@ import { type ClusterView, clusterText } from '../proxy/clusterView.ts';
 import type { CommandInfo, CommandOutcome } from '../proxy/commands.ts';
 import type { AvailableEntry, PluginManager } from '../proxy/manager.ts';
 import { explainText, principalsText, reloadText } from './accessText.ts';
+import { APPROVAL_HANDLERS } from './approvalHandlers.ts';
 import { commandResultText, commandsText } from './cliText.ts';
 import { statusJson } from './status.ts';
 import { EXPLAIN_ARGS, type OperationArgs, type OperationName } from './table.ts';
@@ -36,6 +37,10 @@ export interface Caller {
   howToLoad?: (plugin: string) => string;
   /** Cluster mode applying another replica's change: not to be shared again. */
   fromCluster?: boolean;
+  /** Who answers approvals at this door (`operator:management`, `operator:console`). */
+  operator?: string;
+  /** The tool door's calling principal: it answers approvals as itself (`approvalHandlers.ts`). */
+  principal?: string;
 }
 
 /** What the `proxy__*` tools' texts need beyond the result. */
@@ -245,6 +250,7 @@ export const HANDLERS = {
         : NO_ACCESS,
     ...okOrError((result) => principalsText(result)),
   } satisfies Handler<OperationArgs, PrincipalsResult>,
+  ...APPROVAL_HANDLERS,
 } satisfies Record<OperationName, unknown>;
 
 /** What one call of an operation gave, as each front door answers it. */

@@ -10,7 +10,7 @@ import { runProxyCli, startProxy } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { RECONCILED_OPERATIONS } from '../cluster/clusterSync.ts';
 import { testdir } from '../proxy/__fixtures__/testdir.ts';
-import { OPERATIONS, type OperationSpec, type RestRoute } from './table.ts';
+import { CLI_GROUPS, OPERATIONS, type OperationSpec, type RestRoute } from './table.ts';
 
 /** A request that reaches the route, with arguments the handler may refuse (but sees). */
 function probe(route: RestRoute): { path: string; body?: string } {
@@ -28,6 +28,12 @@ async function consoleSession(base: string): Promise<{ cookie: string; csrf: str
   assert.ok(cookie && csrf, 'a console session');
   return { cookie, csrf };
 }
+
+const groupHelps = new Map<string, ReturnType<typeof runProxyCli>>();
+const groupHelp = (group: string) => {
+  if (!groupHelps.has(group)) groupHelps.set(group, runProxyCli([group, '--help']));
+  return groupHelps.get(group)!;
+};
 
 test('every operation is reachable at every front door it declares', async (t) => {
   const dir = testdir({}, t);
@@ -58,12 +64,16 @@ test('every operation is reachable at every front door it declares', async (t) =
       );
     }
     assert.ok(tools.includes(operation.tool), `${operation.name}: tool ${operation.tool}`);
-    const [word, ...operands] = operation.cli.command.split(' ');
+    // A grouped command (`approvals approve <id>`) is listed by its group's help.
+    const words = operation.cli.command.split(' ');
+    const group = CLI_GROUPS[words[0]] === undefined ? undefined : words.shift();
+    const [word, ...operands] = words;
     const line = new RegExp(
       `^  ${word} \\[options\\]${operands.map((o) => ` \\${o}`).join('')}`,
       'm',
     );
-    assert.match(help.stdout, line, `${operation.name}: mcp-proxy ${word}`);
+    const listing = group === undefined ? help : await groupHelp(group);
+    assert.match(listing.stdout, line, `${operation.name}: mcp-proxy ${group ?? ''} ${word}`);
     if (operation.console) {
       const response = await fetch(`${base}/console/plugins/${operation.name}`, {
         method: 'POST',

@@ -21,6 +21,12 @@ import {
   reloadText,
 } from './accessText.ts';
 import {
+  type AnsweredBody,
+  type ApprovalsBody,
+  answeredText,
+  approvalsText,
+} from './approvalsText.ts';
+import {
   type AvailableBody,
   commandArgs,
   commandResultText,
@@ -55,7 +61,10 @@ export interface RestRoute {
 
 /** An `mcp-proxy` client command: it sends the operation's REST request and prints the answer. */
 export interface CliCommand {
-  /** Commander's words: the command name and its operands, `load <plugin>`. */
+  /**
+   * Commander's words: the command name and its operands, `load <plugin>`; a name of two words
+   * is a subcommand of the first, `approvals approve <id>` (see {@link CLI_GROUPS}).
+   */
   command: string;
   description: string;
   /** Extra flags, `[flags, description]`; commander camel-cases them for {@link args}. */
@@ -143,6 +152,37 @@ function pluginOperation<N extends 'load' | 'unload' | 'reload'>(
     },
     replicated: true,
     console: { flashTools: !unload },
+  };
+}
+
+/** Commands that group subcommands, and what `mcp-proxy --help` says of each. */
+export const CLI_GROUPS: Readonly<Record<string, string>> = {
+  approvals: 'calls waiting for an operator: list, approve or deny them',
+};
+
+/**
+ * approve and deny: one waiting call by id. Privileged, so kernel code cannot answer for the
+ * calls it made; the tool's caller answers as itself, never for its own calls (`handlers.ts`).
+ */
+function answerOperation<N extends 'approve' | 'deny'>(
+  name: N,
+  summary: string,
+): Omit<OperationSpec, 'console'> & { name: N } {
+  return {
+    name,
+    summary,
+    args: {
+      id: z.string().min(1).describe('Id of the waiting call (proxy__approvals lists them)'),
+    },
+    privileged: true,
+    tool: `proxy__${name}`,
+    rest: [{ method: 'POST', path: `/proxy/approvals/${name}`, param: 'id' }],
+    cli: {
+      command: `approvals ${name} <id>`,
+      description: `${name} a call waiting for approval (its id from mcp-proxy approvals list)`,
+      args: ([id]) => ({ id }),
+      text: (body) => answeredText(body as AnsweredBody),
+    },
   };
 }
 
@@ -285,6 +325,25 @@ export const OPERATIONS = [
       text: (body) => principalsText(body as PrincipalsBody),
     },
   },
+  {
+    name: 'approvals',
+    summary:
+      "Calls waiting for an operator's approval: who, which tool, the arguments, the rule and the time left.",
+    privileged: true,
+    tool: 'proxy__approvals',
+    rest: [{ method: 'GET', path: '/proxy/approvals' }],
+    cli: {
+      command: 'approvals list',
+      description: "calls waiting for an operator's approval",
+      args: () => ({}),
+      text: (body) => approvalsText(body as ApprovalsBody),
+    },
+  },
+  answerOperation(
+    'approve',
+    'Approve a waiting call: a single-use grant for exactly that principal, tool and arguments.',
+  ),
+  answerOperation('deny', 'Deny a waiting call: it is refused and nothing runs.'),
 ] as const satisfies readonly OperationSpec[];
 
 /** `explain`'s arguments from its flags; a missing principal or bad JSON fails the command. */

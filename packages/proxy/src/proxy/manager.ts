@@ -11,6 +11,7 @@
  * @module
  */
 import {
+  type ApprovalDesk,
   type Config,
   createLogger,
   errorMessage,
@@ -111,6 +112,8 @@ export class PluginManager {
   clusterView: (() => Promise<ClusterView>) | undefined;
   /** Set by mcp-proxy serve: views and policy (reload, explain, principals seen). */
   access: AccessAdmin | undefined;
+  /** Set by mcp-proxy serve: calls waiting for an operator's approval (`server.approvals`). */
+  approvals: ApprovalDesk | undefined;
 
   get config(): Config {
     return this.#config;

@@ -62,7 +62,8 @@ function registerOperationTools(server: PluginServer, door: ToolDoor, inner: Inn
       (
         await perform(
           operation.name,
-          caller,
+          // The caller answers approvals as itself (never for its own calls).
+          { ...caller, principal: ctx.principal.id },
           'aboutCaller' in operation ? ownQuestion(args, ctx) : args,
         )
       ).tool({

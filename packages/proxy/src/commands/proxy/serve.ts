@@ -200,6 +200,7 @@ async function buildProxy(
   );
   const manager = new PluginManager({ registry: core.server.registry, config, commands, env });
   const { access, catalog, limits } = core.server;
+  manager.approvals = core.server.approvals;
   manager.access = new AccessAdmin({
     access,
     catalog,
