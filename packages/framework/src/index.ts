@@ -40,6 +40,7 @@ export {
   AuditLog,
   type AuditLogOptions,
   type AuditRecord,
+  type AuditRecorder,
   AuditTrail,
   type AuditVerification,
   argsDigest,

@@ -198,6 +198,7 @@ function assembleParts(options: ServerOptions): ServerParts {
     cluster: options.cluster,
     onSessionClosed,
     pins,
+    audit,
   });
   const sessions: SessionHub = new SessionHub({
     info: { name: options.name ?? 'mcpbox', version: options.version ?? '0.1.0' },

@@ -71,7 +71,11 @@ export async function openIpybox(
   }
   // Cluster mode with kernels on a Jupyter server: any replica reaches any caller's kernel.
   const cluster = await clusterKernelDirectory(server, settings);
-  const ipybox = await Ipybox.create(settings, { logger: server.logger, ...options });
+  const ipybox = await Ipybox.create(settings, {
+    logger: server.logger,
+    audit: server.audit,
+    ...options,
+  });
   if (cluster) ipybox.kernels.shareThrough(cluster.directory);
   instances.add(ipybox);
   server.onUnload(async () => {

@@ -1,6 +1,6 @@
 /**
  * The audit trail: an append-only, hash-chained log of decisions (tool calls allowed or refused
- * and by which rule; later approvals, pins and operations), and its verification.
+ * and by which rule; approvals, pins and operations), and its verification.
  *
  * @module
  */
@@ -15,5 +15,6 @@ export {
   GENESIS,
   recordId,
 } from './record.ts';
+export type { AuditRecorder } from '../contract/audit.ts';
 export { AuditTrail } from './trail.ts';
 export { type AuditVerification, verifyAuditLog } from './verify.ts';

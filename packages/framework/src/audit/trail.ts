@@ -5,10 +5,11 @@
  *
  * @module
  */
+import type { AuditRecorder } from '../contract/audit.ts';
 import type { AuditLog } from './log.ts';
 import type { AuditEntry, AuditRecord } from './record.ts';
 
-export class AuditTrail {
+export class AuditTrail implements AuditRecorder {
   #log: AuditLog | undefined;
 
   /** Whether records go anywhere: callers may skip building an entry when not. */

@@ -20,6 +20,7 @@ import type {
   Variables,
 } from '@modelcontextprotocol/server';
 import type { AdminSurface } from './admin.ts';
+import type { AuditRecorder } from './audit.ts';
 import type { CatalogView } from './catalogView.ts';
 import type { PluginClusterLink } from './cluster.ts';
 import type { Logger } from './logger.ts';
@@ -133,6 +134,11 @@ export interface PluginServer {
    * work over other tools (code mode). Read it while serving, not only in `register()`.
    */
   readonly catalog: CatalogView;
+  /**
+   * Where the server records decisions (`audit_log`), for plugins that decide on their own
+   * route — ipybox's approvals of kernel code; `undefined` when the host has none.
+   */
+  readonly audit?: AuditRecorder | undefined;
 
   registerTool<I extends SchemaLike | undefined = undefined>(
     name: string,

@@ -16,6 +16,7 @@ import { ToolCallDispatcher } from '../catalog/toolCalls.ts';
 import type { Collision } from '../catalog/types.ts';
 import type { ClusterLink } from '../cluster/link.ts';
 import type { AdminSurface, PublishedAdmin } from '../contract/admin.ts';
+import type { AuditRecorder } from '../contract/audit.ts';
 import type { CatalogView } from '../contract/catalogView.ts';
 import type { Logger } from '../contract/logger.ts';
 import type { PluginConfig, PluginModule, ProxyCommands } from '../contract/plugin.ts';
@@ -65,6 +66,7 @@ export class PluginRegistry {
   readonly #logger: Logger;
   readonly #proxy: ProxyCommands | undefined;
   readonly #cluster: ClusterLink | undefined;
+  readonly #audit: AuditRecorder | undefined;
   readonly #onSessionClosed: SessionClosedSource | undefined;
   readonly #pins: PinModes | undefined;
   /** Each loaded plugin's `server.onUnload` cleanups, run when that registration ends. */
@@ -83,6 +85,7 @@ export class PluginRegistry {
     this.#admin = new PublishedAdminSurfaces(this.#logger);
     this.#proxy = options.proxy;
     this.#cluster = options.cluster;
+    this.#audit = options.audit;
     this.#onSessionClosed = options.onSessionClosed;
     this.#pins = options.pins;
   }
@@ -208,6 +211,7 @@ export class PluginRegistry {
       prefix,
       proxy: this.#proxy,
       cluster: this.#cluster,
+      audit: this.#audit,
       onSessionClosed: this.#onSessionClosed,
     });
     let error: string | undefined;

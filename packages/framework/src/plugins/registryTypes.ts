@@ -7,6 +7,7 @@
  */
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ClusterLink } from '../cluster/link.ts';
+import type { AuditRecorder } from '../contract/audit.ts';
 import type { CatalogView } from '../contract/catalogView.ts';
 import type { Logger } from '../contract/logger.ts';
 import type { PluginConfig, PluginModule, ProxyCommands } from '../contract/plugin.ts';
@@ -89,6 +90,8 @@ export interface PluginRegistryOptions {
   proxy?: ProxyCommands;
   /** Handed to plugins as `server.cluster` in cluster mode. */
   cluster?: ClusterLink;
+  /** The server's audit trail, handed to every plugin (`server.audit`). */
+  audit?: AuditRecorder;
   /** What plugins' `server.onSessionClosed` subscribes to (the server's session hub). */
   onSessionClosed?: SessionClosedSource;
   /** The pin book: each loaded plugin's mode is set before its batch enters the catalog. */

@@ -31,6 +31,7 @@ import type {
 } from '../catalog/types.ts';
 import type { ClusterLink } from '../cluster/link.ts';
 import type { AdminSurface } from '../contract/admin.ts';
+import type { AuditRecorder } from '../contract/audit.ts';
 import type { CatalogView } from '../contract/catalogView.ts';
 import type { Logger } from '../contract/logger.ts';
 import type {
@@ -62,6 +63,7 @@ export interface StagingServerOptions {
   prefix?: string;
   proxy?: ProxyCommands;
   cluster?: ClusterLink;
+  audit?: AuditRecorder;
   /** The server's session-close events; without it (a registry on its own) none ever fire. */
   onSessionClosed?: SessionClosedSource;
 }
@@ -83,6 +85,7 @@ export class StagingServer implements PluginServer {
   readonly config: PluginConfig;
   readonly proxy: ProxyCommands | undefined;
   readonly cluster: ClusterLink | undefined;
+  readonly audit: AuditRecorder | undefined;
   readonly catalog: CatalogView;
   readonly batch: CatalogBatch = { tools: [], resources: [], templates: [], prompts: [] };
   /** What `onUnload` was given, for the registry to run when this registration ends. */
@@ -100,6 +103,7 @@ export class StagingServer implements PluginServer {
     this.config = options.config ?? {};
     this.proxy = options.proxy;
     this.cluster = options.cluster;
+    this.audit = options.audit;
     this.catalog = options.view;
     this.#catalog = options.catalog;
     this.#prefix = options.prefix || undefined;

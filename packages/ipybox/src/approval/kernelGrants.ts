@@ -25,7 +25,7 @@
  */
 import {
   type ApprovalSubject,
-  type AuditTrail,
+  type AuditRecorder,
   argsDigest,
   type GrantBook,
   type GrantTaking,
@@ -37,7 +37,7 @@ export interface KernelGrantsOptions {
   /** `Principal.id` of the cell's caller whose code makes the call. */
   principal: () => string;
   /** Where approvals are recorded (`server.audit`); none: not recorded. */
-  audit?: AuditTrail;
+  audit?: AuditRecorder;
   /** How long an issued grant lives before it is taken. Default 60 s (it is taken at once). */
   ttlMs?: number;
 }

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import {
-  type AuditTrail,
+  type AuditRecorder,
   createLogger,
   type Logger,
   processGrants,
@@ -56,7 +56,7 @@ export interface KernelSessionContext {
   /** The approval policy of each call when it differs by tool (code mode's rules). */
   approvalPolicy?: (call: ToolCall) => ApprovalPolicy;
   /** Where kernel code's approvals are recorded (`server.audit`); none: not recorded. */
-  audit?: AuditTrail;
+  audit?: AuditRecorder;
   logger?: Logger;
 }
 

@@ -34,6 +34,8 @@ export interface IpyboxOptions {
   toolConnections?: KernelSessionContext['toolConnections'];
   /** Code mode: the approval policy per tool (default `settings.approval` for every call). */
   approvalPolicy?: KernelSessionContext['approvalPolicy'];
+  /** Where kernel code's approvals are recorded (the host's `server.audit`). */
+  audit?: KernelSessionContext['audit'];
 }
 
 /**
@@ -86,6 +88,7 @@ export class Ipybox {
       servers: this.#servers,
       toolConnections: calls.toolConnections,
       approvalPolicy: calls.approvalPolicy,
+      audit: calls.audit,
       logger,
     });
   }
