@@ -110,8 +110,8 @@ const serve = program
  * A client command: `--mgmt-port`, `--mgmt-token` (alias `--token`, the name it had before) or
  * `--mgmt-token-file` (else MCP_MGMT_TOKEN), and `--json`.
  */
-function remote(name: string, description: string) {
-  return program
+function remote(parent: Command, name: string, description: string) {
+  return parent
     .command(name)
     .description(description)
     .option('--mgmt-port <port>', 'management API port (default 12299)', portNumber)
@@ -154,8 +154,20 @@ const readsOnly = (operation: OperationSpec) => operation.rest.every((r) => r.me
 const clientCommands: OperationSpec[] = [...OPERATIONS].sort(
   (a, b) => Number(readsOnly(b)) - Number(readsOnly(a)),
 );
+// A grouped operation is a subcommand: `mcp-proxy pins diff`.
+const groups = new Map<string, Command>();
+const parentOf = ({ group }: OperationSpec['cli']) => {
+  if (group === undefined) return program;
+  let parent = groups.get(group.name);
+  if (parent === undefined) {
+    parent = program.command(group.name).description(group.description);
+    groups.set(group.name, parent);
+  }
+  return parent;
+};
 for (const operation of clientCommands) {
-  const command = remote(operation.cli.command, operation.cli.description);
+  const { cli } = operation;
+  const command = remote(parentOf(cli), cli.command, cli.description);
   for (const [flags, description] of operation.cli.options ?? [])
     command.option(flags, description);
   // Commander hands over the operands, then the flags, then the command itself.

@@ -42,8 +42,17 @@ test('every operation is reachable at every front door it declares', async (t) =
   t.after(() => client.close());
   const tools = (await client.listTools()).tools.map((tool) => tool.name);
 
-  const help = await runProxyCli(['--help']);
-  assert.equal(help.code, 0, help.stderr);
+  // A grouped command is listed in its group's help: `mcp-proxy pins --help`.
+  const helps = new Map<string, string>();
+  const helpOf = async (group: string | undefined) => {
+    const key = group ?? '';
+    if (!helps.has(key)) {
+      const help = await runProxyCli(group ? [group, '--help'] : ['--help']);
+      assert.equal(help.code, 0, help.stderr);
+      helps.set(key, help.stdout);
+    }
+    return helps.get(key)!;
+  };
   const session = await consoleSession(base);
 
   for (const operation of OPERATIONS as readonly OperationSpec[]) {
@@ -63,7 +72,8 @@ test('every operation is reachable at every front door it declares', async (t) =
       `^  ${word} \\[options\\]${operands.map((o) => ` \\${o}`).join('')}`,
       'm',
     );
-    assert.match(help.stdout, line, `${operation.name}: mcp-proxy ${word}`);
+    const group = operation.cli.group?.name;
+    assert.match(await helpOf(group), line, `${operation.name}: mcp-proxy ${group ?? ''} ${word}`);
     if (operation.console) {
       const response = await fetch(`${base}/console/plugins/${operation.name}`, {
         method: 'POST',

@@ -34,6 +34,7 @@ import {
   type ToolsBody,
   toolsText,
 } from './cliText.ts';
+import { PIN_OPERATIONS } from './pinOperations.ts';
 import type { ProxyStatus } from './status.ts';
 
 /** An operation's arguments as every front door hands them to its handler. */
@@ -55,6 +56,8 @@ export interface RestRoute {
 
 /** An `mcp-proxy` client command: it sends the operation's REST request and prints the answer. */
 export interface CliCommand {
+  /** The command this one is a subcommand of: `pins` for `mcp-proxy pins diff`. */
+  group?: CliGroup;
   /** Commander's words: the command name and its operands, `load <plugin>`. */
   command: string;
   description: string;
@@ -64,6 +67,12 @@ export interface CliCommand {
   args(operands: ReadonlyArray<string | undefined>, flags: Record<string, unknown>): OperationArgs;
   /** What the command prints for the API's JSON answer. */
   text(body: unknown, args: OperationArgs): string;
+}
+
+/** A command word whose subcommands are operations: `mcp-proxy pins diff|approve|…`. */
+export interface CliGroup {
+  name: string;
+  description: string;
 }
 
 export interface OperationSpec {
@@ -285,6 +294,7 @@ export const OPERATIONS = [
       text: (body) => principalsText(body as PrincipalsBody),
     },
   },
+  ...PIN_OPERATIONS,
 ] as const satisfies readonly OperationSpec[];
 
 /** `explain`'s arguments from its flags; a missing principal or bad JSON fails the command. */

@@ -18,6 +18,7 @@ import {
   type LoadResult,
   type Logger,
   listAvailablePlugins,
+  type PinBoard,
   type PluginConfig,
   type PluginModule,
   type PluginRegistry,
@@ -111,6 +112,8 @@ export class PluginManager {
   clusterView: (() => Promise<ClusterView>) | undefined;
   /** Set by mcp-proxy serve: views and policy (reload, explain, principals seen). */
   access: AccessAdmin | undefined;
+  /** Set by mcp-proxy serve: the server's pinned definitions (list, diff, approve, reject). */
+  pins: PinBoard | undefined;
 
   get config(): Config {
     return this.#config;

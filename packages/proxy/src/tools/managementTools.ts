@@ -62,7 +62,8 @@ function registerOperationTools(server: PluginServer, door: ToolDoor, inner: Inn
       (
         await perform(
           operation.name,
-          caller,
+          // What an operation records as decided by someone is decided by the caller.
+          { ...caller, operator: ctx.principal.id },
           'aboutCaller' in operation ? ownQuestion(args, ctx) : args,
         )
       ).tool({
