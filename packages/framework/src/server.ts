@@ -29,6 +29,8 @@ import { processGateStore } from './gate/store.ts';
 import { Limiter } from './limits/limiter.ts';
 import { clusterLimitStore, memoryLimitStore } from './limits/store.ts';
 import { createLogger } from './logging/index.ts';
+import { openPinBook } from './pins/index.ts';
+import type { PinBoard } from './pins/types.ts';
 import { PluginRegistry } from './plugins/registry.ts';
 import { type SessionClosedSource, StagingServer } from './plugins/staging.ts';
 import { listenLimitsOf, resolveServerOptions, type ServerOptions } from './server/options.ts';
@@ -71,6 +73,8 @@ export interface McpboxServer extends Registrations {
   readonly stats: ServerCounters;
   /** Where decisions are recorded (pins, approvals, operations); a log attaches when configured. */
   readonly audit: AuditTrail;
+  /** Pinned definitions: what is pinned and what waits, approved or rejected here. */
+  readonly pins: PinBoard;
   /** The bound MCP URL once an HTTP transport has started. */
   readonly url: string | undefined;
   /** Wraps every tool call (plugins, mirrored servers, built-ins). Returns a remover. */
@@ -111,6 +115,8 @@ interface ServerParts {
   readonly catalogView: CatalogView;
   readonly registry: PluginRegistry;
   readonly sessions: SessionHub;
+  readonly audit: AuditTrail;
+  readonly pins: PinBoard & { close(): Promise<void> };
   readonly onSessionClosed: SessionClosedSource;
   readonly telemetry: TelemetrySettings | undefined;
   /** Settles when the tracing SDK has loaded; `start()` waits for it. */
@@ -122,6 +128,15 @@ function assembleParts(options: ServerOptions): ServerParts {
   const logger = options.logger ?? createLogger('server');
   const stats = createCounters();
   const catalog = new Catalog();
+  const audit = new AuditTrail();
+  // Every plugin's batch passes the pin book's screen on its way into the catalog.
+  const pins = openPinBook({
+    catalog,
+    settings: options.pins,
+    cluster: options.cluster,
+    audit,
+    logger,
+  });
   // A rule that does not compile stops the start here, naming the rule.
   const access = new AccessControl(options.access);
   catalog.onChange(() => access.forget());
@@ -156,6 +171,7 @@ function assembleParts(options: ServerOptions): ServerParts {
     proxy: options.proxy,
     cluster: options.cluster,
     onSessionClosed,
+    pins,
   });
   const sessions: SessionHub = new SessionHub({
     info: { name: options.name ?? 'mcpbox', version: options.version ?? '0.1.0' },
@@ -183,6 +199,8 @@ function assembleParts(options: ServerOptions): ServerParts {
     catalogView,
     registry,
     sessions,
+    audit,
+    pins,
     onSessionClosed,
     telemetry,
     tracingReady,
@@ -277,6 +295,7 @@ async function shutDown(parts: ServerParts, open: OpenTransports): Promise<void>
     open.httpServer = undefined;
     await closeHttpServer(httpServer);
   }
+  await parts.pins.close();
   if (parts.telemetry) await flushTracing();
 }
 
@@ -304,7 +323,8 @@ export function createServer(
     access,
     limits,
     stats,
-    audit: new AuditTrail(),
+    audit: parts.audit,
+    pins: parts.pins,
     get url() {
       return url;
     },
