@@ -78,9 +78,17 @@ function nothingWaits(decision: PinDecision, target: PinTarget): PinRefusal {
   };
 }
 
+/** What the target's waiting definitions are now, to tell whether a failed decision changed any. */
+const waitingState = (desk: PinDesk, decision: PinDecision, target: PinTarget) =>
+  waiting(desk, decision, target)
+    .map((pin) => `${pin.kind}/${pin.name}/${pin.state}/${pin.pending?.digest}`)
+    .join('\n');
+
 /**
  * Approves or rejects what waits of `target`, as `by` (the operator). A target with nothing
- * waiting is a 409, also when another operator decided it a moment before.
+ * waiting is a 409, also when another operator decided it a moment before; so is one the book
+ * refuses to decide (a definition quarantined because it could not be read), with the book's
+ * reason. A failure after something was decided is not the operator's to fix: it is thrown.
  */
 export async function decidePins(
   desk: PinDesk,
@@ -90,12 +98,14 @@ export async function decidePins(
 ): Promise<PinDecided | PinRefusal> {
   const unknown = unknownServer(desk, target.server);
   if (unknown) return unknown;
-  if (waiting(desk, decision, target).length === 0) return nothingWaits(decision, target);
+  const before = waitingState(desk, decision, target);
+  if (before === '') return nothingWaits(decision, target);
   try {
     return { ok: true, server: target.server, pins: await desk.board[decision](target, by) };
   } catch (error) {
-    // The book throws when nothing of the target waits: decided elsewhere meanwhile.
-    if (waiting(desk, decision, target).length === 0) return nothingWaits(decision, target);
+    const now = waitingState(desk, decision, target);
+    if (now === '') return nothingWaits(decision, target);
+    if (now === before) return { ok: false, status: 409, error: (error as Error).message };
     throw error;
   }
 }
