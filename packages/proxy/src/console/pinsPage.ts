@@ -24,7 +24,7 @@ const pill = (state: string) => html`<span class="pill pin-${state}">${state}</s
 /** One line of a unified diff, marked by what it is (the marks are CSS, the text escaped). */
 function diffLine(line: string): Html {
   const kind =
-    line.startsWith('+++') || line.startsWith('---')
+    line.startsWith('+++') || line.startsWith('---') || line.startsWith('===')
       ? 'file'
       : line.startsWith('@@')
         ? 'hunk'
