@@ -168,7 +168,15 @@ test('proxy.example.yaml writes out every option the config schema knows', () =>
   const entries = Object.values(written.plugins as Record<string, Record<string, unknown>>);
   const entryKeys = new Set(entries.flatMap((entry) => Object.keys(entry)));
   const pluginEntryKeys = ['enabled', 'prefix', 'path', 'description', 'command', 'args'];
-  const upstreamKeys = ['env', 'cwd', 'url', 'headers', 'connect_timeout', 'request_timeout'];
+  const upstreamKeys = [
+    'env',
+    'cwd',
+    'url',
+    'headers',
+    'connect_timeout',
+    'request_timeout',
+    'pin',
+  ];
   for (const key of [...pluginEntryKeys, ...upstreamKeys]) {
     assert.ok(entryKeys.has(key), `plugins.*.${key} is not shown`);
   }

@@ -218,6 +218,22 @@ export type {
   PinTarget,
 } from './pins/types.ts';
 export {
+  definitionOf,
+  fingerprint,
+  MAX_DEFINITION_BYTES,
+  type PinBoard,
+  PinBook,
+  type PinBookOptions,
+  type PinDiff,
+  type PinKind,
+  type PinMode,
+  type PinnedDefinition,
+  type PinSettings,
+  type PinState,
+  type PinStatus,
+  type PinTarget,
+} from './pins/index.ts';
+export {
   type AvailablePlugin,
   importPluginSource,
   isPluginPath,

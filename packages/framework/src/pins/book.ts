@@ -58,6 +58,8 @@ export class PinBook implements PinBoard {
   readonly #logger: Logger | undefined;
   readonly #clock: () => number;
   readonly #modes = new Map<string, PinMode>();
+  /** Plugins the registry loaded (set by {@link setMode}). */
+  readonly #tracked = new Set<string>();
 
   constructor(options: PinBookOptions) {
     this.#ledger = new PinLedger(options);
@@ -86,10 +88,19 @@ export class PinBook implements PinBoard {
     return this.#modes.get(server) ?? this.#mode;
   }
 
-  /** A server's own `pin:` setting (undefined: the book's default). */
+  /**
+   * A loaded plugin's own `pin:` setting (undefined: the book's default). Only plugins the
+   * registry names here are screened: built-in registrations never are.
+   */
   setMode(server: string, mode: PinMode | undefined): void {
+    this.#tracked.add(server);
     if (mode === undefined) this.#modes.delete(server);
     else this.#modes.set(server, mode);
+  }
+
+  /** Whether the server's definitions are screened: a loaded plugin whose mode is not `off`. */
+  screens(server: string): boolean {
+    return this.#tracked.has(server) && this.modeOf(server) !== 'off';
   }
 
   /** Whether the server has any pin: a server's first listing is pinned whole. */

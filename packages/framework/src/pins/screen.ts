@@ -6,10 +6,10 @@
  * when the book releases it (an approval here or on another replica, or the server offering
  * the pinned definition again), which announces the change to every session.
  *
- * Which plugins are pinned is the book's `modeOf`: the registry sets each loaded plugin's mode
- * (its `pin:` setting, else `pins.mode`), and internal plugins and registrations straight on
- * the server (`proxy__*`, ipybox's own tools) are `off` — they are the program, not a server it
- * was told to trust.
+ * Which plugins are pinned is the book's `screens`: the registry sets each plugin it loads to
+ * its `pin:` setting (else `pins.mode`), and internal plugins (`proxy__*`) to `off`; what enters
+ * the catalog any other way — tools registered on the server itself, code mode's own batch — is
+ * never screened: that is the program, not a server it was told to trust.
  *
  * @module
  */
@@ -18,6 +18,11 @@ import type { PinBook } from './book.ts';
 import { definitionOf, type Fingerprint, fingerprint } from './definition.ts';
 import { heldMessage } from './record.ts';
 import type { PinKind } from './types.ts';
+
+/** Definitions whose fingerprints are kept: a few large upstreams' worth. */
+const CACHED_FINGERPRINTS = 20_000;
+/** Definitions longer than this (as JSON) are fingerprinted each time, not kept. */
+const CACHED_JSON_CHARS = 16 * 1024;
 
 interface Held<E> {
   readonly entry: E;
@@ -31,6 +36,12 @@ export class PinScreen implements CatalogScreen {
   readonly #book: PinBook;
   readonly #tools = new Map<string, Held<ToolEntry>>();
   readonly #prompts = new Map<string, Held<PromptEntry>>();
+  /**
+   * Fingerprints by the definition's plain JSON: a reload of an unchanged server costs a
+   * `JSON.stringify` and a lookup per definition instead of RFC 8785 and SHA-256 (several
+   * times slower, bench/pins.ts). The same JSON always has the same canonical form.
+   */
+  #fingerprints = new Map<string, Fingerprint>();
   #release: Release | undefined;
 
   constructor(book: PinBook) {
@@ -45,7 +56,7 @@ export class PinScreen implements CatalogScreen {
 
   screen(plugin: string, batch: CatalogBatch): CatalogBatch {
     this.forget(plugin);
-    if (this.#book.modeOf(plugin) === 'off') return batch;
+    if (!this.#book.screens(plugin)) return batch;
     const known = this.#book.known(plugin);
     const tools = batch.tools.filter((entry) => this.#admit(plugin, 'tool', entry, known));
     const prompts = batch.prompts.filter((entry) => this.#admit(plugin, 'prompt', entry, known));
@@ -86,11 +97,29 @@ export class PinScreen implements CatalogScreen {
   }
 
   #admit(plugin: string, kind: PinKind, entry: ToolEntry | PromptEntry, known: boolean): boolean {
-    const offered = fingerprint(definitionOf(kind, entry.definition));
+    const offered = this.#fingerprint(definitionOf(kind, entry.definition));
     if (!this.#book.judge(plugin, kind, entry.name, offered, known)) return true;
     if (kind === 'tool') this.#tools.set(entry.name, { entry: entry as ToolEntry, offered });
     else this.#prompts.set(entry.name, { entry: entry as PromptEntry, offered });
     return false;
+  }
+
+  #fingerprint(definition: Readonly<Record<string, unknown>>): Fingerprint {
+    let key: string;
+    try {
+      key = JSON.stringify(definition);
+    } catch {
+      return fingerprint(definition); // a cycle: the reason says so
+    }
+    // Large ones are not kept (nor is anything past the bound: the cache starts over).
+    if (key.length > CACHED_JSON_CHARS) return fingerprint(definition);
+    let found = this.#fingerprints.get(key);
+    if (found === undefined) {
+      if (this.#fingerprints.size >= CACHED_FINGERPRINTS) this.#fingerprints = new Map();
+      found = fingerprint(definition);
+      this.#fingerprints.set(key, found);
+    }
+    return found;
   }
 
   /** The book changed: what it no longer holds goes into the catalog. */
@@ -104,7 +133,7 @@ export class PinScreen implements CatalogScreen {
     const out: E[] = [];
     for (const [name, { entry, offered }] of held) {
       if (
-        this.#book.modeOf(entry.plugin) !== 'off' &&
+        this.#book.screens(entry.plugin) &&
         this.#book.judge(entry.plugin, kind, name, offered, true)
       )
         continue;

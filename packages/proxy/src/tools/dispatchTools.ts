@@ -79,7 +79,9 @@ export function registerRunTool(
         const dynamic = manager.dynamicTools().filter((name) => inner.mayReach(name, ctx));
         return error(`'${tool}' not found.${guess} Available dynamic tools: ${names(dynamic)}`);
       };
-      if (manager.registry.findToolOwner(tool) === undefined) return notFound();
+      // A tool the pin book holds back goes on to the call, which names the quarantine.
+      const held = manager.registry.catalog.heldTool(tool) !== undefined;
+      if (manager.registry.findToolOwner(tool) === undefined && !held) return notFound();
       if (inner.mayReach(tool, ctx) && !manager.isDynamicTool(tool)) {
         return error(`'${tool}' is a static tool — call it directly, not via proxy__run.`);
       }

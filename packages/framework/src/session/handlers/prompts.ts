@@ -40,11 +40,13 @@ export function registerPromptHandlers(host: SessionHost): void {
       const { name } = request.params;
       const prompt = inView(extra.view, name) ? catalog.getPrompt(name) : undefined;
       if (!prompt) {
-        // A prompt the pin book holds back says so (to a caller whose view has it).
-        const held = inView(extra.view, name) ? catalog.heldPrompt(name) : undefined;
+        // A prompt the pin book holds back says so, to a caller whose view has it.
+        const held = catalog.heldPrompt(name);
+        const named =
+          held && access.selects(extra.view, (v) => v.includesPrompt(name, held.entry.plugin));
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
-          held?.reason ?? `Prompt ${name} not found`,
+          named ? held.reason : `Prompt ${name} not found`,
         );
       }
       if (!prompt.enabled)
