@@ -207,16 +207,6 @@ export {
 } from './limits/index.ts';
 export { configureLogging, createLogger, type Logger } from './logging/index.ts';
 export { ServerMetrics, type ServerMetricsOptions, type ToolCallOutcome } from './metrics/index.ts';
-export type {
-  PinBoard,
-  PinDiff,
-  PinKind,
-  PinMode,
-  PinnedDefinition,
-  PinState,
-  PinStatus,
-  PinTarget,
-} from './pins/types.ts';
 export {
   definitionOf,
   fingerprint,
