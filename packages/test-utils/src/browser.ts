@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 const README_SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
@@ -47,4 +47,21 @@ export async function launchTestBrowser(name: string): Promise<TestBrowser> {
       await remove();
     },
   };
+}
+
+/**
+ * Clicks a form's button and waits for the page the form leads to. The button is found and
+ * clicked in one step inside the page: live pages swap their content every 1.5 s, and a button
+ * found first and clicked later may be gone.
+ */
+export async function submitForm(
+  page: Page,
+  selector: string,
+  wait: { timeout: number } = { timeout: 120_000 },
+): Promise<void> {
+  await page.waitForSelector(selector, wait);
+  await Promise.all([
+    page.waitForNavigation(wait),
+    page.$eval(selector, (button) => (button as unknown as { click(): void }).click()),
+  ]);
 }

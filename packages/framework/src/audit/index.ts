@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+export type { AuditRecorder } from '../contract/audit.ts';
 export { AuditLog, type AuditLogOptions } from './log.ts';
 export {
   AUDIT_META_KEY,
@@ -15,6 +17,5 @@ export {
   GENESIS,
   recordId,
 } from './record.ts';
-export type { AuditRecorder } from '../contract/audit.ts';
 export { AuditTrail } from './trail.ts';
 export { type AuditVerification, verifyAuditLog } from './verify.ts';

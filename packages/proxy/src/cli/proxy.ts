@@ -11,7 +11,7 @@ import { Argument, Command, Option } from 'commander';
 import { runCommand } from '../commands/exit.ts';
 import { CLIENTS, type ClientName } from '../commands/install/clients.ts';
 import type { RemoteAction } from '../commands/proxy/remote.ts';
-import { CLI_GROUPS, OPERATIONS, type OperationSpec } from '../operations/table.ts';
+import { OPERATIONS, type OperationSpec } from '../operations/table.ts';
 import { codeMode, collect, packageVersion, portNumber } from './options.ts';
 
 const program = new Command('mcp-proxy')
@@ -110,9 +110,9 @@ const serve = program
  * A client command: `--mgmt-port`, `--mgmt-token` (alias `--token`, the name it had before) or
  * `--mgmt-token-file` (else MCP_MGMT_TOKEN), and `--json`.
  */
-function remote(name: string, description: string) {
-  return parentOf(name)
-    .command(CLI_GROUPS[name.split(' ')[0]] === undefined ? name : name.replace(/^\S+ /, ''))
+function remote(parent: Command, name: string, description: string) {
+  return parent
+    .command(name)
     .description(description)
     .option('--mgmt-port <port>', 'management API port (default 12299)', portNumber)
     .option('--mgmt-token <token>', 'management API token (alias --token; see below)')
@@ -120,21 +120,6 @@ function remote(name: string, description: string) {
     .option('--mgmt-token-file <path>', 'read the management API token from this file')
     .option('--json', 'print the JSON answer')
     .addHelpText('after', TOKEN_HELP);
-}
-
-const groups = new Map<string, Command>();
-
-/** The command a client command belongs to: a group of {@link CLI_GROUPS} (`approvals`), or none. */
-function parentOf(name: string): Command {
-  const group = name.split(' ')[0];
-  const description = CLI_GROUPS[group];
-  if (description === undefined) return program;
-  let command = groups.get(group);
-  if (command === undefined) {
-    command = program.command(group).description(description);
-    groups.set(group, command);
-  }
-  return command;
 }
 
 async function runRemoteAction(
@@ -169,8 +154,20 @@ const readsOnly = (operation: OperationSpec) => operation.rest.every((r) => r.me
 const clientCommands: OperationSpec[] = [...OPERATIONS].sort(
   (a, b) => Number(readsOnly(b)) - Number(readsOnly(a)),
 );
+// A grouped operation is a subcommand: `mcp-proxy pins diff`.
+const groups = new Map<string, Command>();
+const parentOf = ({ group }: OperationSpec['cli']) => {
+  if (group === undefined) return program;
+  let parent = groups.get(group.name);
+  if (parent === undefined) {
+    parent = program.command(group.name).description(group.description);
+    groups.set(group.name, parent);
+  }
+  return parent;
+};
 for (const operation of clientCommands) {
-  const command = remote(operation.cli.command, operation.cli.description);
+  const { cli } = operation;
+  const command = remote(parentOf(cli), cli.command, cli.description);
   for (const [flags, description] of operation.cli.options ?? [])
     command.option(flags, description);
   // Commander hands over the operands, then the flags, then the command itself.

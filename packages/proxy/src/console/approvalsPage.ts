@@ -11,11 +11,11 @@
 
 import { APPROVAL_HANDLERS } from '../operations/approvalHandlers.ts';
 import { timeLeft } from '../operations/approvalsText.ts';
+import { OPERATORS } from '../operations/handlers.ts';
 import type { PluginManager } from '../proxy/manager.ts';
 import { actionForm, duration, type Html, html } from './html.ts';
 
 /** Who answers from the console, as the audit trail and the grant name them. */
-const CONSOLE_OPERATOR = 'operator:console';
 
 export async function approvalsPage(
   manager: PluginManager,
@@ -51,7 +51,7 @@ export async function approvalAction(
 ): Promise<{ ok: boolean; text: string }> {
   const approve = path.endsWith('/approve');
   const handler = APPROVAL_HANDLERS[approve ? 'approve' : 'deny'];
-  const result = await handler.run({ manager, operator: CONSOLE_OPERATOR }, { id });
+  const result = await handler.run({ manager, operator: OPERATORS.console }, { id });
   if (!result.ok) return { ok: false, text: result.error };
   return {
     ok: true,

@@ -42,6 +42,12 @@ button.danger { color: var(--bad); } button.primary { background: var(--accent);
 input[type=search], input[type=text] { padding: .3rem .5rem; border: 1px solid var(--line); border-radius: 5px; }
 .pill { padding: 0 .45rem; border-radius: 9px; font-size: .8rem; background: #eef1f4; }
 .pill.locked { background: #ffebe9; } .pill.unlocked { background: #dafbe1; }
+.pill.pin-quarantined { background: #fff8c5; } .pill.pin-rejected { background: #ffebe9; }
+.pin-diff { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .2rem .9rem; margin: .6rem 0; }
+.pin-diff h3 { font-size: .95rem; margin: .5rem 0; }
+pre.diff { font: .8rem/1.4 ui-monospace, monospace; background: var(--bg); padding: .5rem; overflow-x: auto; }
+pre.diff .add { background: #dafbe1; } pre.diff .del { background: #ffebe9; }
+pre.diff .hunk, pre.diff .file { color: var(--muted); }
 `;
 
 export const CONSOLE_JS = `

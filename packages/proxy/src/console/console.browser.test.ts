@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { registerEverything } from '@mcpbox/ipybox/testing';
 import { codeAt, connectHttp, newSecret, startHttpProxy, textOf } from '@mcpbox/test-utils';
-import { launchTestBrowser } from '@mcpbox/test-utils/browser';
+import { launchTestBrowser, submitForm } from '@mcpbox/test-utils/browser';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Page } from 'puppeteer-core';
 import { testdir, versionPlugin } from '../proxy/__fixtures__/testdir.ts';
@@ -37,18 +37,8 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
   }
 }
 
-/**
- * Clicks a form's button and waits for the page the form leads to. The button is found and
- * clicked in one step inside the page: live pages swap their content every 1.5 s, and a button
- * found first and clicked later may be gone.
- */
-async function submit(page: Page, selector: string): Promise<void> {
-  await page.waitForSelector(selector, WAIT);
-  await Promise.all([
-    page.waitForNavigation(WAIT),
-    page.$eval(selector, (button) => (button as unknown as { click(): void }).click()),
-  ]);
-}
+/** Clicks a form's button and waits for the page it leads to (even on a live page). */
+const submit = (page: Page, selector: string) => submitForm(page, selector, WAIT);
 
 /** A cell that calls the everything server's echo from kernel code and prints the outcome. */
 const approvalCell = (label: string) =>

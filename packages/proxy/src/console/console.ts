@@ -1,6 +1,6 @@
 /**
  * mcp-proxy's web console, served by the management server at `/` and `/console/*`:
- * server-rendered pages (plugins, calls, health, gate, and every admin section plugins publish,
+ * server-rendered pages (plugins, calls, health, gate, access, pins, and every admin section plugins publish,
  * e.g. ipybox's approvals and kernels) with a little script, and forms for every change.
  *
  * Protection (the management server already refused non-loopback `Host`s and cross-site
@@ -40,6 +40,7 @@ import {
   loginPage,
   pluginsPage,
 } from './pages.ts';
+import { pinActionAt, pinsPage, runPinAction } from './pinsPage.ts';
 import { pluginActionAt, runPluginAction } from './pluginActions.ts';
 import { isTls, redirect, sendAsset, sendHtml, sendText } from './respond.ts';
 import { type ConsoleSession, ConsoleSessions, csrfMatches, sessionCookie } from './sessions.ts';
@@ -190,6 +191,8 @@ export class WebConsole {
         const body = await approvalsPage(manager, session.csrf, this.#clock());
         return { title: 'Approvals', html: body, live: true };
       }
+      case '/console/pins':
+        return { title: 'Pins', html: await pinsPage(manager, session.csrf), live: true };
     }
     const admin = /^\/console\/admin\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(path);
     if (!admin) return undefined;
@@ -227,8 +230,13 @@ export class WebConsole {
     };
     let back = '/console/plugins';
     const action = pluginActionAt(path);
+    const decision = pinActionAt(path);
     if (action) {
       session.flash = await runPluginAction(this.#options.manager, action, field('plugin'));
+    } else if (decision) {
+      back = '/console/pins';
+      const given = (name: string) => form.get(name) || undefined;
+      session.flash = await runPinAction(this.#options.manager, decision, given);
     } else if (path === '/console/access/reload') {
       back = '/console/access';
       session.flash = await reloadPolicyAction(this.#options.manager);
@@ -348,6 +356,7 @@ export class WebConsole {
       { href: '/console/gate', label: 'Gate' },
       { href: '/console/access', label: 'Access' },
       { href: '/console/approvals', label: 'Approvals' },
+      { href: '/console/pins', label: 'Pins' },
     ];
     for (const { plugin, name, surface } of this.#options.manager.registry.adminSurfaces()) {
       for (const section of surface.sections) {

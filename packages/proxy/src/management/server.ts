@@ -13,6 +13,10 @@
  * | POST /proxy/reload         | `{"plugin": "name"}`  | `{ok: true, plugin, tools, …}`        |
  * | GET  /proxy/commands       |                       | `{commands: [{name, plugin}]}`        |
  * | POST /proxy/command/{name} | optional JSON object  | `{ok: true, command, result}`         |
+ * | GET  /proxy/pins[/{server}]|                       | `{ok: true, pins: [PinStatus]}`       |
+ * | POST /proxy/pins/diff      | `{server?, name?, kind?}` | `{ok: true, diffs: [PinDiff]}`    |
+ * | POST /proxy/pins/approve   | `{server, name?, kind?}` | `{ok: true, server, pins}`         |
+ * | POST /proxy/pins/reject    | `{server, name?, kind?}` | `{ok: true, server, pins}`         |
  * | GET  /proxy/approvals      |                       | `{ok: true, pending: [...], now}`     |
  * | POST /proxy/approvals/approve/{id} |               | `{ok: true, approved, call, grant}`   |
  * | POST /proxy/approvals/deny/{id}    |               | `{ok: true, approved: false, call}`   |
@@ -21,7 +25,8 @@
  *
  * With a token every request needs `Authorization: Bearer <token>` (compared in constant time),
  * else 401 `{"ok":false,"error":"unauthorized"}`. A failed operation or a malformed body is 400
- * `{"ok":false,"error":…}`; an unknown command or path 404. On a loopback bind, requests whose
+ * `{"ok":false,"error":…}`; an unknown command, path or server 404; approving or rejecting what
+ * does not wait 409. On a loopback bind, requests whose
  * `Host` or `Origin` is not a loopback name are refused (the framework's DNS-rebinding check: a
  * web page cannot reach the API through a rebound name), and so are state-changing requests
  * that a browser marks as coming from another site (`origin.ts`), with or without a token.
@@ -40,10 +45,11 @@ import {
   rebindingCheck,
   sendJson,
 } from '@mcpbox/framework';
-import { type Caller, perform } from '../operations/handlers.ts';
+import { type Caller, OPERATORS, perform } from '../operations/handlers.ts';
 import {
   OPERATIONS,
   type OperationName,
+  type OperationSpec,
   operationNamed,
   type RestRoute,
 } from '../operations/table.ts';
@@ -109,19 +115,36 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   sendJson(res, status, body, status === 401 ? { 'www-authenticate': 'Bearer' } : undefined);
 }
 
-/** Every REST route of the operations table, keyed `METHOD /path`. */
+/**
+ * `METHOD /path`, and `METHOD /path/:` for a route whose path continues with its argument
+ * (`GET /proxy/pins` and `GET /proxy/pins/<server>` are two routes).
+ */
+const routeKey = (method: string | undefined, path: string, param: boolean) =>
+  `${method} ${path}${param ? '/:' : ''}`;
+
+/** Every REST route of the operations table, by {@link routeKey}. */
 function tableRoutes(): Map<string, Route> {
   const routes = new Map<string, Route>();
-  for (const operation of OPERATIONS) {
+  for (const operation of OPERATIONS as readonly (OperationSpec & { name: OperationName })[]) {
     for (const route of operation.rest) {
-      routes.set(`${route.method} ${route.path}`, { operation: operation.name, route });
+      const key = routeKey(route.method, route.path, route.param !== undefined);
+      routes.set(key, { operation: operation.name, route });
     }
   }
   return routes;
 }
 
-/** The route's path and its path argument: `/proxy/command/echo` → `/proxy/command`, `echo`. */
-function splitPath(path: string, routes: Map<string, Route>): [string, string | undefined] {
+/**
+ * The route's path and its path argument: `/proxy/command/echo` → `/proxy/command`, `echo`. A
+ * route of its own wins over another's argument: `POST /proxy/pins/approve` is not the pins of
+ * a server named `approve` (`GET /proxy/pins/approve` is).
+ */
+function splitPath(
+  method: string | undefined,
+  path: string,
+  routes: Map<string, Route>,
+): [string, string | undefined] {
+  if (routes.has(routeKey(method, path, false))) return [path, undefined];
   for (const { route } of routes.values()) {
     if (route.param === undefined || !path.startsWith(`${route.path}/`)) continue;
     const rest = path.slice(route.path.length + 1);
@@ -155,7 +178,8 @@ export async function startManagementServer(
   // How the API's users load a plugin: with the CLI, `mcp-proxy load echo`.
   const howToLoad = (plugin: string) =>
     `mcp-proxy ${operationNamed('load').cli.command.split(' ')[0]} ${plugin}`;
-  const caller: Caller = { manager: options.manager, howToLoad, operator: 'operator:management' };
+  // The API knows its caller by the management token alone: decisions are the API's.
+  const caller: Caller = { manager: options.manager, howToLoad, operator: OPERATORS.api };
   const rebinding = rebindingCheck(host);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -169,10 +193,13 @@ export async function startManagementServer(
     if (!authorized(req.headers.authorization)) {
       return send(res, 401, { ok: false, error: 'unauthorized' });
     }
-    const [routePath, param] = splitPath(path, routes);
-    const route = routes.get(`${req.method} ${routePath}`);
+    const [routePath, param] = splitPath(req.method, path, routes);
+    // A route whose argument is missing still answers, saying which argument to give.
+    const route =
+      routes.get(routeKey(req.method, routePath, param !== undefined)) ??
+      routes.get(routeKey(req.method, routePath, true));
     if (!route) {
-      const other = [...routes.keys()].some((key) => key.endsWith(` ${routePath}`));
+      const other = [...routes.values()].some(({ route }) => route.path === routePath);
       return other
         ? send(res, 405, { ok: false, error: `method ${req.method} not allowed on ${path}` })
         : send(res, 404, { ok: false, error: `no such endpoint: ${path}` });

@@ -72,7 +72,7 @@ async function answer(
       error: `approval ${id} is for a call of your own (${principal}): an operator answers it, in the console or with mcp-proxy approvals`,
     };
   }
-  const by = principal ?? operator ?? 'operator';
+  const by = operator ?? principal ?? 'operator';
   const answered = await desk.answer(id, approve, by);
   // A denial that took effect is answered as refused: the call will not run.
   const denied = !approve && !answered.ok && answered.reason === 'refused';

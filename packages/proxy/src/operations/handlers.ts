@@ -26,6 +26,18 @@ import type { AvailableEntry, PluginManager } from '../proxy/manager.ts';
 import { explainText, principalsText, reloadText } from './accessText.ts';
 import { APPROVAL_HANDLERS } from './approvalHandlers.ts';
 import { commandResultText, commandsText } from './cliText.ts';
+import {
+  decidePins,
+  diffPins,
+  listPins,
+  type PinDecided,
+  type PinDecision,
+  type PinDesk,
+  type PinDiffsAnswer,
+  type PinsAnswer,
+} from './pinActions.ts';
+import { PIN_TARGET, PIN_TARGET_LOOSE } from './pinOperations.ts';
+import { pinDecisionText, pinDiffsText, pinsText } from './pinsText.ts';
 import { statusJson } from './status.ts';
 import { EXPLAIN_ARGS, type OperationArgs, type OperationName } from './table.ts';
 import { describeOperation, dispatchHint, error, text } from './toolText.ts';
@@ -37,11 +49,18 @@ export interface Caller {
   howToLoad?: (plugin: string) => string;
   /** Cluster mode applying another replica's change: not to be shared again. */
   fromCluster?: boolean;
-  /** Who answers approvals at this door (`operator:management`, `operator:console`). */
+  /**
+   * Who decides, for what is recorded as theirs (a pin's `by`, an approval's grant): the calling
+   * principal's id at the tool door, `management:api` and `management:console` at the operator's
+   * doors.
+   */
   operator?: string;
-  /** The tool door's calling principal: it answers approvals as itself (`approvalHandlers.ts`). */
+  /** The tool door's calling principal: it may not answer approvals of its own calls. */
   principal?: string;
 }
+
+/** Who decides at the operator's doors (the management token's holder, a console session). */
+export const OPERATORS = { api: 'management:api', console: 'management:console' } as const;
 
 /** What the `proxy__*` tools' texts need beyond the result. */
 export interface ToolDoor {
@@ -115,27 +134,60 @@ const NO_ACCESS = {
   error: 'views and policy are not available here (no server behind this manager)',
 };
 
+/** A failed operation: what went wrong and what to do; the REST status, 400 unless given. */
+type Failed = { ok: false; error: string; status?: number };
+
 /** An answer that is either a result or an error message, at the REST and tool doors. */
 function okOrError<R extends { ok: true }>(
   answer: (result: R) => ToolReturn,
 ): Pick<Handler<OperationArgs, R | { ok: false; error: string }>, 'rest' | 'tool'> {
   return {
-    rest: (result) => (result.ok ? { status: 200, body: result } : refused(400, result.error)),
+    rest: (result) =>
+      result.ok
+        ? { status: 200, body: result }
+        : // Some failures say their own status (404 unknown, 409 nothing to do).
+          refused((result as Failed).status ?? 400, result.error),
     tool: (result) => (result.ok ? answer(result) : error(result.error)),
   };
 }
 
 type PrincipalsResult = { ok: true; principals: SeenPrincipal[] } | { ok: false; error: string };
 
-let explainSchema: z.ZodObject<typeof EXPLAIN_ARGS> | undefined;
-
-/** The REST API hands `explain` its body as written: checked here as the tool's schema is. */
-function explainQuery(args: OperationArgs) {
-  explainSchema ??= z.object(EXPLAIN_ARGS);
-  const parsed = explainSchema.safeParse(args);
+/**
+ * The REST API hands `explain` and the pin operations their body as written: checked here as
+ * the tool's schema is.
+ */
+function checked<S extends z.ZodRawShape>(operation: string, shape: S, args: OperationArgs) {
+  const parsed = z.object(shape).safeParse(args);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`);
-  return { ok: false as const, error: `explain: ${issues.join('; ')}` };
+  return { ok: false as const, error: `${operation}: ${issues.join('; ')}` };
+}
+
+/** The server's pin book, and which servers are loaded; none on a bare manager. */
+function pinDesk(manager: PluginManager): PinDesk | undefined {
+  const board = manager.pins;
+  return board && { board, isLoaded: (server) => manager.registry.isLoaded(server) };
+}
+
+/** Pinned definitions live in the server mcp-proxy serve builds; a bare manager has none. */
+const NO_PINS = {
+  ok: false as const,
+  error: 'pinned definitions are not available here (no server behind this manager)',
+};
+
+/** `pins_approve` and `pins_reject`: the operator's decision on what waits. */
+function pinDecisionHandler(decision: PinDecision, verb: string) {
+  return {
+    run: async ({ manager, operator }, args) => {
+      const desk = pinDesk(manager);
+      if (desk === undefined) return NO_PINS;
+      const target = checked(`pins_${decision}`, PIN_TARGET, args);
+      if ('ok' in target) return target;
+      return decidePins(desk, decision, target, operator ?? 'operator');
+    },
+    ...okOrError((result: PinDecided) => pinDecisionText(verb, result)),
+  } satisfies Handler<OperationArgs, PinDecided | Failed>;
 }
 
 const byName = (a: ToolView, b: ToolView) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -232,7 +284,7 @@ export const HANDLERS = {
   explain: {
     run: async ({ manager }, args) => {
       if (manager.access === undefined) return NO_ACCESS;
-      const query = explainQuery(args);
+      const query = checked('explain', EXPLAIN_ARGS, args);
       return 'ok' in query ? query : manager.access.explain(query);
     },
     ...okOrError((result) => explainText(result)),
@@ -251,6 +303,24 @@ export const HANDLERS = {
     ...okOrError((result) => principalsText(result)),
   } satisfies Handler<OperationArgs, PrincipalsResult>,
   ...APPROVAL_HANDLERS,
+  pins: {
+    run: async ({ manager }, { server }) => {
+      const desk = pinDesk(manager);
+      return desk ? listPins(desk, server as string | undefined) : NO_PINS;
+    },
+    ...okOrError((result: Extract<PinsAnswer, { ok: true }>) => pinsText(result)),
+  } satisfies Handler<OperationArgs, PinsAnswer | Failed>,
+  pins_diff: {
+    run: async ({ manager }, args) => {
+      const desk = pinDesk(manager);
+      if (desk === undefined) return NO_PINS;
+      const target = checked('pins_diff', PIN_TARGET_LOOSE, args);
+      return 'ok' in target ? target : diffPins(desk, target);
+    },
+    ...okOrError((result: Extract<PinDiffsAnswer, { ok: true }>) => pinDiffsText(result)),
+  } satisfies Handler<OperationArgs, PinDiffsAnswer | Failed>,
+  pins_approve: pinDecisionHandler('approve', 'Approved'),
+  pins_reject: pinDecisionHandler('reject', 'Rejected'),
 } satisfies Record<OperationName, unknown>;
 
 /** What one call of an operation gave, as each front door answers it. */

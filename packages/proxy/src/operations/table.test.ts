@@ -10,7 +10,7 @@ import { runProxyCli, startProxy } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { RECONCILED_OPERATIONS } from '../cluster/clusterSync.ts';
 import { testdir } from '../proxy/__fixtures__/testdir.ts';
-import { CLI_GROUPS, OPERATIONS, type OperationSpec, type RestRoute } from './table.ts';
+import { OPERATIONS, type OperationSpec, type RestRoute } from './table.ts';
 
 /** A request that reaches the route, with arguments the handler may refuse (but sees). */
 function probe(route: RestRoute): { path: string; body?: string } {
@@ -29,12 +29,6 @@ async function consoleSession(base: string): Promise<{ cookie: string; csrf: str
   return { cookie, csrf };
 }
 
-const groupHelps = new Map<string, ReturnType<typeof runProxyCli>>();
-const groupHelp = (group: string) => {
-  if (!groupHelps.has(group)) groupHelps.set(group, runProxyCli([group, '--help']));
-  return groupHelps.get(group)!;
-};
-
 test('every operation is reachable at every front door it declares', async (t) => {
   const dir = testdir({}, t);
   const proxy = await startProxy(['--http', '0', '--mgmt-port', '0', '-a', 'echo'], {
@@ -48,8 +42,17 @@ test('every operation is reachable at every front door it declares', async (t) =
   t.after(() => client.close());
   const tools = (await client.listTools()).tools.map((tool) => tool.name);
 
-  const help = await runProxyCli(['--help']);
-  assert.equal(help.code, 0, help.stderr);
+  // A grouped command is listed in its group's help: `mcp-proxy pins --help`.
+  const helps = new Map<string, string>();
+  const helpOf = async (group: string | undefined) => {
+    const key = group ?? '';
+    if (!helps.has(key)) {
+      const help = await runProxyCli(group ? [group, '--help'] : ['--help']);
+      assert.equal(help.code, 0, help.stderr);
+      helps.set(key, help.stdout);
+    }
+    return helps.get(key)!;
+  };
   const session = await consoleSession(base);
 
   for (const operation of OPERATIONS as readonly OperationSpec[]) {
@@ -64,16 +67,13 @@ test('every operation is reachable at every front door it declares', async (t) =
       );
     }
     assert.ok(tools.includes(operation.tool), `${operation.name}: tool ${operation.tool}`);
-    // A grouped command (`approvals approve <id>`) is listed by its group's help.
-    const words = operation.cli.command.split(' ');
-    const group = CLI_GROUPS[words[0]] === undefined ? undefined : words.shift();
-    const [word, ...operands] = words;
+    const [word, ...operands] = operation.cli.command.split(' ');
     const line = new RegExp(
       `^  ${word} \\[options\\]${operands.map((o) => ` \\${o}`).join('')}`,
       'm',
     );
-    const listing = group === undefined ? help : await groupHelp(group);
-    assert.match(listing.stdout, line, `${operation.name}: mcp-proxy ${group ?? ''} ${word}`);
+    const group = operation.cli.group?.name;
+    assert.match(await helpOf(group), line, `${operation.name}: mcp-proxy ${group ?? ''} ${word}`);
     if (operation.console) {
       const response = await fetch(`${base}/console/plugins/${operation.name}`, {
         method: 'POST',

@@ -20,12 +20,7 @@ import {
   type ReloadBody,
   reloadText,
 } from './accessText.ts';
-import {
-  type AnsweredBody,
-  type ApprovalsBody,
-  answeredText,
-  approvalsText,
-} from './approvalsText.ts';
+import { APPROVAL_OPERATIONS } from './approvalOperations.ts';
 import {
   type AvailableBody,
   commandArgs,
@@ -40,6 +35,7 @@ import {
   type ToolsBody,
   toolsText,
 } from './cliText.ts';
+import { PIN_OPERATIONS } from './pinOperations.ts';
 import type { ProxyStatus } from './status.ts';
 
 /** An operation's arguments as every front door hands them to its handler. */
@@ -61,10 +57,9 @@ export interface RestRoute {
 
 /** An `mcp-proxy` client command: it sends the operation's REST request and prints the answer. */
 export interface CliCommand {
-  /**
-   * Commander's words: the command name and its operands, `load <plugin>`; a name of two words
-   * is a subcommand of the first, `approvals approve <id>` (see {@link CLI_GROUPS}).
-   */
+  /** The command this one is a subcommand of: `pins` for `mcp-proxy pins diff`. */
+  group?: CliGroup;
+  /** Commander's words: the command name and its operands, `load <plugin>`. */
   command: string;
   description: string;
   /** Extra flags, `[flags, description]`; commander camel-cases them for {@link args}. */
@@ -73,6 +68,12 @@ export interface CliCommand {
   args(operands: ReadonlyArray<string | undefined>, flags: Record<string, unknown>): OperationArgs;
   /** What the command prints for the API's JSON answer. */
   text(body: unknown, args: OperationArgs): string;
+}
+
+/** A command word whose subcommands are operations: `mcp-proxy pins diff|approve|…`. */
+export interface CliGroup {
+  name: string;
+  description: string;
 }
 
 export interface OperationSpec {
@@ -152,37 +153,6 @@ function pluginOperation<N extends 'load' | 'unload' | 'reload'>(
     },
     replicated: true,
     console: { flashTools: !unload },
-  };
-}
-
-/** Commands that group subcommands, and what `mcp-proxy --help` says of each. */
-export const CLI_GROUPS: Readonly<Record<string, string>> = {
-  approvals: 'calls waiting for an operator: list, approve or deny them',
-};
-
-/**
- * approve and deny: one waiting call by id. Privileged, so kernel code cannot answer for the
- * calls it made; the tool's caller answers as itself, never for its own calls (`handlers.ts`).
- */
-function answerOperation<N extends 'approve' | 'deny'>(
-  name: N,
-  summary: string,
-): Omit<OperationSpec, 'console'> & { name: N } {
-  return {
-    name,
-    summary,
-    args: {
-      id: z.string().min(1).describe('Id of the waiting call (proxy__approvals lists them)'),
-    },
-    privileged: true,
-    tool: `proxy__${name}`,
-    rest: [{ method: 'POST', path: `/proxy/approvals/${name}`, param: 'id' }],
-    cli: {
-      command: `approvals ${name} <id>`,
-      description: `${name} a call waiting for approval (its id from mcp-proxy approvals list)`,
-      args: ([id]) => ({ id }),
-      text: (body) => answeredText(body as AnsweredBody),
-    },
   };
 }
 
@@ -325,25 +295,8 @@ export const OPERATIONS = [
       text: (body) => principalsText(body as PrincipalsBody),
     },
   },
-  {
-    name: 'approvals',
-    summary:
-      "Calls waiting for an operator's approval: who, which tool, the arguments, the rule and the time left.",
-    privileged: true,
-    tool: 'proxy__approvals',
-    rest: [{ method: 'GET', path: '/proxy/approvals' }],
-    cli: {
-      command: 'approvals list',
-      description: "calls waiting for an operator's approval",
-      args: () => ({}),
-      text: (body) => approvalsText(body as ApprovalsBody),
-    },
-  },
-  answerOperation(
-    'approve',
-    'Approve a waiting call: a single-use grant for exactly that principal, tool and arguments.',
-  ),
-  answerOperation('deny', 'Deny a waiting call: it is refused and nothing runs.'),
+  ...APPROVAL_OPERATIONS,
+  ...PIN_OPERATIONS,
 ] as const satisfies readonly OperationSpec[];
 
 /** `explain`'s arguments from its flags; a missing principal or bad JSON fails the command. */

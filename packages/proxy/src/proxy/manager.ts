@@ -19,6 +19,7 @@ import {
   type LoadResult,
   type Logger,
   listAvailablePlugins,
+  type PinBoard,
   type PluginConfig,
   type PluginModule,
   type PluginRegistry,
@@ -114,6 +115,8 @@ export class PluginManager {
   access: AccessAdmin | undefined;
   /** Set by mcp-proxy serve: calls waiting for an operator's approval (`server.approvals`). */
   approvals: ApprovalDesk | undefined;
+  /** Set by mcp-proxy serve: the server's pinned definitions (list, diff, approve, reject). */
+  pins: PinBoard | undefined;
 
   get config(): Config {
     return this.#config;

@@ -62,8 +62,8 @@ function registerOperationTools(server: PluginServer, door: ToolDoor, inner: Inn
       (
         await perform(
           operation.name,
-          // The caller answers approvals as itself (never for its own calls).
-          { ...caller, principal: ctx.principal.id },
+          // The caller decides as itself (and never answers an approval of its own call).
+          { ...caller, operator: ctx.principal.id, principal: ctx.principal.id },
           'aboutCaller' in operation ? ownQuestion(args, ctx) : args,
         )
       ).tool({

@@ -199,8 +199,9 @@ async function buildProxy(
     BUILTIN_PLUGIN_DIR,
   );
   const manager = new PluginManager({ registry: core.server.registry, config, commands, env });
-  const { access, catalog, limits } = core.server;
+  const { access, catalog, limits, pins } = core.server;
   manager.approvals = core.server.approvals;
+  manager.pins = pins;
   manager.access = new AccessAdmin({
     access,
     catalog,
