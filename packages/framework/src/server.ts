@@ -36,8 +36,10 @@ import { closeHttpServer, type OpenTransports, serveHttp } from './server/serveH
 import { SessionHub } from './session/hub.ts';
 import type { McpSession } from './session/session.ts';
 import { createCounters, type ServerCounters } from './session/stats.ts';
+import { OtlpAuditExport } from './telemetry/auditLogs.ts';
 import {
   flushTracing,
+  resolveLogExport,
   resolveTelemetry,
   startTracing,
   type TelemetrySettings,
@@ -115,6 +117,9 @@ interface ServerParts {
   readonly telemetry: TelemetrySettings | undefined;
   /** Settles when the tracing SDK has loaded; `start()` waits for it. */
   readonly tracingReady: Promise<void> | undefined;
+  /** Decisions recorded; with OTLP on, also exported as log records. */
+  readonly audit: AuditTrail;
+  readonly auditExport: OtlpAuditExport | undefined;
 }
 
 /** Catalog, dispatcher (with traces when configured), plugin registry and session hub. */
@@ -140,6 +145,8 @@ function assembleParts(options: ServerOptions): ServerParts {
   const tracingReady = telemetry ? startTracing(telemetry) : undefined;
   tracingReady?.catch(() => undefined); // reported by start()
   if (telemetry) dispatcher.addInterceptor(toolCallSpan);
+  const logExport = resolveLogExport(options.otel, process.env, options.name ?? 'mcpbox');
+  const auditExport = logExport && new OtlpAuditExport(logExport);
   const catalogView = createCatalogView(catalog, dispatcher, access);
   const listing = toolListing({
     codeMode: options.codeMode,
@@ -186,6 +193,8 @@ function assembleParts(options: ServerOptions): ServerParts {
     onSessionClosed,
     telemetry,
     tracingReady,
+    audit: new AuditTrail(auditExport),
+    auditExport,
   };
 }
 
@@ -278,6 +287,7 @@ async function shutDown(parts: ServerParts, open: OpenTransports): Promise<void>
     await closeHttpServer(httpServer);
   }
   if (parts.telemetry) await flushTracing();
+  await parts.auditExport?.flush();
 }
 
 export function createServer(
@@ -304,7 +314,7 @@ export function createServer(
     access,
     limits,
     stats,
-    audit: new AuditTrail(),
+    audit: parts.audit,
     get url() {
       return url;
     },

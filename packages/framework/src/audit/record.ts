@@ -57,6 +57,8 @@ export interface AuditEntry {
   rule?: string;
   /** A management operation's name. */
   operation?: string;
+  /** What a management operation acted on besides a plugin, tool or view: a command's name. */
+  target?: string;
   /** Who decided an approval or operation, when not the principal. */
   by?: string;
   grant?: string;
@@ -87,6 +89,7 @@ const ENTRY_KEYS = [
   'decision',
   'rule',
   'operation',
+  'target',
   'by',
   'grant',
   'pin',

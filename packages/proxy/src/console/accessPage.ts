@@ -127,7 +127,7 @@ export async function explainFromForm(
     if (error instanceof OperandError) return { ok: false, text: error.message };
     throw error;
   }
-  const result = await HANDLERS.explain.run({ manager }, args);
+  const result = await HANDLERS.explain.run({ manager, by: 'console' }, args);
   return result.ok
     ? { ok: true, text: explainText(result as ExplainBody) }
     : { ok: false, text: result.error };
@@ -137,6 +137,6 @@ export async function explainFromForm(
 export async function reloadPolicyAction(
   manager: PluginManager,
 ): Promise<{ ok: boolean; text: string }> {
-  const result = await HANDLERS.reload_policy.run({ manager }, {});
+  const result = await HANDLERS.reload_policy.run({ manager, by: 'console' }, {});
   return result.ok ? { ok: true, text: reloadText(result) } : { ok: false, text: result.error };
 }

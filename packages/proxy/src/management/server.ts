@@ -149,7 +149,7 @@ export async function startManagementServer(
   // How the API's users load a plugin: with the CLI, `mcp-proxy load echo`.
   const howToLoad = (plugin: string) =>
     `mcp-proxy ${operationNamed('load').cli.command.split(' ')[0]} ${plugin}`;
-  const caller: Caller = { manager: options.manager, howToLoad };
+  const caller: Caller = { manager: options.manager, howToLoad, by: 'management-api' };
   const rebinding = rebindingCheck(host);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

@@ -24,6 +24,7 @@ import { type ClusterView, clusterText } from '../proxy/clusterView.ts';
 import type { CommandInfo, CommandOutcome } from '../proxy/commands.ts';
 import type { AvailableEntry, PluginManager } from '../proxy/manager.ts';
 import { explainText, principalsText, reloadText } from './accessText.ts';
+import { auditedHandlers } from './audited.ts';
 import { commandResultText, commandsText } from './cliText.ts';
 import { statusJson } from './status.ts';
 import { EXPLAIN_ARGS, type OperationArgs, type OperationName } from './table.ts';
@@ -36,6 +37,13 @@ export interface Caller {
   howToLoad?: (plugin: string) => string;
   /** Cluster mode applying another replica's change: not to be shared again. */
   fromCluster?: boolean;
+  /** The principal asking (the `proxy__*` tools' caller), for the audit trail. */
+  principal?: string;
+  /**
+   * Who asks when no principal does, for the audit trail: `management-api` (the token's
+   * holder), `console`, `SIGHUP`; `cluster` when {@link fromCluster}.
+   */
+  by?: string;
 }
 
 /** What the `proxy__*` tools' texts need beyond the result. */
@@ -135,7 +143,8 @@ function explainQuery(args: OperationArgs) {
 
 const byName = (a: ToolView, b: ToolView) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-export const HANDLERS = {
+/** Every operation's handler; each run is recorded in the audit trail (`audited.ts`). */
+export const HANDLERS = auditedHandlers({
   load: pluginHandler((c, plugin) => c.manager.load(plugin, { fromCluster: c.fromCluster }), {
     verb: 'Loaded',
     failed: 'load failed',
@@ -245,7 +254,7 @@ export const HANDLERS = {
         : NO_ACCESS,
     ...okOrError((result) => principalsText(result)),
   } satisfies Handler<OperationArgs, PrincipalsResult>,
-} satisfies Record<OperationName, unknown>;
+} satisfies Record<OperationName, unknown>);
 
 /** What one call of an operation gave, as each front door answers it. */
 export interface Performed {

@@ -11,6 +11,7 @@
  * @module
  */
 import {
+  type AuditTrail,
   type Config,
   createLogger,
   errorMessage,
@@ -111,6 +112,8 @@ export class PluginManager {
   clusterView: (() => Promise<ClusterView>) | undefined;
   /** Set by mcp-proxy serve: views and policy (reload, explain, principals seen). */
   access: AccessAdmin | undefined;
+  /** Set by mcp-proxy serve: the server's audit trail, where operations are recorded. */
+  audit: AuditTrail | undefined;
 
   get config(): Config {
     return this.#config;

@@ -62,7 +62,7 @@ function registerOperationTools(server: PluginServer, door: ToolDoor, inner: Inn
       (
         await perform(
           operation.name,
-          caller,
+          { ...caller, principal: ctx.principal.id },
           'aboutCaller' in operation ? ownQuestion(args, ctx) : args,
         )
       ).tool({

@@ -200,6 +200,7 @@ async function buildProxy(
   );
   const manager = new PluginManager({ registry: core.server.registry, config, commands, env });
   const { access, catalog, limits } = core.server;
+  manager.audit = core.server.audit;
   manager.access = new AccessAdmin({
     access,
     catalog,
@@ -331,7 +332,7 @@ async function watchPlugins(proxy: ProxyCore, running: Running): Promise<void> {
 /** `kill -HUP`: re-read views and policy, as `mcp-proxy reload-policy` does (and shared alike). */
 function reloadOnHangup(manager: PluginManager): () => void {
   const onHangup = () =>
-    void HANDLERS.reload_policy.run({ manager }, {}).then((result) => {
+    void HANDLERS.reload_policy.run({ manager, by: 'SIGHUP' }, {}).then((result) => {
       if (result.ok) log.info(`SIGHUP: views and policy reloaded from ${result.file}`);
       else log.error(`SIGHUP: views and policy not reloaded: ${result.error}`);
     });
