@@ -17,7 +17,8 @@ export type McpboxErrorCode =
   | 'NOT_STARTED'
   | 'ALREADY_STARTED'
   | 'TELEMETRY_FAILED'
-  | 'UNKNOWN_VIEW';
+  | 'UNKNOWN_VIEW'
+  | 'PINS_FILE';
 
 export class McpboxError extends Error {
   readonly code: McpboxErrorCode;

@@ -29,6 +29,8 @@ import { processGateStore } from './gate/store.ts';
 import { Limiter } from './limits/limiter.ts';
 import { clusterLimitStore, memoryLimitStore } from './limits/store.ts';
 import { createLogger } from './logging/index.ts';
+import { openPinBook } from './pins/index.ts';
+import type { PinBoard } from './pins/types.ts';
 import { PluginRegistry } from './plugins/registry.ts';
 import { type SessionClosedSource, StagingServer } from './plugins/staging.ts';
 import { listenLimitsOf, resolveServerOptions, type ServerOptions } from './server/options.ts';
@@ -73,6 +75,8 @@ export interface McpboxServer extends Registrations {
   readonly stats: ServerCounters;
   /** Where decisions are recorded (pins, approvals, operations); a log attaches when configured. */
   readonly audit: AuditTrail;
+  /** Pinned definitions: what is pinned and what waits, approved or rejected here. */
+  readonly pins: PinBoard;
   /** The bound MCP URL once an HTTP transport has started. */
   readonly url: string | undefined;
   /** Wraps every tool call (plugins, mirrored servers, built-ins). Returns a remover. */
@@ -113,12 +117,13 @@ interface ServerParts {
   readonly catalogView: CatalogView;
   readonly registry: PluginRegistry;
   readonly sessions: SessionHub;
+  readonly audit: AuditTrail;
+  readonly pins: PinBoard & { close(): Promise<void> };
   readonly onSessionClosed: SessionClosedSource;
   readonly telemetry: TelemetrySettings | undefined;
   /** Settles when the tracing SDK has loaded; `start()` waits for it. */
   readonly tracingReady: Promise<void> | undefined;
-  /** Decisions recorded; with OTLP on, also exported as log records. */
-  readonly audit: AuditTrail;
+  /** With OTLP on, the audit trail's records also go out as log records. */
   readonly auditExport: OtlpAuditExport | undefined;
 }
 
@@ -127,6 +132,17 @@ function assembleParts(options: ServerOptions): ServerParts {
   const logger = options.logger ?? createLogger('server');
   const stats = createCounters();
   const catalog = new Catalog();
+  const logExport = resolveLogExport(options.otel, process.env, options.name ?? 'mcpbox');
+  const auditExport = logExport && new OtlpAuditExport(logExport);
+  const audit = new AuditTrail(auditExport);
+  // Every plugin's batch passes the pin book's screen on its way into the catalog.
+  const pins = openPinBook({
+    catalog,
+    settings: options.pins,
+    cluster: options.cluster,
+    audit,
+    logger,
+  });
   // A rule that does not compile stops the start here, naming the rule.
   const access = new AccessControl(options.access);
   catalog.onChange(() => access.forget());
@@ -145,8 +161,6 @@ function assembleParts(options: ServerOptions): ServerParts {
   const tracingReady = telemetry ? startTracing(telemetry) : undefined;
   tracingReady?.catch(() => undefined); // reported by start()
   if (telemetry) dispatcher.addInterceptor(toolCallSpan);
-  const logExport = resolveLogExport(options.otel, process.env, options.name ?? 'mcpbox');
-  const auditExport = logExport && new OtlpAuditExport(logExport);
   const catalogView = createCatalogView(catalog, dispatcher, access);
   const listing = toolListing({
     codeMode: options.codeMode,
@@ -163,6 +177,7 @@ function assembleParts(options: ServerOptions): ServerParts {
     proxy: options.proxy,
     cluster: options.cluster,
     onSessionClosed,
+    pins,
   });
   const sessions: SessionHub = new SessionHub({
     info: { name: options.name ?? 'mcpbox', version: options.version ?? '0.1.0' },
@@ -190,10 +205,11 @@ function assembleParts(options: ServerOptions): ServerParts {
     catalogView,
     registry,
     sessions,
+    audit,
+    pins,
     onSessionClosed,
     telemetry,
     tracingReady,
-    audit: new AuditTrail(auditExport),
     auditExport,
   };
 }
@@ -286,6 +302,7 @@ async function shutDown(parts: ServerParts, open: OpenTransports): Promise<void>
     open.httpServer = undefined;
     await closeHttpServer(httpServer);
   }
+  await parts.pins.close();
   if (parts.telemetry) await flushTracing();
   await parts.auditExport?.flush();
 }
@@ -315,6 +332,7 @@ export function createServer(
     limits,
     stats,
     audit: parts.audit,
+    pins: parts.pins,
     get url() {
       return url;
     },

@@ -19,6 +19,7 @@ import type {
   CatalogBatch,
   CatalogChangeListener,
   CatalogKind,
+  CatalogScreen,
   Collision,
   PromptEntry,
   ResourceEntry,
@@ -48,6 +49,8 @@ export class Catalog {
   #promptList: Prompt[] | undefined;
   /** What `tools/list` shows of each enabled tool (code mode, deferred-loading hints). */
   #toolListing: ToolListing | undefined;
+  /** The pin book's screen every plugin's batch passes (none: everything enters). */
+  #screen: CatalogScreen | undefined;
 
   // ---- lookups (the call path) ----
 
@@ -75,6 +78,15 @@ export class Catalog {
       if (variables) return { entry, variables };
     }
     return undefined;
+  }
+
+  /** A tool the screen holds back, with why: for the call path's error. */
+  heldTool(name: string): { entry: ToolEntry; reason: string } | undefined {
+    return this.#screen?.heldTool(name);
+  }
+
+  heldPrompt(name: string): { entry: PromptEntry; reason: string } | undefined {
+    return this.#screen?.heldPrompt(name);
   }
 
   // ---- listings (cached) ----
@@ -150,10 +162,21 @@ export class Catalog {
       if (existing && existing.plugin !== replacing)
         found.push({ kind, key, owner: existing.plugin });
     };
-    for (const t of batch.tools) check('tool', this.#tools, t.name);
+    // A name held back by the screen stays its plugin's: another may not take it meanwhile.
+    const held = (kind: 'tool' | 'prompt', key: string) => {
+      const owner = this.#screen?.heldOwner(kind, key);
+      if (owner !== undefined && owner !== replacing) found.push({ kind, key, owner });
+    };
+    for (const t of batch.tools) {
+      check('tool', this.#tools, t.name);
+      held('tool', t.name);
+    }
     for (const r of batch.resources) check('resource', this.#resources, r.uri);
     for (const t of batch.templates) check('resource template', this.#templates, t.uriTemplate);
-    for (const p of batch.prompts) check('prompt', this.#prompts, p.name);
+    for (const p of batch.prompts) {
+      check('prompt', this.#prompts, p.name);
+      held('prompt', p.name);
+    }
     return found;
   }
 
@@ -167,6 +190,7 @@ export class Catalog {
 
   /** Removes everything a plugin owns, announcing one change; returns what was removed. */
   removePlugin(plugin: string): OwnedNames {
+    this.#screen?.forget(plugin);
     const owned = this.#remove(plugin);
     this.#changed(kindsOf(owned.tools, [...owned.resources, ...owned.templates], owned.prompts));
     return owned;
@@ -183,11 +207,14 @@ export class Catalog {
       const c = collisions[0];
       throw new Error(`${c.kind} '${c.key}' is already registered by '${c.owner}'`);
     }
+    const owner = plugin ?? batch.tools[0]?.plugin ?? batch.prompts[0]?.plugin;
+    const admitted =
+      this.#screen && owner !== undefined ? this.#screen.screen(owner, batch) : batch;
     const removed = plugin === undefined ? emptyOwned() : this.#remove(plugin);
-    for (const t of batch.tools) this.#tools.set(t.name, t);
-    for (const r of batch.resources) this.#resources.set(r.uri, r);
-    for (const t of batch.templates) this.#templates.set(t.uriTemplate, t);
-    for (const p of batch.prompts) this.#prompts.set(p.name, p);
+    for (const t of admitted.tools) this.#tools.set(t.name, t);
+    for (const r of admitted.resources) this.#resources.set(r.uri, r);
+    for (const t of admitted.templates) this.#templates.set(t.uriTemplate, t);
+    for (const p of admitted.prompts) this.#prompts.set(p.name, p);
     this.#changed(
       kindsOf(
         [...removed.tools, ...batch.tools],
@@ -196,6 +223,23 @@ export class Catalog {
       ),
     );
     return removed;
+  }
+
+  /**
+   * Screens every later batch (the pin book's screen); entries it releases come back through
+   * {@link release}.
+   */
+  setScreen(screen: CatalogScreen): void {
+    this.#screen = screen;
+  }
+
+  /** Adds entries the screen held back and now releases; a key taken meanwhile is skipped. */
+  release(batch: Pick<CatalogBatch, 'tools' | 'prompts'>): void {
+    const tools = batch.tools.filter((t) => !this.#tools.has(t.name));
+    const prompts = batch.prompts.filter((p) => !this.#prompts.has(p.name));
+    for (const t of tools) this.#tools.set(t.name, t);
+    for (const p of prompts) this.#prompts.set(p.name, p);
+    this.#changed(kindsOf(tools, [], prompts));
   }
 
   #remove(plugin: string): OwnedNames {

@@ -164,7 +164,7 @@ export class ToolCallDispatcher {
     options?: { via?: 'code' },
   ): Promise<CallToolResult> {
     const entry = this.#catalog.getTool(name);
-    if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+    if (!entry) throw this.#unknown(name, ctx);
     if (!entry.enabled)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} disabled`);
     let refusal: string | undefined;
@@ -198,6 +198,21 @@ export class ToolCallDispatcher {
         limit.release();
       }
     }
+  }
+
+  /**
+   * The error for a name the catalog does not list: a tool the pin book holds back is named as
+   * quarantined (to a caller whose view has it), anything else is not found.
+   */
+  #unknown(name: string, ctx: ToolContext): ProtocolError {
+    const held = this.#catalog.heldTool(name);
+    const principal = ctx.principal ?? ANONYMOUS_PRINCIPAL;
+    const hidden =
+      held !== undefined && this.#access?.mayList(principal, ctx.view, held.entry) === false;
+    return new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      held && !hidden ? held.reason : `Tool ${name} not found`,
+    );
   }
 
   async #limit(

@@ -90,3 +90,19 @@ export interface Collision {
 }
 
 export type CatalogChangeListener = (kinds: ReadonlySet<CatalogKind>) => void;
+
+/**
+ * What a plugin's batch passes on its way into the catalog (the pin book's screen): the part
+ * that may enter now; the rest is held by the screen, out of every listing and lookup, until it
+ * is released (into `Catalog.release`).
+ */
+export interface CatalogScreen {
+  screen(plugin: string, batch: CatalogBatch): CatalogBatch;
+  /** The plugin left the catalog: what is held of it goes too. */
+  forget(plugin: string): void;
+  /** A tool held back, with the reason a caller is told. */
+  heldTool(name: string): { entry: ToolEntry; reason: string } | undefined;
+  heldPrompt(name: string): { entry: PromptEntry; reason: string } | undefined;
+  /** The plugin holding a name that is held back (a name it keeps, as if listed). */
+  heldOwner(kind: 'tool' | 'prompt', name: string): string | undefined;
+}

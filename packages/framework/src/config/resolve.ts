@@ -60,6 +60,8 @@ export function absolutePaths(layer: WrittenConfig, baseDir: string, home: strin
     out.plugin_config_dir = absolutePath(layer.plugin_config_dir, baseDir, home);
   if (layer.tool_log_dir) out.tool_log_dir = absolutePath(layer.tool_log_dir, baseDir, home);
   if (layer.audit_log) out.audit_log = absolutePath(layer.audit_log, baseDir, home);
+  if (layer.pins?.file)
+    out.pins = { ...layer.pins, file: absolutePath(layer.pins.file, baseDir, home) };
   if (layer.plugins) {
     out.plugins = Object.fromEntries(
       Object.entries(layer.plugins).map(([name, entry]) => {
@@ -154,6 +156,14 @@ export function resolveConfig(
         }
       : undefined,
     otel: written.otel,
+    // Present (even empty) pins strictly; a plugin's own `pin:` works without the section too.
+    pins:
+      written.pins || Object.values(written.plugins ?? {}).some((entry) => entry?.pin)
+        ? {
+            mode: written.pins?.mode ?? (written.pins ? 'strict' : 'off'),
+            file: written.pins?.file ?? join(context.home, '.mcp_pins.json'),
+          }
+        : undefined,
     config_file: context.configFile,
   };
 }

@@ -8,6 +8,8 @@
  */
 import { z } from 'zod';
 import { CLUSTER_FALLBACKS, type ClusterFallback } from '../cluster/settings.ts';
+import { PIN_MODES } from '../pins/modes.ts';
+import type { PinMode } from '../pins/types.ts';
 import { MIN_SECRET_LENGTH } from '../state/keys.ts';
 import { buildLeaves, describeValue, type Leaves, leaf, oneOf, parseInteger } from './leaves.ts';
 import { CODE_MODES, type CodeMode, type PluginEntry, type WrittenConfig } from './types.ts';
@@ -77,6 +79,28 @@ function otelSchema({ optionalUrl, optionalString }: Leaves) {
     .strict();
 }
 
+/** `pins:` — how definitions are pinned; `pins: strict` is short for `{mode: strict}`. */
+function pinsSchema({ nonEmpty }: Leaves) {
+  return z.preprocess(
+    (v) => (v === null ? {} : v === '' ? undefined : typeof v === 'string' ? { mode: v } : v),
+    z
+      .object(
+        { mode: pinModeLeaf().optional(), file: nonEmpty.optional() },
+        {
+          error: (issue) =>
+            issue.code === 'unrecognized_keys'
+              ? `unknown ${issue.keys.join(', ')}: expected mode, file`
+              : 'expected a mapping with mode (strict, warn, off) and file',
+        },
+      )
+      .strict(),
+  );
+}
+
+function pinModeLeaf() {
+  return leaf<PinMode>(`one of ${PIN_MODES.join(', ')}`, oneOf(PIN_MODES));
+}
+
 /** One entry under `plugins:`; keys it does not know are kept for the plugin. */
 function pluginEntrySchema({ bool, str, nonEmpty, stringList, stringMap, optionalUrl }: Leaves) {
   return z
@@ -95,6 +119,7 @@ function pluginEntrySchema({ bool, str, nonEmpty, stringList, stringMap, optiona
         url: optionalUrl.optional(),
         headers: stringMap.optional(),
         defer_loading: bool.optional(),
+        pin: pinModeLeaf().optional(),
       },
       { error: 'expected a mapping of plugin settings' },
     )
@@ -217,6 +242,7 @@ function operationsShape(l: Leaves) {
     metrics: l.bool.optional(),
     cluster: clusterSchema().optional(),
     otel: otelSchema(l).optional(),
+    pins: pinsSchema(l).optional(),
   };
 }
 

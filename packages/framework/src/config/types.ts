@@ -9,6 +9,7 @@
 import { CODE_MODES, type CodeMode } from '../catalog/toolListing.ts';
 import type { ClusterSettings, WrittenClusterConfig } from '../cluster/settings.ts';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../logging/logger.ts';
+import type { PinMode } from '../pins/types.ts';
 import type { OtelConfig } from '../telemetry/settings.ts';
 
 // Each concern defines its own settings' values; the configuration names them here too.
@@ -39,6 +40,8 @@ export interface PluginEntry {
   headers?: Record<string, string>;
   /** Every tool of this plugin carries the deferred-loading hint in `tools/list`. */
   defer_loading?: boolean;
+  /** How this plugin's (or mirrored server's) definitions are pinned; default `pins.mode`. */
+  pin?: PinMode;
   [pluginSpecific: string]: unknown;
 }
 
@@ -161,6 +164,14 @@ export interface WrittenConfig {
    * `OTEL_SERVICE_NAME`). Default off.
    */
   otel?: OtelConfig;
+  /**
+   * Pinned definitions: each plugin's and mirrored server's tool and prompt definitions are
+   * pinned on first sight; a changed or new one is quarantined (`strict`, the default once the
+   * section is present), pinned with a warning (`warn`), or not pinned (`off`, also when the
+   * section is absent). `file`: where a server alone keeps them (default `~/.mcp_pins.json`);
+   * in cluster mode they live in the cluster's Redis.
+   */
+  pins?: { mode?: PinMode; file?: string };
 }
 
 /** The resolved configuration: every key present, paths absolute. */
@@ -219,6 +230,8 @@ export interface Config {
   metrics: boolean;
   /** Cluster mode, when configured (`cluster.redis_url` or `MCP_REDIS_URL`). */
   cluster: ClusterSettings | undefined;
+  /** `pins:` with the file made absolute; undefined when absent (nothing pinned by default). */
+  pins: { mode: PinMode; file: string } | undefined;
   /** As written; the OTEL_* variables are read where tracing starts (`createServer`). */
   otel: OtelConfig | undefined;
   /** Absolute path of the file this was read from, if any (for messages). */

@@ -27,6 +27,7 @@ import type {
   LoadedPlugin,
   LoadOptions,
   LoadResult,
+  PinModes,
   PluginRegistryOptions,
   RegistrySummary,
   UnloadResult,
@@ -65,6 +66,7 @@ export class PluginRegistry {
   readonly #proxy: ProxyCommands | undefined;
   readonly #cluster: ClusterLink | undefined;
   readonly #onSessionClosed: SessionClosedSource | undefined;
+  readonly #pins: PinModes | undefined;
   /** Each loaded plugin's `server.onUnload` cleanups, run when that registration ends. */
   readonly #cleanups = new Map<string, Array<() => unknown>>();
   /** Each loaded plugin's `server.publishAdmin` surfaces, replaced with its registration. */
@@ -82,6 +84,7 @@ export class PluginRegistry {
     this.#proxy = options.proxy;
     this.#cluster = options.cluster;
     this.#onSessionClosed = options.onSessionClosed;
+    this.#pins = options.pins;
   }
 
   #serial<T>(task: () => Promise<T>): Promise<T> {
@@ -101,19 +104,13 @@ export class PluginRegistry {
     if ('error' in found) return failed(name, found.error);
     const prefix = options.prefix || undefined;
     const config = options.config ?? {};
-    const staged = await this.#stage(name, found.module, config, prefix, undefined);
+    const internal = options.internal ?? false;
+    const staged = await this.#stage(name, found.module, config, prefix, undefined, internal);
     if ('error' in staged) return failed(name, staged.error);
     this.#cleanups.set(name, staged.cleanups);
     this.#admin.set(name, staged.admin);
 
-    const plugin = this.#record(
-      name,
-      found.module,
-      config,
-      options.internal ?? false,
-      prefix,
-      found.source,
-    );
+    const plugin = this.#record(name, found.module, config, internal, prefix, found.source);
     this.#plugins.set(name, plugin);
     this.#logger.info(`loaded plugin ${name}`, {
       tools: plugin.tools.length,
@@ -151,7 +148,7 @@ export class PluginRegistry {
       }
       const config = options.config ?? old.config;
       const prefix = options.prefix === undefined ? old.prefix : options.prefix || undefined;
-      const staged = await this.#stage(name, module, config, prefix, name);
+      const staged = await this.#stage(name, module, config, prefix, name, old.internal);
       if ('error' in staged) return failed(name, staged.error);
       // The new registration serves now; what the old one holds (processes, connections) goes.
       await this.#runCleanups(name, this.#cleanups.get(name));
@@ -198,6 +195,7 @@ export class PluginRegistry {
     config: PluginConfig,
     prefix: string | undefined,
     replacing: string | undefined,
+    internal: boolean,
   ): Promise<
     { error: string } | { cleanups: Array<() => unknown>; admin: Map<string, AdminSurface> }
   > {
@@ -220,12 +218,36 @@ export class PluginRegistry {
     } catch (thrown) {
       error = `Plugin '${name}' register() failed: ${errorMessage(thrown)}`;
     }
+    error ??= await this.#pinMode(name, config, internal);
     if (error !== undefined) {
       await this.#runCleanups(name, staging.cleanups);
       return { error };
     }
     staging.commit(replacing);
     return { cleanups: staging.cleanups, admin: staging.admin };
+  }
+
+  /**
+   * Tells the pin book how the plugin's definitions are pinned, after the book is read: the
+   * error when it cannot be (nothing enters the catalog unscreened), else undefined.
+   */
+  async #pinMode(
+    name: string,
+    config: PluginConfig,
+    internal: boolean,
+  ): Promise<string | undefined> {
+    if (!this.#pins) return undefined;
+    const mode = config.pin;
+    if (mode !== undefined && mode !== 'strict' && mode !== 'warn' && mode !== 'off') {
+      return `Plugin '${name}': pin must be strict, warn or off (got ${JSON.stringify(mode)})`;
+    }
+    try {
+      await this.#pins.ready();
+    } catch (thrown) {
+      return `Plugin '${name}' not loaded: the pin book cannot be read (${errorMessage(thrown)})`;
+    }
+    this.#pins.setMode(name, internal ? 'off' : mode);
+    return undefined;
   }
 
   /** Runs cleanups one after another, latest first; failures are logged, never thrown. */

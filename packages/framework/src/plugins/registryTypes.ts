@@ -10,6 +10,7 @@ import type { ClusterLink } from '../cluster/link.ts';
 import type { CatalogView } from '../contract/catalogView.ts';
 import type { Logger } from '../contract/logger.ts';
 import type { PluginConfig, PluginModule, ProxyCommands } from '../contract/plugin.ts';
+import type { PinMode } from '../pins/types.ts';
 import type { PluginSource } from './load.ts';
 import type { SessionClosedSource } from './staging.ts';
 
@@ -90,4 +91,14 @@ export interface PluginRegistryOptions {
   cluster?: ClusterLink;
   /** What plugins' `server.onSessionClosed` subscribes to (the server's session hub). */
   onSessionClosed?: SessionClosedSource;
+  /** The pin book: each loaded plugin's mode is set before its batch enters the catalog. */
+  pins?: PinModes;
+}
+
+/** What the registry tells the pin book of each plugin it commits. */
+export interface PinModes {
+  /** Settles when the book is read (a load waits for it: nothing enters unscreened). */
+  ready(): Promise<void>;
+  /** The plugin's own `pin:` setting; `off` for internal plugins; undefined: the default. */
+  setMode(plugin: string, mode: PinMode | undefined): void;
 }

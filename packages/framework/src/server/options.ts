@@ -12,6 +12,7 @@ import type { CodeMode, Config, TransportKind } from '../config/types.ts';
 import type { Logger } from '../contract/logger.ts';
 import type { ProxyCommands } from '../contract/plugin.ts';
 import { type LimitSettings, parseLimitSettings } from '../limits/settings.ts';
+import type { PinSettings } from '../pins/index.ts';
 import type { OtelConfig } from '../telemetry/index.ts';
 import type { ListenLimits } from '../transports/listenLimits.ts';
 
@@ -96,6 +97,12 @@ export interface ServerOptions {
   view?: string;
   /** Rate limits, daily quotas and concurrency caps per principal; none by default. */
   limits?: LimitSettings;
+  /**
+   * Pinned definitions (`pins:`): each loaded plugin's and mirrored server's tool and prompt
+   * definitions pinned on first sight, changed and new ones quarantined until approved. None:
+   * nothing is pinned, unless a plugin's own `pin:` setting asks.
+   */
+  pins?: PinSettings;
 }
 
 /** Maps the resolved config file (snake_case) to server options. */
@@ -127,6 +134,7 @@ export function serverOptionsFromConfig(config: Config): ServerOptions {
     access: parseAccessSettings(config),
     view: config.view,
     limits: parseLimitSettings(config.limits),
+    pins: config.pins,
   };
 }
 

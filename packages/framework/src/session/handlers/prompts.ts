@@ -39,8 +39,14 @@ export function registerPromptHandlers(host: SessionHost): void {
     counted(async (request, extra) => {
       const { name } = request.params;
       const prompt = inView(extra.view, name) ? catalog.getPrompt(name) : undefined;
-      if (!prompt)
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
+      if (!prompt) {
+        // A prompt the pin book holds back says so (to a caller whose view has it).
+        const held = inView(extra.view, name) ? catalog.heldPrompt(name) : undefined;
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          held?.reason ?? `Prompt ${name} not found`,
+        );
+      }
       if (!prompt.enabled)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} disabled`);
       let args: Record<string, unknown> | undefined;
