@@ -43,8 +43,10 @@ import { SessionHub } from './session/hub.ts';
 import type { McpSession } from './session/session.ts';
 import { createCounters, type ServerCounters } from './session/stats.ts';
 import { processRecords, processState } from './state/process.ts';
+import { OtlpAuditExport } from './telemetry/auditLogs.ts';
 import {
   flushTracing,
+  resolveLogExport,
   resolveTelemetry,
   startTracing,
   type TelemetrySettings,
@@ -138,6 +140,8 @@ interface ServerParts {
   readonly telemetry: TelemetrySettings | undefined;
   /** Settles when the tracing SDK has loaded; `start()` waits for it. */
   readonly tracingReady: Promise<void> | undefined;
+  /** With OTLP on, the audit trail's records also go out as log records. */
+  readonly auditExport: OtlpAuditExport | undefined;
 }
 
 /** The caller's budgets, when configured. */
@@ -153,7 +157,9 @@ function assembleParts(options: ServerOptions): ServerParts {
   const logger = options.logger ?? createLogger('server');
   const stats = createCounters();
   const catalog = new Catalog();
-  const audit = new AuditTrail();
+  const logExport = resolveLogExport(options.otel, process.env, options.name ?? 'mcpbox');
+  const auditExport = logExport && new OtlpAuditExport(logExport);
+  const audit = new AuditTrail(auditExport);
   // Every plugin's batch passes the pin book's screen on its way into the catalog.
   const pins = openPinBook({
     catalog,
@@ -233,6 +239,7 @@ function assembleParts(options: ServerOptions): ServerParts {
     onSessionClosed,
     telemetry,
     tracingReady,
+    auditExport,
   };
 }
 
@@ -326,6 +333,7 @@ async function shutDown(parts: ServerParts, open: OpenTransports): Promise<void>
   }
   await parts.pins.close();
   if (parts.telemetry) await flushTracing();
+  await parts.auditExport?.flush();
 }
 
 export function createServer(

@@ -137,7 +137,20 @@ describe('verifyAuditLog finds edited records and says where', () => {
     assert.deepEqual(await verifyAuditLog(path), {
       ok: false,
       line: 2,
-      problem: 'not an audit record (damaged, or cut off mid-record)',
+      problem: 'not an audit record where seq 2 was expected (damaged, or cut off mid-record)',
+    });
+  });
+
+  test('an empty line in the middle: that line, and the record it stands for', async (t) => {
+    const path = await tempFile(t);
+    await writeLog(path, 4);
+    const all = await lines(path);
+    all.splice(2, 0, '');
+    await writeFile(path, `${all.join('\n')}\n`);
+    assert.deepEqual(await verifyAuditLog(path), {
+      ok: false,
+      line: 3,
+      problem: 'an empty line where record seq 3 was expected',
     });
   });
 
@@ -207,7 +220,7 @@ describe('verifyAuditLog finds removed, reordered and cut-off records', () => {
     assert.deepEqual(await verifyAuditLog(path), {
       ok: false,
       line: 3,
-      problem: 'the file ends mid-record (truncated)',
+      problem: 'the file ends mid-record (truncated): record seq 3 is cut off',
     });
   });
 

@@ -55,6 +55,8 @@ export class AuditLog {
   /** Text a failed append did not write: it goes first next time, so the chain has no gap. */
   #unwritten = '';
   #closed = false;
+  /** Who sees each record as it is sealed (the OTLP export, `telemetry/auditLogs.ts`). */
+  readonly #listeners = new Set<(record: AuditRecord, line: string) => void>();
 
   /** @throws when the file's folder cannot be created or the file cannot be read. */
   constructor(options: AuditLogOptions) {
@@ -78,7 +80,17 @@ export class AuditLog {
     this.#seq = record.seq;
     this.#prev = record.hash;
     this.#queue.push(`${line}\n`);
+    for (const listener of this.#listeners) listener(record, line);
     return record;
+  }
+
+  /**
+   * Hands each later record and its line to `listener` (which must not throw) until the
+   * remover is called.
+   */
+  onRecord(listener: (record: AuditRecord, line: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Resolves when everything recorded so far has been written (or given up on). */

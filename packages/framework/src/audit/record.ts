@@ -35,6 +35,7 @@ const ENTRY_KEYS = [
   'decision',
   'rule',
   'operation',
+  'target',
   'by',
   'grant',
   'pin',

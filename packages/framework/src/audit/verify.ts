@@ -29,10 +29,12 @@ interface Chain {
 function checkLine(text: string, chain: Chain, terminated: boolean): string | undefined {
   const record = parseRecord(text);
   if (record === undefined) {
-    if (!terminated) return 'the file ends mid-record (truncated)';
+    // The line stands where the next record belongs: say which, so the operator knows what is lost.
+    const next = chain.seq + 1;
+    if (!terminated) return `the file ends mid-record (truncated): record seq ${next} is cut off`;
     return text === ''
-      ? 'an empty line, not an audit record'
-      : 'not an audit record (damaged, or cut off mid-record)';
+      ? `an empty line where record seq ${next} was expected`
+      : `not an audit record where seq ${next} was expected (damaged, or cut off mid-record)`;
   }
   if (recordHash(record) !== record.hash) {
     return `record seq ${record.seq} was changed after it was written (its hash does not match its content)`;

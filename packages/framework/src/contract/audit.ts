@@ -45,6 +45,8 @@ export interface AuditEntry {
   rule?: string;
   /** A management operation's name. */
   operation?: string;
+  /** What a management operation acted on besides a plugin, tool or view: a command's name. */
+  target?: string;
   /** Who decided an approval or operation, when not the principal. */
   by?: string;
   grant?: string;

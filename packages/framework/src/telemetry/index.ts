@@ -1,10 +1,17 @@
+export { OtlpAuditExport } from './auditLogs.ts';
 export {
   type EraLabel,
   observeRequest,
   REQUEST_CHANNEL,
   type RequestEvent,
 } from './requests.ts';
-export { type OtelConfig, resolveTelemetry, type TelemetrySettings } from './settings.ts';
+export {
+  type LogExportSettings,
+  type OtelConfig,
+  resolveLogExport,
+  resolveTelemetry,
+  type TelemetrySettings,
+} from './settings.ts';
 export { toolCallSpan, traceUpstreamRequest } from './spans.ts';
 export {
   type Attributes,

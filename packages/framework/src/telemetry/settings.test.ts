@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { loadConfig } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../logging/index.ts';
-import { resolveTelemetry } from './settings.ts';
+import { resolveLogExport, resolveTelemetry } from './settings.ts';
 import { exportProblems } from './tracing.ts';
 
 test('off without an endpoint; the config key wins over the OTEL_* variables', () => {
@@ -42,6 +42,34 @@ test('off without an endpoint; the config key wins over the OTEL_* variables', (
   assert.equal(
     resolveTelemetry(undefined, { ...env, OTEL_SDK_DISABLED: 'true' }, 'svc'),
     undefined,
+  );
+});
+
+test("log records go to the same collector's /v1/logs, or their own variable", () => {
+  assert.equal(resolveLogExport(undefined, {}, 'svc'), undefined);
+  assert.deepEqual(resolveLogExport({ endpoint: 'http://c:4318/v1/traces' }, {}, 'svc'), {
+    logsUrl: 'http://c:4318/v1/logs',
+    serviceName: 'svc',
+    exportDelayMs: 1000,
+  });
+  const env = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://base:4318/otlp/',
+    OTEL_BLRP_SCHEDULE_DELAY: '50',
+  };
+  assert.equal(resolveLogExport(undefined, env, 'svc')?.logsUrl, 'http://base:4318/otlp/v1/logs');
+  assert.equal(resolveLogExport(undefined, env, 'svc')?.exportDelayMs, 50);
+  const own = { ...env, OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'https://l.example/in' };
+  assert.equal(resolveLogExport(undefined, own, 'svc')?.logsUrl, 'https://l.example/in');
+  // Logs alone: no traces.
+  const logsOnly = { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'https://l.example/in' };
+  assert.equal(resolveTelemetry(undefined, logsOnly, 'svc'), undefined);
+  assert.equal(
+    resolveLogExport(undefined, { ...own, OTEL_SDK_DISABLED: 'true' }, 'svc'),
+    undefined,
+  );
+  assert.throws(
+    () => resolveLogExport(undefined, { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'l:1' }, 's'),
+    /OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: expected an http\(s\) URL/,
   );
 });
 

@@ -12,7 +12,7 @@
 import type { AccessSettings, SeenPrincipal } from '@mcpbox/framework';
 import { type ExplainBody, explainText, reloadText } from '../operations/accessText.ts';
 import { jsonObjectOperand, OperandError } from '../operations/cliText.ts';
-import { HANDLERS } from '../operations/handlers.ts';
+import { HANDLERS, OPERATORS } from '../operations/handlers.ts';
 import type { OperationArgs } from '../operations/table.ts';
 import type { PluginManager } from '../proxy/manager.ts';
 import { actionForm, duration, type Html, html } from './html.ts';
@@ -127,7 +127,7 @@ export async function explainFromForm(
     if (error instanceof OperandError) return { ok: false, text: error.message };
     throw error;
   }
-  const result = await HANDLERS.explain.run({ manager }, args);
+  const result = await HANDLERS.explain.run({ manager, operator: OPERATORS.console }, args);
   return result.ok
     ? { ok: true, text: explainText(result as ExplainBody) }
     : { ok: false, text: result.error };
@@ -137,6 +137,6 @@ export async function explainFromForm(
 export async function reloadPolicyAction(
   manager: PluginManager,
 ): Promise<{ ok: boolean; text: string }> {
-  const result = await HANDLERS.reload_policy.run({ manager }, {});
+  const result = await HANDLERS.reload_policy.run({ manager, operator: OPERATORS.console }, {});
   return result.ok ? { ok: true, text: reloadText(result) } : { ok: false, text: result.error };
 }

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { HANDLERS } from '../operations/handlers.ts';
+import { HANDLERS, OPERATORS } from '../operations/handlers.ts';
 import { OPERATIONS } from '../operations/table.ts';
 import type { PluginManager } from '../proxy/manager.ts';
 
@@ -27,7 +27,7 @@ export async function runPluginAction(
 ): Promise<{ ok: boolean; text: string }> {
   const action = operation.name;
   const result = await HANDLERS[action].run(
-    { manager, howToLoad: (plugin) => `the Load button of ${plugin}` },
+    { manager, howToLoad: (plugin) => `the Load button of ${plugin}`, operator: OPERATORS.console },
     { plugin: name },
   );
   // The manager remembers the error for the plugins page, as for every other path.

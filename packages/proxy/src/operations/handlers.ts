@@ -25,6 +25,7 @@ import type { CommandInfo, CommandOutcome } from '../proxy/commands.ts';
 import type { AvailableEntry, PluginManager } from '../proxy/manager.ts';
 import { explainText, principalsText, reloadText } from './accessText.ts';
 import { APPROVAL_HANDLERS } from './approvalHandlers.ts';
+import { auditedHandlers } from './audited.ts';
 import { commandResultText, commandsText } from './cliText.ts';
 import {
   decidePins,
@@ -50,17 +51,20 @@ export interface Caller {
   /** Cluster mode applying another replica's change: not to be shared again. */
   fromCluster?: boolean;
   /**
-   * Who decides, for what is recorded as theirs (a pin's `by`, an approval's grant): the calling
-   * principal's id at the tool door, `management:api` and `management:console` at the operator's
-   * doors.
+   * Who decides, for what is recorded as theirs (a pin's `by`, an approval's grant, the audit
+   * trail's `by`): the calling principal's id at the tool door, else one of {@link OPERATORS}.
    */
   operator?: string;
   /** The tool door's calling principal: it may not answer approvals of its own calls. */
   principal?: string;
 }
 
-/** Who decides at the operator's doors (the management token's holder, a console session). */
-export const OPERATORS = { api: 'management:api', console: 'management:console' } as const;
+/** Who decides at the operator's doors: the management token's holder, a console session, a signal. */
+export const OPERATORS = {
+  api: 'management:api',
+  console: 'management:console',
+  sighup: 'SIGHUP',
+} as const;
 
 /** What the `proxy__*` tools' texts need beyond the result. */
 export interface ToolDoor {
@@ -192,7 +196,8 @@ function pinDecisionHandler(decision: PinDecision, verb: string) {
 
 const byName = (a: ToolView, b: ToolView) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-export const HANDLERS = {
+/** Every operation's handler; each run is recorded in the audit trail (`audited.ts`). */
+export const HANDLERS = auditedHandlers({
   load: pluginHandler((c, plugin) => c.manager.load(plugin, { fromCluster: c.fromCluster }), {
     verb: 'Loaded',
     failed: 'load failed',
@@ -321,7 +326,7 @@ export const HANDLERS = {
   } satisfies Handler<OperationArgs, PinDiffsAnswer | Failed>,
   pins_approve: pinDecisionHandler('approve', 'Approved'),
   pins_reject: pinDecisionHandler('reject', 'Rejected'),
-} satisfies Record<OperationName, unknown>;
+} satisfies Record<OperationName, unknown>);
 
 /** What one call of an operation gave, as each front door answers it. */
 export interface Performed {

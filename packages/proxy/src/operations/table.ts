@@ -98,7 +98,16 @@ export interface OperationSpec {
   replicated?: boolean;
   /** A button on the console's plugins page; `flashTools`: its message names the tools. */
   console?: { flashTools: boolean };
+  /**
+   * The arguments its audit record keeps, each with the record field it fills: only those named
+   * here, so an argument that may hold a secret (a server's env or headers, a token, a command's
+   * arguments) is never recorded unless someone names it.
+   */
+  recorded?: Readonly<Record<string, RecordedField>>;
 }
+
+/** The audit record fields an operation's arguments may fill (`target`: what else it acted on). */
+export type RecordedField = 'plugin' | 'tool' | 'view' | 'target';
 
 const pluginArg = { plugin: z.string().min(1).describe('Plugin name') };
 
@@ -153,6 +162,7 @@ function pluginOperation<N extends 'load' | 'unload' | 'reload'>(
     },
     replicated: true,
     console: { flashTools: !unload },
+    recorded: { plugin: 'plugin' },
   };
 }
 
@@ -227,6 +237,8 @@ export const OPERATIONS = [
     },
     privileged: true,
     tool: 'proxy__command',
+    // The command's name; never its arguments.
+    recorded: { command: 'target' },
     // With a command name it runs that command, without one it lists them.
     rest: [
       { method: 'POST', path: '/proxy/command', param: 'command', body: { object: 'args' } },
@@ -264,6 +276,7 @@ export const OPERATIONS = [
     args: EXPLAIN_ARGS,
     tool: 'proxy__explain',
     aboutCaller: true,
+    recorded: { principal: 'target', tool: 'tool', view: 'view' },
     rest: [{ method: 'POST', path: '/proxy/explain', body: { fields: true } }],
     cli: {
       command: 'explain',

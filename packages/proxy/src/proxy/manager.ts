@@ -12,6 +12,7 @@
  */
 import {
   type ApprovalDesk,
+  type AuditTrail,
   type Config,
   createLogger,
   errorMessage,
@@ -113,10 +114,10 @@ export class PluginManager {
   clusterView: (() => Promise<ClusterView>) | undefined;
   /** Set by mcp-proxy serve: views and policy (reload, explain, principals seen). */
   access: AccessAdmin | undefined;
-  /** Set by mcp-proxy serve: calls waiting for an operator's approval (`server.approvals`). */
+  /** Set by mcp-proxy serve: the server's approvals desk, pin book and audit trail. */
   approvals: ApprovalDesk | undefined;
-  /** Set by mcp-proxy serve: the server's pinned definitions (list, diff, approve, reject). */
   pins: PinBoard | undefined;
+  audit: AuditTrail | undefined;
 
   get config(): Config {
     return this.#config;

@@ -197,6 +197,10 @@ test('mirroring: the upstream mcp-factory’s request span is the child of our u
 test('not configured: nothing exported and no OpenTelemetry module loaded (configured: loaded, as a control)', async (t) => {
   const receiver = await startOtlpReceiver(t);
   const dir = scratch(t);
+  // With an audit log, whose records would also go out as log records were OTLP on.
+  const config = join(dir, 'factory.yaml');
+  writeFileSync(config, 'audit_log: audit.jsonl\n');
+  const args = ['-c', config, '-p', 'echo', '--log-level', 'warning'];
   const imports = (name: string) => {
     const file = join(dir, name);
     writeFileSync(file, '');
@@ -208,7 +212,7 @@ test('not configured: nothing exported and no OpenTelemetry module loaded (confi
     .filter(Boolean)
     .join(' ');
   for (const era of ERAS) {
-    const client = await stdioClient(t, era, ['-p', 'echo', '--log-level', 'warning'], {
+    const client = await stdioClient(t, era, args, {
       HOME: dir,
       NODE_OPTIONS: nodeOptions,
       OTEL_IMPORTS_FILE: off,
@@ -216,7 +220,7 @@ test('not configured: nothing exported and no OpenTelemetry module loaded (confi
     assert.equal(firstText(await echo(client, era, clientTraceparent().traceparent)), era);
     await client.close();
   }
-  const control = await stdioClient(t, 'modern', ['-p', 'echo', '--log-level', 'warning'], {
+  const control = await stdioClient(t, 'modern', args, {
     HOME: dir,
     NODE_OPTIONS: nodeOptions,
     OTEL_IMPORTS_FILE: on,
@@ -231,6 +235,7 @@ test('not configured: nothing exported and no OpenTelemetry module loaded (confi
 
   assert.equal(readFileSync(off, 'utf8'), '', 'no @opentelemetry module was resolved');
   assert.match(readFileSync(on, 'utf8'), /@opentelemetry\/sdk-trace/);
+  assert.match(readFileSync(on, 'utf8'), /@opentelemetry\/sdk-logs/);
   assert.ok(
     receiver.spans().every((s) => s.service === 'control'),
     'only the configured process exported',

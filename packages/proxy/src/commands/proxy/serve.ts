@@ -24,7 +24,7 @@ import { ClusterPolicySync } from '../../cluster/policySync.ts';
 import { WebConsole } from '../../console/console.ts';
 import { probeManagementPort } from '../../management/client.ts';
 import { type ManagementServer, startManagementServer } from '../../management/server.ts';
-import { HANDLERS } from '../../operations/handlers.ts';
+import { HANDLERS, OPERATORS } from '../../operations/handlers.ts';
 import { statusJson } from '../../operations/status.ts';
 import { AccessAdmin } from '../../proxy/accessAdmin.ts';
 import { CommandRegistry } from '../../proxy/commands.ts';
@@ -202,6 +202,7 @@ async function buildProxy(
   const { access, catalog, limits, pins } = core.server;
   manager.approvals = core.server.approvals;
   manager.pins = pins;
+  manager.audit = core.server.audit;
   manager.access = new AccessAdmin({
     access,
     catalog,
@@ -333,7 +334,7 @@ async function watchPlugins(proxy: ProxyCore, running: Running): Promise<void> {
 /** `kill -HUP`: re-read views and policy, as `mcp-proxy reload-policy` does (and shared alike). */
 function reloadOnHangup(manager: PluginManager): () => void {
   const onHangup = () =>
-    void HANDLERS.reload_policy.run({ manager }, {}).then((result) => {
+    void HANDLERS.reload_policy.run({ manager, operator: OPERATORS.sighup }, {}).then((result) => {
       if (result.ok) log.info(`SIGHUP: views and policy reloaded from ${result.file}`);
       else log.error(`SIGHUP: views and policy not reloaded: ${result.error}`);
     });
