@@ -39,6 +39,8 @@ export interface PluginEntry {
   headers?: Record<string, string>;
   /** Every tool of this plugin carries the deferred-loading hint in `tools/list`. */
   defer_loading?: boolean;
+  /** An HTTP API as tools: `{spec, base_url, include, exclude, auth, operations…}` (openapi/settings.ts). */
+  openapi?: unknown;
   [pluginSpecific: string]: unknown;
 }
 
