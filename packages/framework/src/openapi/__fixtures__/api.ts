@@ -125,6 +125,20 @@ async function route(api: Api, req: IncomingMessage, res: ServerResponse, body: 
     res.writeHead(302, { location: '/pets' });
     return res.end();
   }
+  if (path === '/forms' || path === '/uploads') {
+    const request = new Request(`${api.url}${path}`, {
+      method: 'POST',
+      headers: req.headers as Record<string, string>,
+      body,
+    });
+    const form = await request.formData();
+    const fields: Record<string, unknown[]> = {};
+    for (const [key, value] of form) {
+      const text = typeof value === 'string' ? value : await value.text();
+      fields[key] = [...(fields[key] ?? []), text];
+    }
+    return json(res, 200, { fields });
+  }
   if (req.headers['x-api-key'] !== API_KEY) return json(res, 401, { error: 'missing key' });
   if (path === '/pets' && req.method === 'GET') {
     const limit = Number(url.searchParams.get('limit') ?? 10);
@@ -143,20 +157,6 @@ async function route(api: Api, req: IncomingMessage, res: ServerResponse, body: 
     }
     if (!pet) return json(res, 404, { error: `no pet ${match[1]}` });
     return json(res, 200, pet);
-  }
-  if (path === '/forms' || path === '/uploads') {
-    const request = new Request(`${api.url}${path}`, {
-      method: 'POST',
-      headers: req.headers as Record<string, string>,
-      body,
-    });
-    const form = await request.formData();
-    const fields: Record<string, unknown[]> = {};
-    for (const [key, value] of form) {
-      const text = typeof value === 'string' ? value : await value.text();
-      fields[key] = [...(fields[key] ?? []), text];
-    }
-    return json(res, 200, { fields });
   }
   json(res, 404, { error: 'no route' });
 }
