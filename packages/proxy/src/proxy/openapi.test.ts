@@ -38,6 +38,13 @@ import {
 import { testdir } from './__fixtures__/testdir.ts';
 
 type After = { after(fn: () => unknown): void };
+/** What the tests read of a listed JSON Schema. */
+type Schema = {
+  properties: Record<string, Schema>;
+  items: Schema;
+  description?: string;
+  default?: unknown;
+};
 
 const FIXTURES = join(REPO_ROOT, 'packages/framework/src/openapi/__fixtures__');
 const SECRETS = [API_KEY, BEARER, QUERY_KEY, CLIENT_SECRET];
@@ -48,6 +55,9 @@ const ENV = {
   PETS_QUERY_KEY: QUERY_KEY,
   REPORTS: CLIENT_SECRET,
 };
+
+/** A `${NAME}` placeholder, as the config file has it. */
+const env = (name: string) => `\${${name}}`;
 
 /** The `pets` entry over `spec`, its credentials as placeholders (never in the file). */
 function petsEntry(api: Api, spec = 'pets-3.1.yaml', extra: string[] = []): string[] {
@@ -60,9 +70,9 @@ function petsEntry(api: Api, spec = 'pets-3.1.yaml', extra: string[] = []): stri
     ...extra,
     '      operations: { deletePet: { name: remove_pet, description: Removes a pet for good } }',
     '      auth:',
-    '        apiKey: { key: "${PETS_KEY}" }',
-    '        queryKey: { key: "${PETS_QUERY_KEY}" }',
-    '        bearer: { token: "${PETS_BEARER}" }',
+    `        apiKey: { key: "${env('PETS_KEY')}" }`,
+    `        queryKey: { key: "${env('PETS_QUERY_KEY')}" }`,
+    `        bearer: { token: "${env('PETS_BEARER')}" }`,
     `        oauth: { client_id: ${CLIENT_ID}, client_secret: "\${secret:REPORTS}" }`,
   ];
 }
@@ -247,7 +257,7 @@ test('a 3.0 document split over files: $refs across files, nullable, recursion, 
       '    openapi:',
       `      spec: ${join(FIXTURES, 'split/openapi.yaml')}`,
       `      base_url: ${api.url}`,
-      '      auth: { apiKey: { key: "${PETS_KEY}" } }',
+      `      auth: { apiKey: { key: "${env('PETS_KEY')}" } }`,
     ]),
   );
   const client = await connect(t, served.url, 'legacy');
@@ -258,13 +268,13 @@ test('a 3.0 document split over files: $refs across files, nullable, recursion, 
     exclusiveMinimum: 0,
     description: 'which pet',
   });
-  const body = (tools.get('post_pets')!.inputSchema.properties as Record<string, any>).body;
+  const body = (tools.get('post_pets')!.inputSchema.properties as Record<string, Schema>).body;
   assert.deepEqual(body.properties.tag, { type: ['string', 'null'], enum: ['dog', 'cat', null] });
   assert.ok('secret' in body.properties && !('id' in body.properties));
   assert.ok(!('secret' in (tools.get('fetchPet')!.outputSchema!.properties as object)));
-  const tree = (tools.get('putTree')!.inputSchema.properties as Record<string, any>).body;
+  const tree = (tools.get('putTree')!.inputSchema.properties as Record<string, Schema>).body;
   assert.equal(tree.properties.label.default, 'root');
-  assert.match(tree.properties.children.items.description, /recursive/);
+  assert.match(tree.properties.children.items.description ?? '', /recursive/);
   const pet = await call(client, 'fetchPet', { petId: 1 });
   assert.equal(pet.isError, undefined, textOf(pet));
   assert.equal(api.requests.at(-1)?.url, '/pets/1');
