@@ -24,7 +24,26 @@ const ERROR_BODY_BYTES = 4096;
 
 /** Sends `request`; never throws for what the API answers, only for what a caller must see. */
 export async function send(request: HttpRequest, options: SendOptions): Promise<CallToolResult> {
-  const signal = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
+  // A timer and a listener of our own rather than AbortSignal.any/timeout: Node 20 may collect
+  // a composite signal while fetch waits, and then the timeout never fires.
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('timeout')), options.timeoutMs);
+  const cancel = () => controller.abort(options.signal.reason);
+  if (options.signal.aborted) cancel();
+  options.signal.addEventListener('abort', cancel, { once: true });
+  try {
+    return await exchange(request, options, controller.signal);
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', cancel);
+  }
+}
+
+async function exchange(
+  request: HttpRequest,
+  options: SendOptions,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   const what = `${request.method} ${request.url.origin}${request.url.pathname}`;
   let response: Response;
   try {
@@ -42,6 +61,9 @@ export async function send(request: HttpRequest, options: SendOptions): Promise<
     read = await readBounded(response, limit);
   } catch (error) {
     if (options.signal.aborted) throw error;
+    if (signal.aborted) {
+      return failure(`${what}: no whole answer within ${options.timeoutMs / 1000} s (timeout)`);
+    }
     return failure(`${what}: the answer broke off: ${causeOf(error)}`);
   }
   if (!response.ok) {

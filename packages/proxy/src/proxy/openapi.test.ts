@@ -315,6 +315,10 @@ test('mcp-proxy loads an API at run time; a bad document fails clearly and the p
     `    openapi: { spec: ${join(FIXTURES, 'bad.yaml')}, base_url: ${api.url} }`,
     '  old:',
     `    openapi: { spec: ${join(FIXTURES, 'swagger-2.json')} }`,
+    '  nobase:',
+    `    openapi: { spec: ${join(FIXTURES, 'noserver.yaml')} }`,
+    '  typo:',
+    `    openapi: { spec: ${join(FIXTURES, 'noserver.yaml')}, timout: 3 }`,
   ]);
   const proxy = await startHttpProxy(t, ['-c', join(dir, 'config.yaml')], {
     env: { HOME: dir, MCP_MGMT_TOKEN: '', ...ENV },
@@ -338,6 +342,18 @@ test('mcp-proxy loads an API at run time; a bad document fails clearly and the p
   );
   const old = await cli('load', 'old');
   assert.match(old.stderr + old.stdout, /Swagger 2\.0 is not supported; convert it to OpenAPI 3/);
+
+  const nobase = await cli('load', 'nobase');
+  assert.match(
+    nobase.stderr + nobase.stdout,
+    /the document's server URL "\/api" is relative to a file: set plugins\.nobase\.openapi\.base_url/,
+  );
+  const typo = await cli('load', 'typo');
+  assert.match(typo.stderr + typo.stdout, /plugins\.typo\.openapi: unknown key\(s\) timout/);
+
+  const modern = await connect(t, proxy.mcpUrl, 'modern');
+  const rex = await call(modern, 'getPet', { petId: 1 });
+  assert.equal((rex.structuredContent as { name: string }).name, 'Rex');
 
   const reloaded = await cli('reload', 'pets');
   assert.equal(reloaded.code, 0, reloaded.stderr);
