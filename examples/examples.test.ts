@@ -177,8 +177,16 @@ test('proxy.example.yaml writes out every option the config schema knows', () =>
     'request_timeout',
     'pin',
   ];
-  for (const key of [...pluginEntryKeys, ...upstreamKeys]) {
+  for (const key of [...pluginEntryKeys, ...upstreamKeys, 'openapi']) {
     assert.ok(entryKeys.has(key), `plugins.*.${key} is not shown`);
+  }
+
+  // An openapi entry shows every key its settings know (openapi/settings.ts).
+  const openapi = (written.plugins as Record<string, { openapi?: Record<string, unknown> }>).pets
+    ?.openapi;
+  const openapiKeys = ['spec', 'base_url', 'include', 'exclude', 'timeout', 'max_response_bytes'];
+  for (const key of [...openapiKeys, 'operations', 'auth']) {
+    assert.ok(openapi && key in openapi, `plugins.pets.openapi.${key} is not shown`);
   }
 
   // The gate section is validated by the gate module, not the top-level schema.

@@ -229,6 +229,13 @@ export {
 } from './limits/index.ts';
 export { configureLogging, createLogger, type Logger } from './logging/index.ts';
 export { ServerMetrics, type ServerMetricsOptions, type ToolCallOutcome } from './metrics/index.ts';
+// HTTP APIs with an OpenAPI document as plugins.
+export { inspectOpenApi, renderInspection } from './openapi/inspect.ts';
+export {
+  type OpenApiPlugin,
+  type OpenApiPluginOptions,
+  openapiPlugin,
+} from './openapi/plugin.ts';
 export {
   definitionOf,
   fingerprint,

@@ -79,7 +79,8 @@ export function deferLoadingMatcher(
     globs.some((glob) => glob.test(tool) || glob.test(`${plugin}.${tool}`));
 }
 
-function globToRegExp(glob: string): RegExp {
+/** `*` any run of characters, `?` one; everything else literal. */
+export function globToRegExp(glob: string): RegExp {
   const body = glob
     .split('')
     .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.|+()[\]{}]/g, '\\$&')))

@@ -44,7 +44,7 @@ export function interpolateString(
       if (secrets === 'keep') return match;
       if (secrets) return secrets(secret);
       problems.push(
-        `"${match}" is a secret reference, read only in a mirrored server's headers (plugins.NAME.headers)`,
+        `"${match}" is a secret reference, read only in a mirrored server's headers (plugins.NAME.headers) and an OpenAPI plugin's credentials (plugins.NAME.openapi.auth)`,
       );
       return match;
     }

@@ -109,8 +109,8 @@ const UPSTREAM_CONNECTION_KEYS = new Set([
 ]);
 
 /**
- * Placeholders in an upstream entry's connection settings (`plugins.NAME.env`, `.headers`, …) are
- * kept as written: the MCP client expands them only when it connects, so secrets never sit in
+ * Placeholders in an upstream entry's connection settings (`plugins.NAME.env`, `.headers`, …)
+ * and an OpenAPI entry's `openapi.auth` are kept as written: the MCP client expands them only when it connects, so secrets never sit in
  * the resolved config, and a variable needed only by a plugin that is not loaded cannot fail it.
  */
 function upstreamConnectionSettings(raw: object) {
@@ -120,10 +120,12 @@ function upstreamConnectionSettings(raw: object) {
     return typeof entry === 'object' && entry !== null && ('command' in entry || 'url' in entry);
   };
   return (path: ConfigPath) =>
-    path.length === 3 &&
     path[0] === 'plugins' &&
-    UPSTREAM_CONNECTION_KEYS.has(String(path[2])) &&
-    isUpstream(String(path[1]));
+    ((path.length === 3 &&
+      UPSTREAM_CONNECTION_KEYS.has(String(path[2])) &&
+      isUpstream(String(path[1]))) ||
+      // An OpenAPI entry's credentials, likewise resolved when the plugin loads (openapi/credentials.ts).
+      (path.length === 4 && path[2] === 'openapi' && path[3] === 'auth'));
 }
 
 /** Reads, interpolates and validates the file; every problem is returned, none thrown. */

@@ -120,6 +120,8 @@ function pluginEntrySchema({ bool, str, nonEmpty, stringList, stringMap, optiona
         headers: stringMap.optional(),
         defer_loading: bool.optional(),
         pin: pinModeLeaf().optional(),
+        // Checked when the plugin is built, naming the key (openapi/settings.ts).
+        openapi: z.unknown().optional(),
       },
       { error: 'expected a mapping of plugin settings' },
     )

@@ -42,6 +42,8 @@ export interface PluginEntry {
   defer_loading?: boolean;
   /** How this plugin's (or mirrored server's) definitions are pinned; default `pins.mode`. */
   pin?: PinMode;
+  /** An HTTP API as tools: `{spec, base_url, include, exclude, auth, operations…}` (openapi/settings.ts). */
+  openapi?: unknown;
   [pluginSpecific: string]: unknown;
 }
 

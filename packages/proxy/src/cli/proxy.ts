@@ -223,6 +223,24 @@ program
     });
   });
 
+program
+  .command('openapi')
+  .description('HTTP APIs with an OpenAPI document as tools (plugins: NAME: {openapi: …})')
+  .command('inspect <spec>')
+  .description('list the tools a document (file or URL) would give, and what it leaves out and why')
+  .option(
+    '--include <glob>',
+    'only these operationIds / tool names, or tag:NAME (repeatable)',
+    collect,
+  )
+  .option('--exclude <glob>', 'leave these out (repeatable)', collect)
+  .action(async (spec: string, options: { include?: string[]; exclude?: string[] }) => {
+    await runCommand(async () => {
+      const { openapiInspect } = await import('../commands/openapiInspect.ts');
+      await openapiInspect(spec, options);
+    });
+  });
+
 const installCommand = program
   .command('install')
   .description(

@@ -48,7 +48,7 @@ export function listText(body: AvailableBody): string {
     .map((p) => {
       const tags = [
         p.loaded ? 'loaded' : undefined,
-        p.kind === 'upstream' ? 'MCP server' : undefined,
+        p.kind === 'upstream' ? 'MCP server' : p.kind === 'openapi' ? 'OpenAPI' : undefined,
       ]
         .filter(Boolean)
         .join(', ');

@@ -31,10 +31,10 @@ import {
 import type { AccessAdmin } from './accessAdmin.ts';
 import type { ClusterView } from './clusterView.ts';
 import type { CommandRegistry } from './commands.ts';
+import { type EntryKind, entryKind, entryModule } from './entryModule.ts';
 import { resolvePluginConfig } from './pluginConfig.ts';
 import { pluginNameError } from './pluginName.ts';
 import { pluginPrefix } from './prefix.ts';
-import { isUpstreamEntry, upstreamModule } from './upstream.ts';
 
 export interface PluginManagerOptions {
   registry: PluginRegistry;
@@ -58,8 +58,8 @@ export interface AvailableEntry {
   name: string;
   description: string;
   loaded: boolean;
-  /** `plugin` for code in a plugin directory or package, `upstream` for another MCP server. */
-  kind: 'plugin' | 'upstream';
+  /** `plugin` (code), `upstream` (another MCP server) or `openapi` (an HTTP API). */
+  kind: EntryKind;
 }
 
 export type ManagerEvent = {
@@ -291,11 +291,11 @@ export class PluginManager {
     const settings = read.config;
     const prefix = pluginPrefix(name, settings, this.#config.auto_prefix);
 
-    if (isUpstreamEntry(settings)) {
+    if (entryKind(settings) !== 'plugin') {
       try {
-        // A change of the upstream's lists re-registers the loaded mirror (same connection).
+        // A change of an upstream's lists re-registers the loaded mirror (same connection).
         const reload = (plugin: string) => this.registry.reloadPlugin(plugin);
-        const module = upstreamModule(name, settings, this.#env, reload, this.#config.secrets);
+        const module = entryModule(name, settings, this.#env, reload, this.#config.secrets);
         return { ok: true, prepared: { settings, prefix, module } };
       } catch (error) {
         return { ok: false, error: `Plugin '${name}': ${errorMessage(error)}` };
@@ -387,9 +387,9 @@ export class PluginManager {
     }
     for (const [name, entry] of Object.entries(this.#config.plugins)) {
       if (entry.enabled === false) continue;
-      const kind = isUpstreamEntry(entry) ? 'upstream' : 'plugin';
+      const kind = entryKind(entry);
       const description = entry.description ?? found.get(name)?.description ?? '';
-      if (kind === 'upstream' || entry.path || found.has(name)) {
+      if (kind !== 'plugin' || entry.path || found.has(name)) {
         found.set(name, { name, description, loaded: false, kind });
       }
     }

@@ -1,7 +1,8 @@
 /**
  * Loads the chosen plugins one by one into the registry. A plugin that fails (not found, throws
  * in `register`, collides) is reported and skipped; the others still load. An entry with
- * `command` or `url` mirrors that MCP server, as in mcp-proxy.
+ * `command` or `url` mirrors that MCP server, one with `openapi` serves that HTTP API, as in
+ * mcp-proxy.
  *
  * @module
  */
@@ -13,7 +14,7 @@ import {
   type PluginSource,
   resolvePlugin,
 } from '@mcpbox/framework';
-import { isUpstreamEntry, upstreamModule } from '../../proxy/upstream.ts';
+import { entryKind, entryModule } from '../../proxy/entryModule.ts';
 
 export interface LoadOutcome {
   loaded: string[];
@@ -46,11 +47,11 @@ export async function loadPlugins(
   for (const name of names) {
     const entry = config.plugins[name] ?? {};
     let imported: { module?: unknown; source?: PluginSource } = {};
-    if (isUpstreamEntry(entry)) {
+    if (entryKind(entry) !== 'plugin') {
       try {
-        // A change of the upstream's lists re-registers the mirror, so clients hear of it.
+        // A change of an upstream's lists re-registers the mirror, so clients hear of it.
         imported = {
-          module: upstreamModule(
+          module: entryModule(
             name,
             entry,
             process.env,
