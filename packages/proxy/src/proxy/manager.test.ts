@@ -222,12 +222,12 @@ test('management tools: status, list, tools, command, and bad input with clear e
 
   const status = (await proxy.call('proxy__status')).text;
   assert.match(status, /Plugins: {3}3 loaded/);
-  assert.match(status, /Tools: {5}13 registered/);
+  assert.match(status, /Tools: {5}20 registered/);
   const list = (await proxy.call('proxy__list')).text;
   assert.match(list, /^ {2}clash/m);
   assert.match(list, /greet — Greets someone by name\./);
   assert.doesNotMatch(list, /^ {2}echo/m);
-  assert.match((await proxy.call('proxy__tools')).text, /^echo\necho_upper\nproxy__command/);
+  assert.match((await proxy.call('proxy__tools')).text, /^echo\necho_upper\nproxy__approvals\n/);
   assert.equal(
     (await proxy.call('proxy__tools', { dynamic_only: true })).text,
     '(no dynamic tools loaded)',

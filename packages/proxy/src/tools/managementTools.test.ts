@@ -9,7 +9,7 @@ import { isPrivileged } from '@mcpbox/framework';
 import { untypedSchemas } from '@mcpbox/test-utils';
 import { dynamicDispatchProxy } from '../__fixtures__/inProcess.ts';
 
-test('proxy__* schemas say what each value is; load, unload, reload, reload_policy, command and run are privileged', async (t) => {
+test('proxy__* schemas say what each value is; what changes what runs, or answers approvals and pins, is privileged', async (t) => {
   const proxy = await dynamicDispatchProxy(t, ['echo']);
   const tools = (await proxy.client.listTools()).tools.filter((tool) =>
     tool.name.startsWith('proxy__'),
@@ -22,8 +22,13 @@ test('proxy__* schemas say what each value is; load, unload, reload, reload_poli
       .map((tool) => tool.name)
       .sort(),
     [
+      'proxy__approvals',
+      'proxy__approve',
       'proxy__command',
+      'proxy__deny',
       'proxy__load',
+      'proxy__pins_approve',
+      'proxy__pins_reject',
       'proxy__reload',
       'proxy__reload_policy',
       'proxy__run',

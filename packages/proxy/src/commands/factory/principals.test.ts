@@ -197,11 +197,12 @@ test('no OAuth: the tool-call log keeps 8 characters of a session id, which open
   assert.ok(id && id.length > 8);
 
   const file = join(home, 'calls', 'tool_calls.jsonl');
+  // Whole lines only: a line being written has no newline yet.
   const entries = () =>
     existsSync(file)
       ? readFileSync(file, 'utf8')
-          .trim()
           .split('\n')
+          .slice(0, -1)
           .map((line) => JSON.parse(line) as { tool: string; session?: string })
       : [];
   await waitFor(() => entries().length >= 2, 'both calls logged');

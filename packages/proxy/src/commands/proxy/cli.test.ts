@@ -41,8 +41,8 @@ test('client commands manage a running proxy', async (t) => {
   assert.equal(
     status.stdout,
     [
-      'Plugins: 3, Tools: 13',
-      '  proxy (internal): proxy__load, proxy__unload, proxy__reload, proxy__status, proxy__list (+5 more)',
+      'Plugins: 3, Tools: 20',
+      '  proxy (internal): proxy__load, proxy__unload, proxy__reload, proxy__status, proxy__list (+12 more)',
       '  echo: echo, echo_upper',
       '  counter: version',
       '',

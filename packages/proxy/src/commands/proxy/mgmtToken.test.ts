@@ -95,7 +95,7 @@ test('the token from --mgmt-token-file (not in ps) wins over MCP_MGMT_TOKEN; cli
   ]) {
     const run = await cli(...flags);
     assert.equal(run.code, 0, `${flags[0]}: ${run.stderr}`);
-    assert.match(run.stdout, /^Plugins: 2, Tools: 12$/m);
+    assert.match(run.stdout, /^Plugins: 2, Tools: 19$/m);
   }
   const empty = await cli('--mgmt-token', '');
   assert.equal(empty.code, 1);
