@@ -16,7 +16,8 @@ import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
 import { AccessControl, unknownViewMessage } from './access/access.ts';
 import { CallApprovals } from './approvals/callApproval.ts';
 import { OperatorDesk } from './approvals/desk.ts';
-import { GrantBook } from './approvals/grants.ts';
+import type { GrantBook } from './approvals/grants.ts';
+import { processGrants } from './approvals/processGrants.ts';
 import type { ApprovalDesk } from './approvals/types.ts';
 import { AuditTrail } from './audit/trail.ts';
 import { Catalog } from './catalog/catalog.ts';
@@ -42,7 +43,7 @@ import { closeHttpServer, type OpenTransports, serveHttp } from './server/serveH
 import { SessionHub } from './session/hub.ts';
 import type { McpSession } from './session/session.ts';
 import { createCounters, type ServerCounters } from './session/stats.ts';
-import { processRecords, processState } from './state/process.ts';
+import { processRecords } from './state/process.ts';
 import { OtlpAuditExport } from './telemetry/auditLogs.ts';
 import {
   flushTracing,
@@ -174,7 +175,7 @@ function assembleParts(options: ServerOptions): ServerParts {
   const limits = openLimiter(options, logger);
   // Grants and waiting calls live in the process's state: the cluster's signed Redis records
   // and keys once it joined one, so an approval given on one replica runs the call on another.
-  const book = new GrantBook(processRecords, () => processState().keys);
+  const book = processGrants();
   const approvals = new OperatorDesk(processRecords, book);
   const dispatcher = new ToolCallDispatcher(catalog, {
     access,
