@@ -18,7 +18,11 @@ export type McpboxErrorCode =
   | 'ALREADY_STARTED'
   | 'TELEMETRY_FAILED'
   | 'UNKNOWN_VIEW'
-  | 'PINS_FILE';
+  | 'PINS_FILE'
+  /** A pin approval or rejection found nothing of its target waiting. */
+  | 'PIN_NOT_WAITING'
+  /** What waits cannot be pinned (it could not be read as a definition): the reason says why. */
+  | 'PIN_UNDECIDABLE';
 
 export class McpboxError extends Error {
   readonly code: McpboxErrorCode;

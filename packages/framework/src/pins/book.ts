@@ -21,6 +21,7 @@
  */
 import type { AuditTrail } from '../audit/trail.ts';
 import type { Logger } from '../contract/logger.ts';
+import { McpboxError } from '../errors.ts';
 import type { Fingerprint } from './definition.ts';
 import { PinLedger, type PinLedgerOptions } from './ledger.ts';
 import {
@@ -235,7 +236,7 @@ export class PinBook implements PinBoard {
   async approve(target: PinTarget, by: string): Promise<PinStatus[]> {
     const waiting = this.#waiting(target, 'approval');
     const pinnable = waiting.filter((record) => !record.pending?.problem);
-    if (pinnable.length === 0) throw new Error(heldMessage(waiting[0]!));
+    if (pinnable.length === 0) throw new McpboxError('PIN_UNDECIDABLE', heldMessage(waiting[0]!));
     const at = this.#clock();
     for (const record of pinnable) {
       const { change: _change, problem: _problem, ...definition } = record.pending!;
@@ -298,7 +299,8 @@ export class PinBook implements PinBoard {
     if (rejectable.length === 0) {
       const named =
         target.name === undefined ? '' : ` ${target.kind ?? 'tool'} '${target.name}' of`;
-      throw new Error(
+      throw new McpboxError(
+        'PIN_NOT_WAITING',
         `nothing of${named} server '${target.server}' waits for ${what}: ` +
           `see \`mcp-proxy pins list ${target.server}\``,
       );

@@ -69,10 +69,14 @@ export interface PinBoard {
   diff(target?: Partial<PinTarget>): PinDiff[];
   /**
    * Pins what waits and releases it to every route (list_changed is sent), on every replica.
-   * Throws an `Error` naming the target when nothing of it waits.
+   * Throws an `McpboxError` naming the target: `PIN_NOT_WAITING` when nothing of it waits,
+   * `PIN_UNDECIDABLE` when what waits cannot be pinned (the reason says why).
    */
   approve(target: PinTarget, by: string): Promise<PinStatus[]>;
-  /** Keeps what waits out of reach; the same definition is not asked about again. */
+  /**
+   * Keeps what waits out of reach; the same definition is not asked about again. Throws
+   * `PIN_NOT_WAITING` (an `McpboxError`) when nothing of the target is quarantined.
+   */
   reject(target: PinTarget, by: string): Promise<PinStatus[]>;
   /** Called after any pin changes state (for the console's live view). Returns a remover. */
   onChange(listener: () => void): () => void;

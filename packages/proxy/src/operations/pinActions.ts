@@ -6,7 +6,13 @@
  *
  * @module
  */
-import type { PinBoard, PinDiff, PinStatus, PinTarget } from '@mcpbox/framework';
+import {
+  McpboxError,
+  type PinBoard,
+  type PinDiff,
+  type PinStatus,
+  type PinTarget,
+} from '@mcpbox/framework';
 
 /** A refusal with the REST status that says why; the message says what to do. */
 export interface PinRefusal {
@@ -27,12 +33,6 @@ export interface PinDesk {
   board: PinBoard;
   isLoaded(server: string): boolean;
 }
-
-/** What an approval may release: quarantined, or rejected before (an operator may reconsider). */
-const DECIDABLE: Record<PinDecision, ReadonlySet<string>> = {
-  approve: new Set(['quarantined', 'rejected']),
-  reject: new Set(['quarantined']),
-};
 
 const described = (target: Partial<PinTarget>) =>
   `${target.kind ?? 'definition'} '${target.name}' of '${target.server}'`;
@@ -57,17 +57,6 @@ export function diffPins(desk: PinDesk, target: Partial<PinTarget>): PinDiffsAns
   return unknownServer(desk, target.server) ?? { ok: true, diffs: desk.board.diff(target) };
 }
 
-/** The target's definitions a decision can be about now. */
-const waiting = (desk: PinDesk, decision: PinDecision, target: PinTarget) =>
-  desk.board
-    .list(target.server)
-    .filter(
-      (pin) =>
-        DECIDABLE[decision].has(pin.state) &&
-        (target.name === undefined || pin.name === target.name) &&
-        (target.kind === undefined || pin.kind === target.kind),
-    );
-
 function nothingWaits(decision: PinDecision, target: PinTarget): PinRefusal {
   const what = target.name === undefined ? `nothing of '${target.server}'` : described(target);
   const state = decision === 'approve' ? 'is quarantined or rejected' : 'is quarantined';
@@ -78,17 +67,11 @@ function nothingWaits(decision: PinDecision, target: PinTarget): PinRefusal {
   };
 }
 
-/** What the target's waiting definitions are now, to tell whether a failed decision changed any. */
-const waitingState = (desk: PinDesk, decision: PinDecision, target: PinTarget) =>
-  waiting(desk, decision, target)
-    .map((pin) => `${pin.kind}/${pin.name}/${pin.state}/${pin.pending?.digest}`)
-    .join('\n');
-
 /**
  * Approves or rejects what waits of `target`, as `by` (the operator). A target with nothing
  * waiting is a 409, also when another operator decided it a moment before; so is one the book
  * refuses to decide (a definition quarantined because it could not be read), with the book's
- * reason. A failure after something was decided is not the operator's to fix: it is thrown.
+ * reason. Any other failure is not the operator's to fix: it is thrown.
  */
 export async function decidePins(
   desk: PinDesk,
@@ -98,14 +81,12 @@ export async function decidePins(
 ): Promise<PinDecided | PinRefusal> {
   const unknown = unknownServer(desk, target.server);
   if (unknown) return unknown;
-  const before = waitingState(desk, decision, target);
-  if (before === '') return nothingWaits(decision, target);
   try {
     return { ok: true, server: target.server, pins: await desk.board[decision](target, by) };
   } catch (error) {
-    const now = waitingState(desk, decision, target);
-    if (now === '') return nothingWaits(decision, target);
-    if (now === before) return { ok: false, status: 409, error: (error as Error).message };
+    if (!(error instanceof McpboxError)) throw error;
+    if (error.code === 'PIN_NOT_WAITING') return nothingWaits(decision, target);
+    if (error.code === 'PIN_UNDECIDABLE') return { ok: false, status: 409, error: error.message };
     throw error;
   }
 }
