@@ -15,12 +15,10 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApprovalSocket, refuseUpgrade } from '@mcpbox/framework';
+import { OPERATORS } from '../operations/handlers.ts';
 import type { PluginManager } from '../proxy/manager.ts';
 
 export const APPROVAL_SOCKET_PATH = '/proxy/approvals/socket';
-
-/** Who answers over the socket, as grants and the audit trail name it. */
-const SOCKET_OPERATOR = 'operator:approval-socket';
 
 /**
  * Serves upgrades of `server` at {@link APPROVAL_SOCKET_PATH}; `refusal` is the API's own
@@ -35,7 +33,7 @@ export function serveApprovalSocket(
   const socket = new ApprovalSocket({
     authorize: (request) => authorized(request.headers.authorization),
     open: () => ({ desk: manager.approvals!, close: () => {} }),
-    by: SOCKET_OPERATOR,
+    by: OPERATORS.socket,
   });
   server.on('upgrade', (request: IncomingMessage, raw: Duplex, head: Buffer) => {
     const path = new URL(request.url ?? '/', 'http://mgmt').pathname.replace(/\/+$/, '');

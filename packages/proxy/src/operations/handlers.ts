@@ -59,10 +59,14 @@ export interface Caller {
   principal?: string;
 }
 
-/** Who decides at the operator's doors: the management token's holder, a console session, a signal. */
+/**
+ * Who decides at the operator's doors: the management token's holder (REST, the approval
+ * WebSocket), a console session, a signal.
+ */
 export const OPERATORS = {
   api: 'management:api',
   console: 'management:console',
+  socket: 'management:approval-socket',
   sighup: 'SIGHUP',
 } as const;
 
