@@ -77,6 +77,12 @@ export function approvalsContract(name: string, make: MakeReplicaStores): void {
       const flipped = `${mac.slice(0, 10)}${mac[10] === 'A' ? 'B' : 'A'}${mac.slice(11)}`;
       const tampered = await taker.take(`${id}.${flipped}`, SUBJECT);
       assert.equal(tampered.ok ? '' : tampered.reason, 'forged');
+      // The last character's spare bits: the same bytes spelled otherwise are not the token.
+      const digits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const respelled = `${mac.slice(0, -1)}${digits[digits.indexOf(mac.at(-1) ?? 'A') ^ 1]}`;
+      assert.deepEqual(Buffer.from(respelled, 'base64url'), Buffer.from(mac, 'base64url'));
+      const twin = await taker.take(`${id}.${respelled}`, SUBJECT);
+      assert.equal(twin.ok ? '' : twin.reason, 'forged');
       const madeUp = await taker.take(`${'x'.repeat(22)}.${mac}`, SUBJECT);
       assert.equal(madeUp.ok ? '' : madeUp.reason, 'unknown');
       assert.equal((await taker.take('not a token', SUBJECT)).ok, false);

@@ -15,6 +15,7 @@
  */
 import canonicalize from 'canonicalize';
 import { nodeCrypto } from '../lazy.ts';
+import { macMatches } from '../macs.ts';
 import type { KeyRing } from '../state/keys.ts';
 import { type RecordStore, UnverifiedRecordError } from '../state/records.ts';
 import type { ApprovalSubject, Grant } from './types.ts';
@@ -101,7 +102,7 @@ export class GrantBook {
     try {
       return await this.#records.update(
         this.#key(id),
-        (text) => this.#decide(text, Buffer.from(mac, 'base64url'), subject, now),
+        (text) => this.#decide(text, mac, subject, now),
         RETAIN_MS,
       );
     } catch (error) {
@@ -114,7 +115,7 @@ export class GrantBook {
 
   #decide(
     text: string | undefined,
-    mac: Buffer,
+    mac: string,
     subject: ApprovalSubject,
     now: number,
   ): { value?: string; result: GrantTaking } {
@@ -128,11 +129,7 @@ export class GrantBook {
       return { result: refused('forged', 'its record is not a grant') };
     }
     const expected = this.#macOf(stored.grant);
-    if (
-      expected === undefined ||
-      expected.length !== mac.length ||
-      !nodeCrypto().timingSafeEqual(expected, mac)
-    ) {
+    if (expected === undefined || !macMatches(mac, expected)) {
       return { result: refused('forged', 'its MAC does not verify (tampered or forged)') };
     }
     const { grant } = stored;

@@ -15,6 +15,7 @@
 import type { Redis as RedisClient } from 'ioredis';
 import { nodeCrypto } from '../lazy.ts';
 import type { Logger } from '../logging/index.ts';
+import { macMatches } from '../macs.ts';
 import {
   type RecordChange,
   type RecordStore,
@@ -161,9 +162,7 @@ export class RedisRecordStore implements RecordStore {
   #open(where: string, field: string, sealed: string): string {
     const dot = sealed.indexOf('.');
     const value = dot < 0 ? '' : sealed.slice(dot + 1);
-    const given = Buffer.from(dot < 0 ? '' : sealed.slice(0, dot), 'base64url');
-    const expected = this.#mac(where, field, value);
-    if (given.length === expected.length && nodeCrypto().timingSafeEqual(given, expected)) {
+    if (dot >= 0 && macMatches(sealed.slice(0, dot), this.#mac(where, field, value))) {
       return value;
     }
     // An entry's field may be a caller's session: never in a log line.

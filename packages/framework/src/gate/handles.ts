@@ -12,6 +12,7 @@
  * @module
  */
 import { nodeCrypto } from '../lazy.ts';
+import { macMatches } from '../macs.ts';
 import { processState } from '../state/process.ts';
 
 /** The reserved tool argument that carries a handle. */
@@ -62,10 +63,7 @@ export function handleUnlocks(
   const dot = handle.indexOf('.');
   if (dot <= 0) return false;
   const payload = handle.slice(0, dot);
-  const given = Buffer.from(handle.slice(dot + 1), 'base64url');
-  const expected = sign(payload);
-  if (given.length !== expected.length || !nodeCrypto().timingSafeEqual(given, expected))
-    return false;
+  if (!macMatches(handle.slice(dot + 1), sign(payload))) return false;
   let claim: HandleClaim;
   try {
     claim = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as HandleClaim;
