@@ -39,6 +39,7 @@ function answerOperation<N extends 'approve' | 'deny'>(
       id: z.string().min(1).describe('Id of the waiting call (proxy__approvals lists them)'),
     },
     privileged: true,
+    recorded: { id: 'target' },
     tool: `proxy__${name}`,
     rest: [{ method: 'POST', path: `/proxy/approvals/${name}`, param: 'id' }],
     cli: {

@@ -51,25 +51,42 @@ test('operations from REST and proxy__* tools are audited, exported over OTLP, a
   assert.match(textOf(await client.callTool({ name: 'proxy__status' })), /Plugins: +2 loaded/);
   const failed = await client.callTool({ name: 'proxy__reload', arguments: { plugin: 'nope' } });
   assert.equal(failed.isError, true);
-  // Four operations and the two tool calls that carried two of them.
-  await waitFor(() => lines(file).length === 6, 'the audit records');
+  // Decisions name what they decided on, even when there was nothing to decide.
+  assert.equal((await post('/proxy/pins/approve', { server: 'echo', name: 'echo' })).status, 409);
+  assert.equal(
+    (await fetch(`${mgmt}/proxy/approvals/approve/a1b2`, { method: 'POST' })).status,
+    404,
+  );
+  // Six operations and the two tool calls that carried two of them.
+  await waitFor(() => lines(file).length === 8, 'the audit records');
   const records = lines(file).map((line) => JSON.parse(line));
 
   const operations = records
     .filter((r) => r.kind === 'operation')
-    .map(({ operation, plugin, target, by, decision }) => ({
+    .map(({ operation, plugin, tool, target, by, decision }) => ({
       operation,
       plugin,
+      tool,
       target,
       by,
       decision,
     }));
   const u = undefined;
+  const api = 'management:api';
   assert.deepEqual(operations, [
-    { operation: 'reload', plugin: 'echo', target: u, by: 'management:api', decision: 'allowed' },
-    { operation: 'command', plugin: u, target: 'rotate', by: 'management:api', decision: 'error' },
-    { operation: 'status', plugin: u, target: u, by: u, decision: 'allowed' },
-    { operation: 'reload', plugin: 'nope', target: u, by: u, decision: 'error' },
+    { operation: 'reload', plugin: 'echo', tool: u, target: u, by: api, decision: 'allowed' },
+    { operation: 'command', plugin: u, tool: u, target: 'rotate', by: api, decision: 'error' },
+    { operation: 'status', plugin: u, tool: u, target: u, by: u, decision: 'allowed' },
+    { operation: 'reload', plugin: 'nope', tool: u, target: u, by: u, decision: 'error' },
+    {
+      operation: 'pins_approve',
+      plugin: 'echo',
+      tool: 'echo',
+      target: u,
+      by: api,
+      decision: 'error',
+    },
+    { operation: 'approve', plugin: u, tool: u, target: 'a1b2', by: api, decision: 'error' },
   ]);
   // The tools' operations name the MCP principal that asked, as its call record does.
   const fromTools = records.filter((r) => r.kind === 'operation' && r.by === undefined);
@@ -105,7 +122,7 @@ test('operations from REST and proxy__* tools are audited, exported over OTLP, a
   await proxy.stop();
   const intact = await runProxyCli(['audit', 'verify', file]);
   assert.equal(intact.code, 0, intact.stderr);
-  assert.match(intact.stdout, /^ok: 6 records, chain intact/);
+  assert.match(intact.stdout, /^ok: 8 records, chain intact/);
 
   // The real log, damaged five ways: each fails verify at the line where it happened.
   const text = readFileSync(file, 'utf8');

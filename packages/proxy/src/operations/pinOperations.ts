@@ -63,6 +63,7 @@ function pinDecision<N extends 'pins_approve' | 'pins_reject'>(
     summary,
     args: PIN_TARGET,
     privileged: true,
+    recorded: { server: 'plugin', name: 'tool' },
     tool: `proxy__${name}`,
     rest: [{ method: 'POST', path: `/proxy/pins/${word}`, body: { fields: true } }],
     cli: {
