@@ -48,7 +48,7 @@ async function readResource(
   uri: URL,
   ctx: GateCallContext,
 ): Promise<ReadResourceResult> {
-  const id = uri.host || uri.pathname.replace(/^\/+/, '');
+  const id = `${uri.host}${uri.pathname}`;
   try {
     const { meta, text } = await store.open(resultOwner(ctx), id);
     const slice = page(meta, text, {
@@ -101,7 +101,8 @@ export function registerResultReaders(
   const { store, answerChars } = keeper;
   server.registerResource(
     'stored_result',
-    new ResourceTemplate(`${RESULTS_SCHEME}{id}`, { list: undefined }),
+    // `{+id}`: the query (a JSON Pointer's slashes) is part of the match; the handler reads it.
+    new ResourceTemplate(`${RESULTS_SCHEME}{+id}`, { list: undefined }),
     {
       description:
         "A tool result too large to show whole, kept for its caller. Paged JSON: ?offset=0&limit=100 (an array's items, an object's keys, a text's lines), ?pointer=/items to page the value at a JSON Pointer.",
