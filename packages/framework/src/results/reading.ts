@@ -6,6 +6,7 @@
  * @module
  */
 import { JSONPath } from 'jsonpath-plus';
+import { arrayIndexOf, itemsOf } from './arrayIndex.ts';
 import type { StoredResult } from './store.ts';
 
 export const DEFAULT_PAGE = 100;
@@ -35,7 +36,18 @@ export interface Slice {
   truncated?: string;
 }
 
-function sliced(meta: StoredResult, all: readonly unknown[], window: Window): Slice {
+/** Items `[from, to)` of a sequence of `total`. */
+interface Sequence {
+  total: number;
+  take(from: number, to: number): unknown[];
+}
+
+const listed = (all: readonly unknown[]): Sequence => ({
+  total: all.length,
+  take: (from, to) => all.slice(from, to),
+});
+
+function sliced(meta: StoredResult, all: Sequence, window: Window): Slice {
   const offset = window.offset ?? 0;
   const limit = window.limit ?? DEFAULT_PAGE;
   if (!Number.isInteger(offset) || offset < 0) {
@@ -46,15 +58,14 @@ function sliced(meta: StoredResult, all: readonly unknown[], window: Window): Sl
       `limit must be a whole number from 1 to ${MAX_PAGE}, got ${limit}`,
     );
   }
-  const items = all.slice(offset, offset + limit);
-  const end = offset + items.length;
+  const end = Math.min(all.total, offset + limit);
   return {
     handle: meta.id,
-    total: all.length,
+    total: all.total,
     offset,
     limit,
-    ...(end < all.length ? { next_offset: end } : {}),
-    items,
+    ...(end < all.total ? { next_offset: end } : {}),
+    items: all.take(offset, end),
     ...(meta.truncated ? { truncated: meta.truncated } : {}),
   };
 }
@@ -97,15 +108,21 @@ export function page(
       throw new BadResultQueryError(
         'this result is text: page it by lines (offset, limit), without a pointer',
       );
-    return sliced(meta, lines(text), window);
+    return sliced(meta, listed(lines(text)), window);
+  }
+  // The whole array (the usual page): only the page's items are parsed.
+  const index = window.pointer ? undefined : arrayIndexOf(meta.id, text);
+  if (index) {
+    const take = (from: number, to: number) => itemsOf(text, index, from, to);
+    return sliced(meta, { total: index.starts.length, take }, window);
   }
   const value = atPointer(JSON.parse(text), window.pointer ?? '');
-  if (Array.isArray(value)) return sliced(meta, value, window);
+  if (Array.isArray(value)) return sliced(meta, listed(value), window);
   if (value !== null && typeof value === 'object') {
-    const keys = sliced(meta, Object.entries(value), window);
+    const keys = sliced(meta, listed(Object.entries(value)), window);
     return { ...keys, items: [Object.fromEntries(keys.items as [string, unknown][])] };
   }
-  return sliced(meta, [value], window);
+  return sliced(meta, listed([value]), window);
 }
 
 /** The matches of a JSONPath (JSON) or the lines containing `grep` (text), a page of them. */
@@ -123,11 +140,7 @@ export function query(
       );
     }
     const needle = ask.grep ?? '';
-    return sliced(
-      meta,
-      lines(text).filter((line) => line.includes(needle)),
-      ask,
-    );
+    return sliced(meta, listed(lines(text).filter((line) => line.includes(needle))), ask);
   }
   const path = ask.jsonpath ?? '$';
   if (!path.startsWith('$')) {
@@ -148,5 +161,5 @@ export function query(
       `the JSONPath "${path}" does not parse or cannot be evaluated: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  return sliced(meta, matches ?? [], ask);
+  return sliced(meta, listed(matches ?? []), ask);
 }
