@@ -26,6 +26,9 @@ async function setUp(t: After) {
   const json = (n: number) => JSON.stringify(records(n));
   server.registerTool('big_json', { description: 'records' }, () => json(2000));
   server.registerTool('never_previewed', { description: 'records' }, () => json(2000));
+  server.registerTool('search', { description: 'an object' }, () =>
+    JSON.stringify({ query: 'price < 10', total: 2000, items: records(2000) }),
+  );
   server.registerTool('small', { description: 'small' }, () => json(3));
   server.registerTool('huge', { description: 'over the cap' }, () => json(10_000));
   server.registerTool('log', { description: 'text' }, () =>
@@ -85,6 +88,21 @@ test('over the limit: a preview and a link; within it, or switched off, the resu
   assert.equal(handleOf(picture), undefined);
   const typed = await call('typed');
   assert.equal((typed.structuredContent as { items: unknown[] }).items.length, 2000);
+});
+
+test('an object: its top-level keys with their sizes; pages of the value at a pointer', async (t) => {
+  const { call, client } = await setUp(t);
+  const search = await call('search');
+  assert.match(
+    firstText(search),
+    /JSON object with 3 keys \(value sizes in JSON\):\n {2}"query": "price < 10"\n {2}"total": 2000\n {2}"items": array of 2000 items \(\d+\.\d KB\)/,
+  );
+  const uri = `results://${handleOf(search)}?pointer=/items&offset=10&limit=2`;
+  const page = await client.readResource({ uri });
+  assert.deepEqual(
+    JSON.parse((page.contents[0] as { text: string }).text).items,
+    records(12).slice(10),
+  );
 });
 
 test('a call from code gets the whole result, whatever the limit', async (t) => {
