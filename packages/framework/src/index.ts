@@ -288,6 +288,19 @@ export {
   LEGACY_VERSION,
   versionOfEra,
 } from './protocol/era.ts';
+// Results by reference: large tool results stored for their caller, previewed for the model.
+export {
+  type PreviewLimits,
+  parseResultPreview,
+  RESULT_META_KEY,
+  RESULTS_QUERY_TOOL,
+  RESULTS_SCHEME,
+  type ResultPreviewSettings,
+  ResultStore,
+  ResultUnavailableError,
+  resultOwner,
+  type StoredResult,
+} from './results/index.ts';
 export { parseSecretsConfig } from './secrets/settings.ts';
 export {
   createSecurity,

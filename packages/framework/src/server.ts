@@ -38,6 +38,7 @@ import { openPinBook } from './pins/index.ts';
 import type { PinBoard } from './pins/types.ts';
 import { PluginRegistry } from './plugins/registry.ts';
 import { type SessionClosedSource, StagingServer } from './plugins/staging.ts';
+import { openResults, registerResultReaders } from './results/index.ts';
 import { listenLimitsOf, resolveServerOptions, type ServerOptions } from './server/options.ts';
 import { closeHttpServer, type OpenTransports, serveHttp } from './server/serveHttp.ts';
 import { SessionHub } from './session/hub.ts';
@@ -173,14 +174,14 @@ function assembleParts(options: ServerOptions): ServerParts {
   const access = new AccessControl(options.access);
   catalog.onChange(() => access.forget());
   const limits = openLimiter(options, logger);
-  // Grants and waiting calls live in the process's state: the cluster's signed Redis records
-  // and keys once it joined one, so an approval given on one replica runs the call on another.
+  // Grants, waiting calls and stored results live in the process's state (the cluster's Redis).
   const book = processGrants();
   const approvals = new OperatorDesk(processRecords, book);
   const dispatcher = new ToolCallDispatcher(catalog, {
     access,
     limiter: limits,
     approvals: new CallApprovals(book, approvals, audit),
+    results: openResults(options.resultPreview),
   });
   // Traces only when configured: the SDK loads in the background and start() waits for it. The
   // span interceptor goes first, so its span holds the other interceptors' work.
@@ -392,5 +393,6 @@ export function createServer(
       resolveClosed();
     },
   };
+  if (dispatcher.results) registerResultReaders(server, dispatcher.results);
   return server;
 }

@@ -22,6 +22,7 @@ import type { ToolContext, ToolReturn } from '../contract/tool.ts';
 import { errorMessage } from '../errors.ts';
 import { limitError } from '../limits/errors.ts';
 import type { Limiter } from '../limits/limiter.ts';
+import type { ResultKeeper } from '../results/keeper.ts';
 import { InputNeeded } from '../session/inputRounds.ts';
 import type { Catalog } from './catalog.ts';
 import type { ToolEntry } from './types.ts';
@@ -137,6 +138,8 @@ export interface DispatcherParts {
   limiter?: Limiter;
   /** Approvals of calls a policy `approve` rule holds for; without, such calls are refused. */
   approvals?: CallApprovals;
+  /** Stores results too large for the model and answers with a preview (`result_preview`). */
+  results?: ResultKeeper;
 }
 
 /** What the limiter said of a call: the error refusing it, or the slot to give back. */
@@ -150,6 +153,7 @@ export class ToolCallDispatcher {
   readonly #access: AccessControl | undefined;
   readonly #limiter: Limiter | undefined;
   readonly #approvals: CallApprovals | undefined;
+  readonly #results: ResultKeeper | undefined;
   /** Contexts with a limited call running: a call made with one is nested (`proxy__run`). */
   readonly #running = new WeakSet<ToolContext>();
   #interceptors: ToolCallInterceptor[] = [];
@@ -159,6 +163,12 @@ export class ToolCallDispatcher {
     this.#access = parts.access;
     this.#limiter = parts.limiter;
     this.#approvals = parts.approvals;
+    this.#results = parts.results;
+  }
+
+  /** The store of results too large for the model, when `result_preview` is on. */
+  get results(): ResultKeeper | undefined {
+    return this.#results;
   }
 
   /** Wraps every later tool call; interceptors run in the order added. Returns a remover. */
@@ -215,7 +225,18 @@ export class ToolCallDispatcher {
       }
       access?.seen.call(principal, refusal !== undefined);
       const decided = { refusal, limit, policyRule };
-      const result = await this.#dispatch(entry, args, ctx, options?.via, decided);
+      const whole = await this.#dispatch(entry, args, ctx, options?.via, decided);
+      // Code (ipybox kernels, code mode) works on the whole result; only what goes back to a
+      // client (and its model) may be stored and previewed. Decided here, for every route.
+      const result =
+        this.#results && options?.via !== 'code'
+          ? await this.#results.keep(whole, {
+              tool: entry.name,
+              plugin: entry.plugin,
+              hasOutputSchema: entry.definition.outputSchema !== undefined,
+              ctx,
+            })
+          : whole;
       // The result names the grant it ran on (a copy: results may be shared).
       return grant ? { ...result, _meta: { ...result._meta, [GRANT_META_KEY]: grant.id } } : result;
     } finally {

@@ -145,6 +145,7 @@ export function resolveConfig(
     policy: written.policy,
     view: written.view,
     limits: written.limits,
+    result_preview: written.result_preview,
     secrets: written.secrets,
     metrics: w.metrics,
     cluster: written.cluster

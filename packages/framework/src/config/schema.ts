@@ -245,6 +245,12 @@ function operationsShape(l: Leaves) {
     cluster: clusterSchema().optional(),
     otel: otelSchema(l).optional(),
     pins: pinsSchema(l).optional(),
+    // Read by results/settings.ts, which names each bad key; `result_preview:` alone is on.
+    result_preview: z
+      .union([z.literal(false), z.null(), z.record(z.string(), z.unknown())], {
+        error: 'expected false or a mapping of result preview settings',
+      })
+      .optional(),
   };
 }
 

@@ -155,6 +155,8 @@ export interface WrittenConfig {
   view?: string;
   /** Rate limits, daily quotas and concurrency caps per principal (see `limits/settings.ts`). */
   limits?: Record<string, unknown>;
+  /** Large tool results kept server-side, the model given a preview (`results/settings.ts`). */
+  result_preview?: Record<string, unknown> | false | null;
   /** Where `${secret:NAME}` in a mirrored server's headers is read (see `secrets/settings.ts`). */
   secrets?: Record<string, unknown>;
   /** Serve Prometheus metrics on the health server. Default `false`. */
@@ -228,6 +230,7 @@ export interface Config {
   policy: Record<string, unknown> | undefined;
   view: string | undefined;
   limits: Record<string, unknown> | undefined;
+  result_preview: Record<string, unknown> | false | null | undefined;
   secrets: Record<string, unknown> | undefined;
   metrics: boolean;
   /** Cluster mode, when configured (`cluster.redis_url` or `MCP_REDIS_URL`). */

@@ -13,6 +13,7 @@ import type { Logger } from '../contract/logger.ts';
 import type { ProxyCommands } from '../contract/plugin.ts';
 import { type LimitSettings, parseLimitSettings } from '../limits/settings.ts';
 import type { PinSettings } from '../pins/index.ts';
+import { parseResultPreview, type ResultPreviewSettings } from '../results/settings.ts';
 import type { OtelConfig } from '../telemetry/index.ts';
 import type { ListenLimits } from '../transports/listenLimits.ts';
 
@@ -103,6 +104,8 @@ export interface ServerOptions {
    * nothing is pinned, unless a plugin's own `pin:` setting asks.
    */
   pins?: PinSettings;
+  /** Results too large for the model kept server-side, with a preview (`result_preview:`). */
+  resultPreview?: ResultPreviewSettings;
 }
 
 /** Maps the resolved config file (snake_case) to server options. */
@@ -135,6 +138,7 @@ export function serverOptionsFromConfig(config: Config): ServerOptions {
     view: config.view,
     limits: parseLimitSettings(config.limits),
     pins: config.pins,
+    resultPreview: parseResultPreview(config.result_preview),
   };
 }
 
