@@ -214,11 +214,14 @@ export class TsTypeContext {
     indent: string,
     hasProperties: boolean,
   ): string | undefined {
-    const extra: unknown[] = [];
+    const patterns = isObject(schema.patternProperties)
+      ? Object.values(schema.patternProperties)
+      : [];
+    const extra: unknown[] = [...patterns];
     const additional = schema.additionalProperties;
     if (additional !== undefined && additional !== false) extra.push(additional);
-    else if (additional === undefined && !hasProperties) extra.push(true);
-    if (isObject(schema.patternProperties)) extra.push(...Object.values(schema.patternProperties));
+    // A bare `{type: "object"}` is a map of anything.
+    else if (additional === undefined && !hasProperties && patterns.length === 0) extra.push(true);
     if (extra.length === 0) return undefined;
     if (hasProperties) return 'unknown';
     return union(extra.map((s) => this.#type(s, depth + 1, indent)));
