@@ -74,8 +74,10 @@ const GARBAGE: Tool[] = [
   },
 ];
 
-function nest(depth: number): Record<string, unknown> {
-  return depth === 0 ? { type: 'string' } : { type: 'object', properties: { d: nest(depth - 1) } };
+function nest(depth: number): Record<string, never> {
+  const schema =
+    depth === 0 ? { type: 'string' } : { type: 'object', properties: { d: nest(depth - 1) } };
+  return schema as never;
 }
 
 const VIEW: CatalogToolInfo[] = [
