@@ -27,18 +27,18 @@ export interface UnstructuredToolResult {
 /**
  * The runtime's contract: a call resolves to the tool's `structuredContent` (of the type its
  * `outputSchema` declares) when the tool has an `outputSchema` and the result carries it, else
- * to an `UnstructuredToolResult`. The declarations promise exactly this.
+ * to an `UnstructuredToolResult`. An error result is always `{ content, isError: true }` (what
+ * the runtime makes of it — a thrown error — is the runtime's). The declarations promise this.
  */
 export type BridgedToolResult = Record<string, unknown> | UnstructuredToolResult;
 
 /** The value code receives for `result` of a call to `tool` (see `BridgedToolResult`). */
 export function bridgedResult(tool: Tool, result: CallToolResult): BridgedToolResult {
+  if (result.isError === true) return { content: result.content, isError: true };
   if (tool.outputSchema !== undefined && isRecord(result.structuredContent)) {
     return result.structuredContent;
   }
-  return result.isError === true
-    ? { content: result.content, isError: true }
-    : { content: result.content };
+  return { content: result.content };
 }
 
 /** How code reaches a tool: `tools.memory.create_entities`, `tools["my-server"]["get-item"]`. */
