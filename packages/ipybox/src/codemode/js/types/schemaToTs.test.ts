@@ -68,6 +68,18 @@ const GARBAGE: Tool[] = [
     inputSchema: { type: 'object', properties: { a: { $ref: '#/nowhere/at/all' } } },
   },
   {
+    name: 'cycle',
+    inputSchema: {
+      type: 'object',
+      properties: { a: { $ref: '#/$defs/A' }, j: { $ref: '#/$defs/Json' } },
+      $defs: {
+        A: { anyOf: [{ $ref: '#/$defs/B' }, { type: 'string' }] },
+        B: { $ref: '#/$defs/A' },
+        Json: { anyOf: [{ type: 'string' }, { type: 'array', items: { $ref: '#/$defs/Json' } }] },
+      },
+    },
+  },
+  {
     name: 'free',
     inputSchema: { type: 'object' },
     outputSchema: { type: 'object', additionalProperties: true },
@@ -138,6 +150,12 @@ describe('schema to TypeScript', () => {
     );
     assert.match(declarations, /\n {4}"bad ref"\(args\?: \{\n {6}a\?: unknown;/);
     assert.match(declarations, /d\?: unknown;/); // cut at the depth limit
+    // A cycle of aliases no object breaks is cut; recursion through an array stays.
+    assert.match(
+      declarations,
+      /\ntype GarbageCycleB = unknown;\n+type GarbageCycleA = GarbageCycleB \| string;/,
+    );
+    assert.match(declarations, /\ntype GarbageCycleJson = string \| GarbageCycleJson\[\];/);
     assert.deepEqual(await typeCheck(declarations, ''), []);
   });
 

@@ -90,6 +90,8 @@ export class TsTypeContext {
   /** `$ref` → alias name, for the current root schema. */
   readonly #refs = new Map<string, string>();
   #prefix = '';
+  /** Aliases whose type is being converted (a reference to one is recursive). */
+  readonly #pending = new Set<string>();
 
   constructor(reserved: Iterable<string> = []) {
     this.#used = new Set([...RESERVED_TYPES, ...reserved]);
@@ -235,11 +237,30 @@ export class TsTypeContext {
     const last = ref === '#' ? 'Root' : decodeURIComponent(ref.split('/').pop() ?? 'Ref');
     const name = this.reserveName(`${this.#prefix} ${last}`);
     this.#refs.set(ref, name); // before converting: a recursive reference finds the name
-    const type = this.#type(target, depth + 1, '');
+    this.#pending.add(name);
+    let type = this.#type(target, depth + 1, '');
+    this.#pending.delete(name);
+    // `type A = B | string` while B is still being declared as `A`: a cycle no type names.
+    if (this.#eagerlyRefers(type, [...this.#pending, name])) type = 'unknown';
     const doc =
       isObject(target) && typeof target.description === 'string' ? target.description : '';
     this.#declarations.push(`${doc ? `${jsDoc(doc)}\n` : ''}type ${name} = ${type};`);
     return name;
+  }
+
+  /**
+   * Whether `type` names one of `names` where TypeScript resolves it at once: not inside an
+   * object or tuple type, not as an array's element (those are deferred, so recursion is fine).
+   */
+  #eagerlyRefers(type: string, names: readonly string[]): boolean {
+    let top = '';
+    let nesting = 0;
+    for (const char of type.replaceAll('[]', '#')) {
+      if (char === '{' || char === '[') nesting += 1;
+      else if (char === '}' || char === ']') nesting -= 1;
+      else if (nesting === 0) top += char;
+    }
+    return names.some((name) => new RegExp(`(^|[^\\w$])${name}(?![\\w$#])`).test(top));
   }
 }
 
