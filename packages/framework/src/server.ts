@@ -216,6 +216,7 @@ function assembleParts(options: ServerOptions): ServerParts {
   if (listing) catalog.setToolListing(listing);
   // Plugins register before any session exists; the hub below is created right after.
   const onSessionClosed: SessionClosedSource = (listener) => sessions.onSessionClosed(listener);
+  const skills = new SkillRegistry({ logger });
   const registry = new PluginRegistry({
     catalog,
     view: catalogView,
@@ -225,8 +226,8 @@ function assembleParts(options: ServerOptions): ServerParts {
     onSessionClosed,
     pins,
     audit,
+    skills,
   });
-  const skills = new SkillRegistry({ logger });
   const sessions = openSessionHub(options, { catalog, dispatcher, access, stats, skills, logger });
   return {
     options,

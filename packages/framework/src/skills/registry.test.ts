@@ -2,34 +2,14 @@
 // eras over Streamable HTTP, with their origin known; a later origin's skill of the same name is
 // not served (and logged); removing the first origin serves the second's.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { removeAtExit } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { ERAS, type Era, versionOfEra } from '../protocol/era.ts';
 import { createServer } from '../server.ts';
+import { skillMd, skillsFolder } from './__fixtures__/skillsFolder.ts';
 
 type After = { after: (fn: () => Promise<void> | void) => void };
-
-/** A folder of skill folders: `{ name: { file: text } }`. */
-export function skillsFolder(skills: Record<string, Record<string, string>>): string {
-  const dir = removeAtExit(mkdtempSync(join(tmpdir(), 'mcpbox-skills-')));
-  for (const [name, files] of Object.entries(skills)) {
-    for (const [file, text] of Object.entries(files)) {
-      const path = join(dir, name, file);
-      mkdirSync(join(path, '..'), { recursive: true });
-      writeFileSync(path, text);
-    }
-  }
-  return dir;
-}
-
-export function skillMd(name: string, description: string, body = 'Do it well.'): string {
-  return `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}\n`;
-}
 
 async function connect(url: string, era: Era, t: After): Promise<SkillsClient> {
   const client = new Client(

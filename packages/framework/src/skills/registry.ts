@@ -13,7 +13,11 @@
  * @module
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
-import { SkillCatalog, type SkillWarning } from '@modelcontextprotocol/server/ext/skills';
+import {
+  SKILL_LIMITS,
+  SkillCatalog,
+  type SkillWarning,
+} from '@modelcontextprotocol/server/ext/skills';
 import { nodeSkillFiles } from '@modelcontextprotocol/server/ext/skills/node';
 import type { Logger } from '../contract/logger.ts';
 import { errorMessage, McpboxError } from '../errors.ts';
@@ -235,6 +239,7 @@ export class SkillRegistry implements RouteTable {
     const shadowed: ShadowedSkill[] = [];
     for (const state of this.#origins.values()) {
       for (const skill of state.skills) {
+        if (this.#overLimits(state.info.origin, skill)) continue;
         const name = skill.frontmatter.name;
         const root = skillRoot(skill.uri);
         const servedBy = byName.get(name) ?? routes.get(root)?.origin.origin;
@@ -258,6 +263,27 @@ export class SkillRegistry implements RouteTable {
       shadowed: shadowed.filter((s) => s.origin === origin),
       warnings,
     };
+  }
+
+  /**
+   * Whether a skill is over the SEP-2640 limits (512 files, 16 MiB), which servers SHOULD NOT
+   * serve: the SDK's catalog only warns, so it is left out here (and the reason logged once).
+   */
+  #overLimits(origin: string, skill: Skill): boolean {
+    if (skill.resources === 'dynamic') return false;
+    const bytes = skill.resources.reduce((sum, r) => sum + r.size, 0);
+    const files = skill.resources.length;
+    if (files <= SKILL_LIMITS.files && bytes <= SKILL_LIMITS.bytes) return false;
+    const key = `${origin}\0${skill.uri}\0${files}\0${bytes}`;
+    if (!this.#warned.has(key)) {
+      this.#warned.add(key);
+      this.#logger.warn(
+        `skills: ${origin}: '${skill.frontmatter.name}' is not served: ${files} files / ${bytes} ` +
+          `bytes is over the limit of ${SKILL_LIMITS.files} files / ${SKILL_LIMITS.bytes} bytes ` +
+          '(split the skill or shrink its files)',
+      );
+    }
+    return true;
   }
 
   #warnCollisions(shadowed: ShadowedSkill[]): void {
