@@ -11,6 +11,12 @@
 // - Scenarios the requirement set runs but does not score (the tasks extension, whose fixtures the
 //   conformance plugin serves in tasks.ts; pending ones; ones added after the revision shipped)
 //   are counted and reported, per reason; they never fail the run.
+// - The Skills extension's scenarios (SEP-2640: `sep-2640-skills-directory`, `-enumeration`,
+//   `-manifest`) are in no requirement set (extensions are not on the spec timeline), so they run
+//   on their own at each revision's wire (`--scenario S --spec-version REV --force`) against the
+//   conformance plugin's skill, and every check must run: a SKIPPED check fails the run (they
+//   skip everything when no skill is served), except one the suite skips as not applicable on the
+//   negotiated protocol (the 2026 cache fields, on 2025-11-25).
 // - Every server and suite process runs in its own process group and is killed on exit, on
 //   Ctrl-C, and when a run exceeds its timeout.
 //
@@ -33,6 +39,24 @@ const RUN_TIMEOUT_MS = 300_000;
 const START_TIMEOUT_MS = 60_000;
 /** Check statuses that are neither a pass nor a failure. */
 const NEUTRAL = new Set(['SKIPPED', 'INFO']);
+/** Scenarios run on their own, in which a skipped check fails (see the header). */
+const SKILLS_SCENARIOS = [
+  'sep-2640-skills-directory',
+  'sep-2640-skills-enumeration',
+  'sep-2640-skills-manifest',
+];
+/** How the suite says a check does not apply to the negotiated protocol version. */
+const NOT_ON_THIS_WIRE = /^not applicable on negotiated protocol /;
+
+/** Whether a check's status counts as a failure of `scenario`. */
+function fails(scenario, check) {
+  if (check.status === 'FAILURE') return true;
+  return (
+    check.status === 'SKIPPED' &&
+    SKILLS_SCENARIOS.includes(scenario) &&
+    !NOT_ON_THIS_WIRE.test(check.errorMessage ?? '')
+  );
+}
 
 const children = new Set();
 
@@ -133,7 +157,10 @@ function scenarioDirs(output) {
   const dirs = new Map();
   let current;
   for (const line of output.split('\n')) {
-    const running = /^=== Running scenario: (.+) ===$/.exec(line.trim());
+    // A requirement set names each scenario it runs; `--scenario` names its one differently.
+    const running =
+      /^=== Running scenario: (.+) ===$/.exec(line.trim()) ??
+      /^Running client scenario '(.+)' against /.exec(line.trim());
     if (running) current = running[1];
     const saved = /^Results saved to (.+)$/.exec(line.trim());
     if (saved && current) dirs.set(current, saved[1]);
@@ -176,9 +203,14 @@ function countChecks(output) {
     counts.scenarios += 1;
     let failing = false;
     for (const check of checks) {
+      if (fails(scenario, check)) {
+        counts.FAILURE += 1;
+        failing = true;
+        failures.push(`${scenario} / ${check.id}: ${check.status} ${check.errorMessage ?? ''}`);
+        continue;
+      }
       if (NEUTRAL.has(check.status)) continue;
       if (check.status in counts) counts[check.status] += 1;
-      if (check.status === 'FAILURE') failing = true;
       if (bucket === 'scored' && check.status !== 'SUCCESS') {
         failures.push(`${scenario} / ${check.id}: ${check.status} ${check.errorMessage ?? ''}`);
       }
@@ -188,20 +220,13 @@ function countChecks(output) {
   return { buckets, failures };
 }
 
-/** Runs one requirement set; resolves with its exit code, output and counted checks. */
-async function runSuite(url, revision) {
+/**
+ * Runs the suite with `selection` (a requirement set, or one scenario at a wire version);
+ * resolves with its exit code, output and counted checks.
+ */
+async function runSuite(url, selection) {
   const resultsDir = mkdtempSync(join(tmpdir(), 'mcpbox-conformance-'));
-  const args = [
-    ...SUITE,
-    'conformance',
-    'server',
-    '--url',
-    url,
-    '--requirements',
-    revision,
-    '-o',
-    resultsDir,
-  ];
+  const args = [...SUITE, 'conformance', 'server', '--url', url, ...selection, '-o', resultsDir];
   const child = start('npx', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => {
@@ -219,6 +244,27 @@ async function runSuite(url, revision) {
   const counted = countChecks(output);
   rmSync(resultsDir, { recursive: true, force: true });
   return { code: code ?? (signal ? 1 : 0), output, ...counted };
+}
+
+/** The skills scenarios at `revision`'s wire, one run each, counted together. */
+async function runSkillsScenarios(url, revision) {
+  const merged = { code: 0, output: '', buckets: { scored: emptyCounts() }, failures: [] };
+  for (const scenario of SKILLS_SCENARIOS) {
+    const run = await runSuite(url, [
+      '--scenario',
+      scenario,
+      '--spec-version',
+      revision,
+      '--force',
+    ]);
+    merged.code ||= run.code;
+    merged.output += run.output;
+    merged.failures.push(...run.failures);
+    for (const [key, value] of Object.entries(run.buckets.scored)) {
+      merged.buckets.scored[key] += value;
+    }
+  }
+  return merged;
 }
 
 function total(counts) {
@@ -291,15 +337,28 @@ for (const target of targets) {
   try {
     for (const revision of revisions) {
       console.log(`=== mcp-${target} × ${revision} against ${server.url} ===`);
-      const run = await runSuite(server.url, revision);
-      const scored = run.buckets.scored;
-      const ok = run.code === 0 && scored.FAILURE === 0 && scored.SUCCESS > 0;
-      console.log(ok ? summaryOf(run.output) : run.output);
-      if (run.failures.length > 0) {
-        console.log(`--- scored checks that did not pass ---\n${run.failures.join('\n')}`);
+      const runs = [
+        [revision, await runSuite(server.url, ['--requirements', revision]), 1],
+        [
+          `${revision} skills`,
+          await runSkillsScenarios(server.url, revision),
+          SKILLS_SCENARIOS.length,
+        ],
+      ];
+      for (const [label, run, scenarios] of runs) {
+        const scored = run.buckets.scored;
+        const ok =
+          run.code === 0 &&
+          scored.FAILURE === 0 &&
+          scored.SUCCESS > 0 &&
+          scored.scenarios >= scenarios;
+        console.log(ok ? summaryOf(run.output) : run.output);
+        if (run.failures.length > 0) {
+          console.log(`--- scored checks that did not pass ---\n${run.failures.join('\n')}`);
+        }
+        results.push(`mcp-${target} × ${label}: ${describe(run)}${ok ? '' : ' — FAILED'}`);
+        if (!ok) failed = true;
       }
-      results.push(`mcp-${target} × ${revision}: ${describe(run)}${ok ? '' : ' — FAILED'}`);
-      if (!ok) failed = true;
     }
   } finally {
     killGroup(server.child);

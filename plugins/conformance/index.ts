@@ -7,8 +7,10 @@
  * framework exposes everything the protocol needs, in both protocol eras (2025-11-25 sessions and
  * stateless 2026-07-28 requests): content types, logging, progress, sampling, elicitation and
  * roots (server→client requests for 2025, `input_required` rounds for 2026), completions,
- * templates, subscriptions, list changes, raw JSON Schema passed through, and the Tasks
- * extension's fixtures (`greet`, `slow_compute`, … in tasks.ts).
+ * templates, subscriptions, list changes, raw JSON Schema passed through, the Tasks
+ * extension's fixtures (`greet`, `slow_compute`, … in tasks.ts), and a skill for the Skills
+ * extension's scenarios (`skills/conformance-skill/`, served because it is in the plugin's
+ * `skills/` folder).
  *
  * Try it: `mcp-factory --http 8000 -p conformance`, then
  * `npx -p node@22 -p @modelcontextprotocol/conformance@0.2.0-alpha.12 conformance server --url http://127.0.0.1:8000/mcp --requirements 2026-07-28`

@@ -58,6 +58,7 @@ export function absolutePaths(layer: WrittenConfig, baseDir: string, home: strin
     out.plugin_dirs = layer.plugin_dirs.map((d) => absolutePath(d, baseDir, home));
   if (layer.plugin_config_dir)
     out.plugin_config_dir = absolutePath(layer.plugin_config_dir, baseDir, home);
+  if (layer.skills_dir) out.skills_dir = absolutePath(layer.skills_dir, baseDir, home);
   if (layer.tool_log_dir) out.tool_log_dir = absolutePath(layer.tool_log_dir, baseDir, home);
   if (layer.audit_log) out.audit_log = absolutePath(layer.audit_log, baseDir, home);
   if (layer.pins?.file)
@@ -135,6 +136,7 @@ export function resolveConfig(
     plugins: written.plugins ?? {},
     plugin_dirs: written.plugin_dirs ?? [],
     plugin_config_dir: written.plugin_config_dir ?? join(context.home, 'mcp_plugins'),
+    skills_dir: written.skills_dir,
     tool_log_dir: written.tool_log_dir ?? join(context.home, '.mcp_proxy', 'logs'),
     audit_log: written.audit_log,
     redact_keys: written.redact_keys ?? [],

@@ -204,6 +204,7 @@ function pluginsShape(l: Leaves) {
       .optional(),
     plugin_dirs: l.stringList.optional(),
     plugin_config_dir: l.nonEmpty.optional(),
+    skills_dir: l.nonEmpty.optional(),
   };
   return { pluginEntry, shape };
 }

@@ -129,6 +129,11 @@ export interface WrittenConfig {
   plugin_dirs?: string[];
   /** Per-plugin config files live in `<dir>/<plugin>/config.yaml`. Default `~/mcp_plugins`. */
   plugin_config_dir?: string;
+  /**
+   * A folder of skill folders (each with a `SKILL.md`) served as Skills (SEP-2640) and watched:
+   * a change reaches clients as `resources/list_changed`. Default: none.
+   */
+  skills_dir?: string;
   /** Directory of the JSON-lines tool-call log. Default `~/.mcp_proxy/logs`. */
   tool_log_dir?: string;
   /**
@@ -220,6 +225,7 @@ export interface Config {
   plugins: Record<string, PluginEntry>;
   plugin_dirs: string[];
   plugin_config_dir: string;
+  skills_dir: string | undefined;
   tool_log_dir: string;
   audit_log: string | undefined;
   redact_keys: string[];

@@ -11,6 +11,7 @@
  *
  * @module
  */
+
 import type {
   GetPromptResult,
   ReadResourceResult,
@@ -19,6 +20,7 @@ import type {
   ToolAnnotations,
   Variables,
 } from '@modelcontextprotocol/server';
+import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import type { AdminSurface } from './admin.ts';
 import type { AuditRecorder } from './audit.ts';
 import type { CatalogView } from './catalogView.ts';
@@ -200,4 +202,13 @@ export interface PluginServer {
    * with this registration (unload, reload). Hosts without a console ignore it.
    */
   publishAdmin(name: string, surface: AdminSurface): void;
+
+  /**
+   * Serves skills (SEP-2640) with this registration, as the plugin folder's own `skills/`
+   * subfolder is served without asking: a folder of skill folders, each with a `SKILL.md` (a
+   * relative path is taken from the plugin's folder), or a `SkillSource` of the SDK's. They go
+   * with the registration (unload, reload); a skill name another origin serves first is not
+   * served, with a warning naming both.
+   */
+  registerSkills(from: string | URL | SkillSource): void;
 }

@@ -22,6 +22,8 @@ import type { Logger } from '../contract/logger.ts';
 import type { PluginConfig, PluginModule, ProxyCommands } from '../contract/plugin.ts';
 import { errorMessage, McpboxError } from '../errors.ts';
 import { createLogger } from '../logging/index.ts';
+import { dropPluginSkills, servePluginSkills } from '../skills/pluginSkills.ts';
+import type { SkillRegistry } from '../skills/registry.ts';
 import { importPluginSource, type PluginSource, pluginModuleOf, resolvePlugin } from './load.ts';
 import { PublishedAdminSurfaces } from './registryAdmin.ts';
 import type {
@@ -69,6 +71,7 @@ export class PluginRegistry {
   readonly #audit: AuditRecorder | undefined;
   readonly #onSessionClosed: SessionClosedSource | undefined;
   readonly #pins: PinModes | undefined;
+  readonly #skills: SkillRegistry | undefined;
   /** Each loaded plugin's `server.onUnload` cleanups, run when that registration ends. */
   readonly #cleanups = new Map<string, Array<() => unknown>>();
   /** Each loaded plugin's `server.publishAdmin` surfaces, replaced with its registration. */
@@ -88,6 +91,7 @@ export class PluginRegistry {
     this.#audit = options.audit;
     this.#onSessionClosed = options.onSessionClosed;
     this.#pins = options.pins;
+    this.#skills = options.skills;
   }
 
   #serial<T>(task: () => Promise<T>): Promise<T> {
@@ -112,6 +116,7 @@ export class PluginRegistry {
     if ('error' in staged) return failed(name, staged.error);
     this.#cleanups.set(name, staged.cleanups);
     this.#admin.set(name, staged.admin);
+    await servePluginSkills(this.#skills, name, found.source, staged.skills, this.#logger);
 
     const plugin = this.#record(name, found.module, config, internal, prefix, found.source);
     this.#plugins.set(name, plugin);
@@ -157,6 +162,7 @@ export class PluginRegistry {
       await this.#runCleanups(name, this.#cleanups.get(name));
       this.#cleanups.set(name, staged.cleanups);
       this.#admin.set(name, staged.admin);
+      await servePluginSkills(this.#skills, name, source, staged.skills, this.#logger);
       const plugin = this.#record(name, module, config, old.internal, prefix, source);
       this.#plugins.set(name, plugin);
       this.#logger.info(`reloaded plugin ${name}`, { tools: plugin.tools.length });
@@ -199,9 +205,7 @@ export class PluginRegistry {
     prefix: string | undefined,
     replacing: string | undefined,
     internal: boolean,
-  ): Promise<
-    { error: string } | { cleanups: Array<() => unknown>; admin: Map<string, AdminSurface> }
-  > {
+  ): Promise<{ error: string } | Pick<StagingServer, 'cleanups' | 'admin' | 'skills'>> {
     const staging = new StagingServer({
       plugin: name,
       catalog: this.catalog,
@@ -228,7 +232,7 @@ export class PluginRegistry {
       return { error };
     }
     staging.commit(replacing);
-    return { cleanups: staging.cleanups, admin: staging.admin };
+    return { cleanups: staging.cleanups, admin: staging.admin, skills: staging.skills };
   }
 
   /**
@@ -305,6 +309,7 @@ export class PluginRegistry {
       this.#plugins.delete(name);
       this.#admin.set(name, new Map());
       const owned = this.catalog.removePlugin(name);
+      await dropPluginSkills(this.#skills, name);
       const cleanups = this.#cleanups.get(name);
       this.#cleanups.delete(name);
       await this.#runCleanups(name, cleanups);

@@ -12,6 +12,7 @@ import type { CatalogView } from '../contract/catalogView.ts';
 import type { Logger } from '../contract/logger.ts';
 import type { PluginConfig, PluginModule, ProxyCommands } from '../contract/plugin.ts';
 import type { PinMode } from '../pins/types.ts';
+import type { SkillRegistry } from '../skills/registry.ts';
 import type { PluginSource } from './load.ts';
 import type { SessionClosedSource } from './staging.ts';
 
@@ -96,6 +97,8 @@ export interface PluginRegistryOptions {
   onSessionClosed?: SessionClosedSource;
   /** The pin book: each loaded plugin's mode is set before its batch enters the catalog. */
   pins?: PinModes;
+  /** The server's skills: each plugin's skills (its `skills/` folder, `registerSkills`) go here. */
+  skills?: SkillRegistry;
 }
 
 /** What the registry tells the pin book of each plugin it commits. */

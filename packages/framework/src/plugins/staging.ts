@@ -6,10 +6,13 @@
  *
  * @module
  */
+
+import { fileURLToPath } from 'node:url';
 import type {
   ResourceTemplate as SdkResourceTemplate,
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
+import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import type { Catalog } from '../catalog/catalog.ts';
 import {
   createPromptEntry,
@@ -92,6 +95,8 @@ export class StagingServer implements PluginServer {
   readonly cleanups: Array<() => unknown> = [];
   /** What `publishAdmin` was given, by name; the registry keeps it with this registration. */
   readonly admin = new Map<string, AdminSurface>();
+  /** What `registerSkills` was given (folders as paths); the registry serves it as origins. */
+  readonly skills: Array<string | SkillSource> = [];
   readonly #catalog: Catalog;
   readonly #prefix: string | undefined;
   readonly #onSessionClosed: SessionClosedSource | undefined;
@@ -278,6 +283,10 @@ export class StagingServer implements PluginServer {
 
   publishAdmin(name: string, surface: AdminSurface): void {
     this.admin.set(name, surface);
+  }
+
+  registerSkills(from: string | URL | SkillSource): void {
+    this.skills.push(from instanceof URL ? fileURLToPath(from) : from);
   }
 
   // ---- handles ----

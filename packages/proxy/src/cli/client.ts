@@ -16,11 +16,11 @@ interface ClientOptions extends ConnectionOptions {
   history: boolean;
 }
 
-// `mcp-client call …` and `mcp-client inspect …` are one-shot commands with programs of their
+// `mcp-client call …`, `inspect …` and `skills …` are one-shot commands with programs of their
 // own. They are told apart here, by the first word only, because commander would also take a
 // server command after `--` named `call` for the subcommand.
 const oneShot = process.argv[2];
-if (oneShot === 'call' || oneShot === 'inspect') {
+if (oneShot === 'call' || oneShot === 'inspect' || oneShot === 'skills') {
   const { runOneShotCli } = await import('./clientOneShot.ts');
   await runOneShotCli(oneShot, process.argv.slice(3));
 } else {
@@ -44,7 +44,8 @@ async function runInteractiveCli(): Promise<void> {
       '\nOne-shot commands (JSON on stdout, for scripts):\n' +
         "  mcp-client call TOOL [--arg NAME=VALUE …] [--json '{…}'] -- COMMAND [ARGS…] | URL\n" +
         '  mcp-client inspect -- COMMAND [ARGS…] | URL\n' +
-        'See `mcp-client call --help` and `mcp-client inspect --help`.',
+        '  mcp-client skills [--read NAME[/PATH]] -- COMMAND [ARGS…] | URL\n' +
+        'See `mcp-client call --help`, `inspect --help` and `skills --help`.',
     )
     .showHelpAfterError()
     .action(async (operands: string[], options: ClientOptions) => {

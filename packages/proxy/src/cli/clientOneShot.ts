@@ -1,5 +1,5 @@
 /**
- * The command lines of `mcp-client call` and `mcp-client inspect`. Declares flags only; the work
+ * The command lines of `mcp-client call`, `inspect` and `skills`. Declares flags only; the work
  * is in `repl/oneShot.ts`, loaded after the command line parsed, so `--help` and usage errors
  * load no SDK. A command-line mistake exits 2, like the usage errors `repl/oneShot.ts` finds.
  *
@@ -76,12 +76,12 @@ function seconds(value: string): number {
   return n;
 }
 
-function inspectProgram(): Command {
+function inspectProgram(_argv: string[]): Command {
   return withConnectionOptions(
     new Command('mcp-client inspect')
       .description(
         'Print the server: serverInfo, protocol version and era, capabilities, tools, ' +
-          'resources, resource templates and prompts, as one JSON object.',
+          'resources, resource templates, prompts and skills, as one JSON object.',
       )
       .usage('[options] -- COMMAND [ARGS…] | URL')
       .argument('<server...>', SERVER_HELP),
@@ -91,6 +91,34 @@ function inspectProgram(): Command {
     const { inspectOnce } = await import('../repl/oneShot.ts');
     process.exitCode = await inspectOnce(target);
   });
+}
+
+function skillsProgram(_argv: string[]): Command {
+  return withConnectionOptions(
+    new Command('mcp-client skills')
+      .description(
+        "List the server's skills (SEP-2640) as JSON, or print one skill file with --read. " +
+          'Every file read is checked against the skill entry (size, SHA-256 digest, frontmatter).',
+      )
+      .usage('[--read NAME[/PATH]] [options] -- COMMAND [ARGS…] | URL')
+      .argument('<server...>', SERVER_HELP)
+      .option(
+        '--read <skill>',
+        "print a skill's file: NAME for its SKILL.md, NAME/PATH for another file, or its skill:// URI",
+      ),
+  )
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  mcp-client skills -- mcp-factory -p conformance\n' +
+        '  mcp-client skills --read conformance-skill/references/GUIDE.md http://127.0.0.1:8000/mcp',
+    )
+    .action(async (server: string[], options: ConnectionOptions & { read?: string }) => {
+      const target = targetOrUsageError('skills', server, options);
+      if (!target) return;
+      const { skillsOnce } = await import('../repl/oneShot.ts');
+      process.exitCode = await skillsOnce(target, options.read);
+    });
 }
 
 /** The server the operands name; on a bad one, the reason on stderr and exit code 2. */
@@ -104,11 +132,16 @@ function targetOrUsageError(kind: string, server: string[], options: ConnectionO
   }
 }
 
-/** Runs `mcp-client call|inspect` on the arguments after the subcommand's name. */
-export async function runOneShotCli(kind: 'call' | 'inspect', argv: string[]): Promise<void> {
-  const program = (kind === 'call' ? callProgram(argv) : inspectProgram())
-    .showHelpAfterError()
-    .exitOverride();
+/** The one-shot subcommands, each with its program. */
+export const ONE_SHOT = {
+  call: callProgram,
+  inspect: inspectProgram,
+  skills: skillsProgram,
+} as const;
+
+/** Runs `mcp-client call|inspect|skills` on the arguments after the subcommand's name. */
+export async function runOneShotCli(kind: keyof typeof ONE_SHOT, argv: string[]): Promise<void> {
+  const program = ONE_SHOT[kind](argv).showHelpAfterError().exitOverride();
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {

@@ -16,6 +16,7 @@ import {
   type ConfigOverrides,
   createSecurity,
   createServer,
+  errorMessage,
   type HealthServer,
   joinCluster,
   type Logger,
@@ -28,6 +29,7 @@ import {
   startHealthServer,
   type ToolLogger,
 } from '@mcpbox/framework';
+import { serveSkillsDir } from '../proxy/skillsWatch.ts';
 import { fail } from './exit.ts';
 
 /** The flags both serving commands take. */
@@ -135,6 +137,11 @@ export async function buildServingCore(
   });
   security.install(server);
   await cluster?.relay(server.catalog);
+  if (config.skills_dir) {
+    await serveSkillsDir(server, config.skills_dir, log).catch((error: unknown) => {
+      throw fail(`skills_dir: ${errorMessage(error)}`);
+    });
+  }
   return { cluster, security, server };
 }
 

@@ -1,16 +1,18 @@
 /**
- * `mcp-client call` and `mcp-client inspect`: connect, do one thing, print JSON on stdout, close.
- * Made for scripts: stdout carries only the JSON answer; everything else (the server's log
+ * `mcp-client call`, `inspect` and `skills`: connect, do one thing, print JSON (or the file read)
+ * on stdout, close. Made for scripts: stdout carries only the answer; everything else (the server's log
  * messages, progress, failures) goes to stderr, and the exit code says how it went:
  * 0 done, 1 the tool answered `isError` or the server/connection failed, 2 the command line was
  * wrong (unknown tool, arguments that do not match its schema) and nothing was called.
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { callArguments, callSyntaxError } from './callArguments.ts';
 import type { ConnectTarget } from './connect.ts';
 import { formatError } from './format.ts';
 import { allPages, ClientSession, type Output } from './session.ts';
+import { listedSkill, listSkills, pickSkill } from './skills.ts';
 
 /** Exit codes of the one-shot commands. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -22,7 +24,7 @@ function stderrOutput(prefix: string): Output {
 }
 
 /** Connects, runs `work`, always closes; returns the exit code. */
-async function withSession(
+export async function withSession(
   target: ConnectTarget,
   prefix: string,
   work: (session: ClientSession, out: Output) => Promise<number>,
@@ -139,6 +141,10 @@ export function inspectOnce(target: ConnectTarget): Promise<number> {
       }),
     );
     const prompts = await list('prompts', capabilities.prompts, () => session.listPrompts());
+    // The Skills extension (SEP-2640): listed when the server declares it.
+    const skills = await list('skills', true, async () =>
+      (await listSkills(client)).skills.map(listedSkill),
+    );
     const info = session.info();
     const report = {
       serverInfo: info.version ?? null,
@@ -151,9 +157,42 @@ export function inspectOnce(target: ConnectTarget): Promise<number> {
       resources,
       resourceTemplates,
       prompts,
+      skills,
       ...(Object.keys(failures).length > 0 ? { errors: failures } : {}),
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return Object.keys(failures).length > 0 ? EXIT.failed : EXIT.ok;
+  });
+}
+
+/**
+ * `mcp-client skills`: lists the skills as JSON, or prints one file of one skill (`read`) as it
+ * is — only after it passed the checks against the skill's entry.
+ */
+export function skillsOnce(target: ConnectTarget, read?: string): Promise<number> {
+  return withSession(target, 'mcp-client skills', async (session, out) => {
+    const { skills, supported } = await listSkills(session.client);
+    if (!supported) {
+      out.error('the server does not serve skills (no io.modelcontextprotocol/skills extension)');
+      return EXIT.failed;
+    }
+    if (read === undefined) {
+      process.stdout.write(`${JSON.stringify(skills.map(listedSkill), null, 2)}\n`);
+      return EXIT.ok;
+    }
+    const picked = pickSkill(skills, read);
+    if (!picked) {
+      const names = skills.map((s) => s.frontmatter.name).join(', ') || 'none';
+      out.error(`the server has no skill "${read.split('/')[0]}" (its skills: ${names})`);
+      return EXIT.usage;
+    }
+    try {
+      const file = await new SkillsClient(session.client).read(picked.skill, picked.path);
+      process.stdout.write(file.text ?? file.bytes);
+      return EXIT.ok;
+    } catch (err) {
+      out.error(`reading ${read} failed: ${formatError(err)}`);
+      return EXIT.failed;
+    }
   });
 }
