@@ -279,6 +279,7 @@ export {
   upstreamPlugin,
 } from './plugins/upstream.ts';
 export type { UpstreamCredentialSettings } from './plugins/upstreamCredentials.ts';
+export { skillPrefix, UpstreamSkills } from './plugins/upstreamSkills.ts';
 export {
   ERAS,
   type Era,
