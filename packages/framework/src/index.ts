@@ -279,6 +279,7 @@ export {
   upstreamPlugin,
 } from './plugins/upstream.ts';
 export type { UpstreamCredentialSettings } from './plugins/upstreamCredentials.ts';
+export { type SkillOffers, upstreamSkillOrigins } from './plugins/upstreamSkillOrigins.ts';
 export { skillPrefix, UpstreamSkills } from './plugins/upstreamSkills.ts';
 export {
   ERAS,

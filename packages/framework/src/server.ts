@@ -14,6 +14,7 @@
  */
 import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
 import { AccessControl, unknownViewMessage } from './access/access.ts';
+import { mayUsePluginIn } from './access/pluginUse.ts';
 import { CallApprovals } from './approvals/callApproval.ts';
 import { OperatorDesk } from './approvals/desk.ts';
 import type { GrantBook } from './approvals/grants.ts';
@@ -226,7 +227,8 @@ function assembleParts(options: ServerOptions): ServerParts {
     pins,
     audit,
   });
-  const skills = new SkillRegistry({ logger });
+  const mayUse = mayUsePluginIn(access, () => catalog.tools());
+  const skills = new SkillRegistry({ logger, mayUse });
   const sessions = openSessionHub(options, { catalog, dispatcher, access, stats, skills, logger });
   return {
     options,

@@ -51,6 +51,7 @@ import {
 } from './upstreamChanges.ts';
 import { type UpstreamCredentialSettings, UpstreamCredentials } from './upstreamCredentials.ts';
 import { listEverything, mirror, type Route } from './upstreamMirror.ts';
+import type { SkillOffers } from './upstreamSkillOrigins.ts';
 import { type ReadUpstream, UpstreamSkills } from './upstreamSkills.ts';
 
 export type { ListChange } from './upstreamChanges.ts';
@@ -70,6 +71,8 @@ export interface UpstreamPluginOptions extends Omit<UpstreamConnectionOptions, '
   callerIdleMs?: number;
   /** The mirror's prefix, which its skills' names and URIs get (`upstreamSkills.ts`). */
   prefix?: string | false;
+  /** Where its skills are served (the server's `skills`); without it they are only listed. */
+  skillOffers?: SkillOffers;
 }
 
 /** A plugin module mirroring one upstream MCP server. */
@@ -98,7 +101,7 @@ export function upstreamPlugin(
   params: UpstreamParams,
   options: UpstreamPluginOptions = {},
 ): UpstreamPlugin {
-  const { reload, onListChanged, callerIdleMs, prefix, ...rest } = options;
+  const { reload, onListChanged, callerIdleMs, prefix, skillOffers, ...rest } = options;
   const { credentials: _settings, ...connectionOptions } = rest;
   const credentials = credentialsFor(name, params, options);
   let connection: UpstreamConnection | undefined;
@@ -169,6 +172,7 @@ export function upstreamPlugin(
         mirror(server, active, lists, route, logger);
         const read = skillReads(active, route);
         skills = await UpstreamSkills.build(lists.skills, { name, prefix, read, logger });
+        offerSkills(server, skills, skillOffers);
       } catch (error) {
         // Only a connection nobody else uses is closed; after an earlier successful register,
         // its entries may still be serving.
@@ -191,6 +195,11 @@ export function upstreamPlugin(
       await Promise.all([closing?.close(), closingCallers?.close()]);
     },
   };
+}
+
+/** Served while this registration is: withdrawn by its unload (`upstreamSkillOrigins.ts`). */
+function offerSkills(server: PluginServer, skills: UpstreamSkills, offers?: SkillOffers): void {
+  if (skills.entries.length > 0 && offers) server.onUnload(offers.offer(server.name, skills));
 }
 
 /** Skill files: entries are built once over the listing connection, a caller reads by its route. */

@@ -19,7 +19,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/server';
 import { ResourceTemplate } from '@modelcontextprotocol/server';
-import type { Skill } from '@modelcontextprotocol/server/ext/skills';
+import { SKILLS_EXTENSION_ID, type Skill } from '@modelcontextprotocol/server/ext/skills';
 import { z } from 'zod';
 import { type AuthIdentity, principalKeyOf } from '../auth/principal.ts';
 import type { CallOptions, UpstreamConnection } from '../client/connection.ts';
@@ -99,9 +99,22 @@ export function mirror(
     }
     mirrorTool(server, tool, current);
   }
-  for (const resource of lists.resources) mirrorResource(server, resource, current);
-  for (const template of lists.templates) mirrorTemplate(server, template, current);
+  // Skills are served as skills (`upstreamSkills.ts`: the mirror's names, the caller's access),
+  // never as plain resources that would pass the upstream's URIs through to every caller.
+  const skillFile = skillFileOf(lists.skills);
+  for (const resource of lists.resources) {
+    if (!skillFile(resource.uri)) mirrorResource(server, resource, current);
+  }
+  for (const template of lists.templates) {
+    if (template.name !== SKILLS_EXTENSION_ID) mirrorTemplate(server, template, current);
+  }
   for (const prompt of lists.prompts) mirrorPrompt(server, prompt, current);
+}
+
+/** Whether a URI is inside one of `skills` (their folders: the `SKILL.md` URIs' parents). */
+function skillFileOf(skills: readonly Skill[]): (uri: string) => boolean {
+  const roots = skills.map((skill) => skill.uri.slice(0, skill.uri.lastIndexOf('/') + 1));
+  return (uri) => roots.some((root) => uri.startsWith(root));
 }
 
 /** Tools that may only run as MCP tasks (`execution.taskSupport: 'required'`). */
