@@ -279,6 +279,8 @@ export {
   upstreamPlugin,
 } from './plugins/upstream.ts';
 export type { UpstreamCredentialSettings } from './plugins/upstreamCredentials.ts';
+export { type SkillOffers, upstreamSkillOrigins } from './plugins/upstreamSkillOrigins.ts';
+export { skillPrefix, UpstreamSkills } from './plugins/upstreamSkills.ts';
 export {
   ERAS,
   type Era,

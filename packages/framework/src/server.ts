@@ -14,6 +14,7 @@
  */
 import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
 import { AccessControl, unknownViewMessage } from './access/access.ts';
+import { mayUsePluginIn } from './access/pluginUse.ts';
 import { CallApprovals } from './approvals/callApproval.ts';
 import { OperatorDesk } from './approvals/desk.ts';
 import type { GrantBook } from './approvals/grants.ts';
@@ -217,7 +218,10 @@ function assembleParts(options: ServerOptions): ServerParts {
   if (listing) catalog.setToolListing(listing);
   // Plugins register before any session exists; the hub below is created right after.
   const onSessionClosed: SessionClosedSource = (listener) => sessions.onSessionClosed(listener);
-  const skills = new SkillRegistry({ logger });
+  const skills = new SkillRegistry({
+    logger,
+    mayUse: mayUsePluginIn(access, () => catalog.tools()),
+  });
   const registry = new PluginRegistry({
     catalog,
     view: catalogView,

@@ -34,6 +34,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/client';
+import { SKILLS_EXTENSION_ID, type Skill } from '@modelcontextprotocol/client/ext/skills';
 import { traceUpstreamRequest } from '../telemetry/spans.ts';
 import type { TransportKind } from './connect.ts';
 import {
@@ -152,6 +153,19 @@ export class UpstreamConnection {
 
   async listPrompts(): Promise<Prompt[]> {
     return this.#listAll('prompts', 'prompts/list', 'prompts') as Promise<Prompt[]>;
+  }
+
+  /**
+   * Every skill (SEP-2640 `skills/list`), entries as sent; none from a server that does not
+   * declare the extension.
+   */
+  async listSkills(): Promise<Skill[]> {
+    const extensions = (await this.serverCapabilities()).extensions ?? {};
+    if (extensions[SKILLS_EXTENSION_ID] === undefined) return [];
+    const method = 'skills/list';
+    return listPages(this.name, method, 'skills', (page) =>
+      this.#request(method, page, LoosePage, {}),
+    ) as Promise<Skill[]>;
   }
 
   async readResource(

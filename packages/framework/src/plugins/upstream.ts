@@ -51,6 +51,8 @@ import {
 } from './upstreamChanges.ts';
 import { type UpstreamCredentialSettings, UpstreamCredentials } from './upstreamCredentials.ts';
 import { listEverything, mirror, type Route } from './upstreamMirror.ts';
+import type { SkillOffers } from './upstreamSkillOrigins.ts';
+import { type ReadUpstream, UpstreamSkills } from './upstreamSkills.ts';
 
 export type { ListChange } from './upstreamChanges.ts';
 
@@ -67,6 +69,10 @@ export interface UpstreamPluginOptions extends Omit<UpstreamConnectionOptions, '
   credentials?: UpstreamCredentialSettings;
   /** Closes a caller's own connection after this long unused. Default 5 minutes. */
   callerIdleMs?: number;
+  /** The mirror's prefix, which its skills' names and URIs get (`upstreamSkills.ts`). */
+  prefix?: string | false;
+  /** Where its skills are served (the server's `skills`); without it they are only listed. */
+  skillOffers?: SkillOffers;
 }
 
 /** A plugin module mirroring one upstream MCP server. */
@@ -74,6 +80,8 @@ export interface UpstreamPlugin extends PluginModule {
   readonly description: string;
   /** The connection of the latest `register()`, until `dispose()`. */
   readonly connection: UpstreamConnection | undefined;
+  /** The upstream's skills as the latest `register()` mirrored them. */
+  readonly skills: UpstreamSkills | undefined;
   /** Closes the connection, ending a stdio upstream and its children. Idempotent. */
   dispose(): Promise<void>;
 }
@@ -93,10 +101,11 @@ export function upstreamPlugin(
   params: UpstreamParams,
   options: UpstreamPluginOptions = {},
 ): UpstreamPlugin {
-  const { reload, onListChanged, callerIdleMs, ...rest } = options;
+  const { reload, onListChanged, callerIdleMs, prefix, skillOffers, ...rest } = options;
   const { credentials: _settings, ...connectionOptions } = rest;
   const credentials = credentialsFor(name, params, options);
   let connection: UpstreamConnection | undefined;
+  let skills: UpstreamSkills | undefined;
   let callers: CallerConnections | undefined;
   let plugin = name;
   let logger: Logger | undefined;
@@ -140,6 +149,9 @@ export function upstreamPlugin(
     get connection() {
       return connection;
     },
+    get skills() {
+      return skills;
+    },
 
     async register(server: PluginServer) {
       plugin = server.name;
@@ -153,13 +165,14 @@ export function upstreamPlugin(
         connection = await open(logger);
       }
       const active = connection as UpstreamConnection;
-      const listed = listEverything(active);
-      mirroring = listed.then(
-        (lists) => snapshotFrom(lists),
-        () => undefined,
-      );
+      const listed = listEverything(active, logger);
+      mirroring = listed.then(snapshotFrom, () => undefined);
       try {
-        mirror(server, active, await listed, route, logger);
+        const lists = await listed;
+        mirror(server, active, lists, route, logger);
+        const read = skillReads(active, route);
+        skills = await UpstreamSkills.build(lists.skills, { name, prefix, read, logger });
+        offerSkills(server, skills, skillOffers);
       } catch (error) {
         // Only a connection nobody else uses is closed; after an earlier successful register,
         // its entries may still be serving.
@@ -173,6 +186,7 @@ export function upstreamPlugin(
 
     async dispose() {
       changes.stop();
+      skills = undefined;
       forgetSecrets();
       const closing = connection;
       connection = undefined;
@@ -180,6 +194,20 @@ export function upstreamPlugin(
       callers = undefined;
       await Promise.all([closing?.close(), closingCallers?.close()]);
     },
+  };
+}
+
+/** Served while this registration is: withdrawn by its unload (`upstreamSkillOrigins.ts`). */
+function offerSkills(server: PluginServer, skills: UpstreamSkills, offers?: SkillOffers): void {
+  if (skills.entries.length > 0 && offers) server.onUnload(offers.offer(server.name, skills));
+}
+
+/** Skill files: entries are built once over the listing connection, a caller reads by its route. */
+function skillReads(listing: UpstreamConnection, route: Route): ReadUpstream {
+  return (uri, ctx) => {
+    if (ctx === undefined) return listing.readResource({ uri });
+    const extra = ctx as RequestExtra;
+    return route(extra, (upstream) => upstream.readResource({ uri }, { signal: extra.signal }));
   };
 }
 

@@ -13,7 +13,7 @@
 import type { ListKind, UpstreamConnection } from '../client/connection.ts';
 import type { Logger } from '../contract/logger.ts';
 import { errorMessage } from '../errors.ts';
-import type { Lists } from './upstreamMirror.ts';
+import { type Lists, listSkills } from './upstreamMirror.ts';
 
 /** What changed in one list, by name (tools, prompts) or URI (resources and templates). */
 export interface ListChange {
@@ -22,7 +22,10 @@ export interface ListChange {
   changed: string[];
 }
 
-/** The upstream's lists as last mirrored, each entry as JSON by name or URI. */
+/**
+ * The upstream's lists as last mirrored, each entry as JSON by name or URI. Skills count as
+ * resources: a server announces a change of its skills with `resources/list_changed`.
+ */
 export interface Snapshot {
   tools: Map<string, string>;
   resources: Map<string, string>;
@@ -39,21 +42,32 @@ function keyed<T>(items: T[], key: (item: T) => string): Map<string, string> {
 export function snapshotFrom(lists: Lists): Snapshot {
   return {
     tools: keyed(lists.tools, (tool) => tool.name),
-    resources: new Map([
-      ...keyed(lists.resources, (resource) => resource.uri),
-      ...keyed(lists.templates, (template) => template.uriTemplate),
-    ]),
+    resources: resourcesKeyed(lists),
     prompts: keyed(lists.prompts, (prompt) => prompt.name),
   };
 }
 
-async function snapshotOf(connection: UpstreamConnection, kind: ListKind) {
+function resourcesKeyed(lists: Pick<Lists, 'resources' | 'templates' | 'skills'>) {
+  return new Map([
+    ...keyed(lists.resources, (resource) => resource.uri),
+    ...keyed(lists.templates, (template) => template.uriTemplate),
+    // Apart from resources of the same URI: a skill entry is not its SKILL.md resource.
+    ...keyed(lists.skills, (skill) => `skill ${skill.uri}`),
+  ]);
+}
+
+async function snapshotOf(
+  upstream: WatchedUpstream,
+  connection: UpstreamConnection,
+  kind: ListKind,
+) {
   if (kind === 'tools') return keyed(await connection.listTools(), (tool) => tool.name);
   if (kind === 'prompts') return keyed(await connection.listPrompts(), (prompt) => prompt.name);
-  return new Map([
-    ...keyed(await connection.listResources(), (resource) => resource.uri),
-    ...keyed(await connection.listResourceTemplates(), (template) => template.uriTemplate),
-  ]);
+  return resourcesKeyed({
+    resources: await connection.listResources(),
+    templates: await connection.listResourceTemplates(),
+    skills: await listSkills(connection, upstream.logger()),
+  });
 }
 
 /** What differs between two listings, or nothing when they are the same. */
@@ -131,7 +145,7 @@ export class ListChangeWatcher {
     const active = upstream.connection();
     const mirrored = await upstream.mirrored();
     if (!active || active !== upstream.connection() || active.closed || !mirrored) return;
-    const now = await snapshotOf(active, kind);
+    const now = await snapshotOf(upstream, active, kind);
     const change = difference(mirrored[kind], now);
     const name = upstream.name;
     if (!change) {

@@ -19,6 +19,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/server';
 import { ResourceTemplate } from '@modelcontextprotocol/server';
+import { SKILLS_EXTENSION_ID, type Skill } from '@modelcontextprotocol/server/ext/skills';
 import { z } from 'zod';
 import { type AuthIdentity, principalKeyOf } from '../auth/principal.ts';
 import type { CallOptions, UpstreamConnection } from '../client/connection.ts';
@@ -26,23 +27,48 @@ import type { Logger } from '../contract/logger.ts';
 import type { PluginServer, PromptConfig } from '../contract/plugin.ts';
 import type { JsonSchemaObject } from '../contract/schema.ts';
 import type { RequestExtra, ToolConfig, ToolContext } from '../contract/tool.ts';
+import { errorMessage } from '../errors.ts';
 
-/** An upstream's four lists, as fetched. */
+/** An upstream's lists, as fetched. */
 export interface Lists {
   tools: Tool[];
   resources: Resource[];
   templates: ResourceTemplateDefinition[];
   prompts: Prompt[];
+  /** Its Skills (SEP-2640); none when it declares no skills or listing them failed. */
+  skills: Skill[];
 }
 
 /** Lists are fetched before anything is registered, so a failure registers nothing. */
-export async function listEverything(connection: UpstreamConnection): Promise<Lists> {
+export async function listEverything(
+  connection: UpstreamConnection,
+  logger: Logger | undefined,
+): Promise<Lists> {
   return {
     tools: await connection.listTools(),
     resources: await connection.listResources(),
     templates: await connection.listResourceTemplates(),
     prompts: await connection.listPrompts(),
+    skills: await listSkills(connection, logger),
   };
+}
+
+/**
+ * The upstream's skills. Skills are an extension beside the catalog: a failing `skills/list`
+ * is a warning and no skills, never a failed mirror of the tools.
+ */
+export async function listSkills(
+  connection: UpstreamConnection,
+  logger: Logger | undefined,
+): Promise<Skill[]> {
+  try {
+    return await connection.listSkills();
+  } catch (error) {
+    logger?.warn(
+      `upstream '${connection.name}': listing its skills failed, none are mirrored: ${errorMessage(error)}`,
+    );
+    return [];
+  }
 }
 
 /**
@@ -73,9 +99,22 @@ export function mirror(
     }
     mirrorTool(server, tool, current);
   }
-  for (const resource of lists.resources) mirrorResource(server, resource, current);
-  for (const template of lists.templates) mirrorTemplate(server, template, current);
+  // Skills are served as skills (`upstreamSkills.ts`: the mirror's names, the caller's access),
+  // never as plain resources that would pass the upstream's URIs through to every caller.
+  const skillFile = skillFileOf(lists.skills);
+  for (const resource of lists.resources) {
+    if (!skillFile(resource.uri)) mirrorResource(server, resource, current);
+  }
+  for (const template of lists.templates) {
+    if (template.name !== SKILLS_EXTENSION_ID) mirrorTemplate(server, template, current);
+  }
   for (const prompt of lists.prompts) mirrorPrompt(server, prompt, current);
+}
+
+/** Whether a URI is inside one of `skills` (their folders: the `SKILL.md` URIs' parents). */
+function skillFileOf(skills: readonly Skill[]): (uri: string) => boolean {
+  const roots = skills.map((skill) => skill.uri.slice(0, skill.uri.lastIndexOf('/') + 1));
+  return (uri) => roots.some((root) => uri.startsWith(root));
 }
 
 /** Tools that may only run as MCP tasks (`execution.taskSupport: 'required'`). */

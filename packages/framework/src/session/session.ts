@@ -140,7 +140,7 @@ export class McpSession {
     registerSubscriptionHandlers(host, this.subscriptions);
     registerPromptHandlers(host);
     registerCompletionHandler(host);
-    options.skills?.attach(server);
+    options.skills?.attach(server, host.counted);
   }
 
   /** Counts every request and every failure for the health endpoints, one wrapper per handler. */

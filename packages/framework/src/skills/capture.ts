@@ -42,11 +42,33 @@ export interface CapturedExtension {
   handlers: ReadonlyMap<string, Handler>;
 }
 
-/** Serves `extension`'s methods and capability on one session's server (before it connects). */
-export function attachToSession(extension: SkillsExtension, server: Server): void {
+/** Wraps a session's handler: the session's own (`counted`) gives it the caller and the view. */
+export type WrapHandler = (handler: Handler) => Handler;
+
+/**
+ * Serves `extension`'s methods and capability on one session's server (before it connects),
+ * each handler through `wrap`.
+ */
+export function attachToSession(
+  extension: SkillsExtension,
+  server: Server,
+  wrap: WrapHandler = (handler) => handler,
+): void {
+  const wrapped = {
+    assertCanSetRequestHandler: (method: string) => server.assertCanSetRequestHandler(method),
+    setRequestHandler: (method: string, schemas: unknown, handler: Handler) =>
+      (server.setRequestHandler as (m: string, s: unknown, h: Handler) => void)(
+        method,
+        schemas,
+        wrap(handler),
+      ),
+    registerCapabilities: (capabilities: Parameters<Server['registerCapabilities']>[0]) =>
+      server.registerCapabilities(capabilities),
+    getNegotiatedProtocolVersion: () => server.getNegotiatedProtocolVersion(),
+  };
   const standIn = {
     isConnected: () => false,
-    server,
+    server: wrapped,
     // The `skill://` template is served from the catalog, for every session at once.
     registerResource: () => undefined,
   };

@@ -24,7 +24,10 @@ export interface Route {
 export interface RouteTable {
   route(uri: string): Route | undefined;
   routes(): Route[];
-  sources(): SkillSource[];
+  /** The sources of the origins the caller of `ctx` may use. */
+  sources(ctx: ServerContext): SkillSource[];
+  /** Whether the caller of `ctx` may list and read the skills of `origin`. */
+  visible(origin: SkillOrigin, ctx: ServerContext): boolean;
   isShadowed(uri: string): boolean;
 }
 
@@ -37,10 +40,11 @@ export function skillRoot(skillMdUri: string): string {
 async function firstAnswer<T>(
   table: RouteTable,
   uri: string,
+  ctx: ServerContext,
   ask: (source: SkillSource) => Promise<T | undefined>,
 ): Promise<T | undefined> {
   if (table.isShadowed(uri)) return undefined;
-  for (const source of table.sources()) {
+  for (const source of table.sources(ctx)) {
     const answer = await ask(source).catch(() => undefined);
     if (answer !== undefined) return answer;
   }
@@ -60,34 +64,48 @@ function pageOf(cursor: string | undefined): number {
 }
 
 export function combinedSource(table: RouteTable): SkillSource {
+  /** The route serving `uri`, if the caller may use its origin: one decision for every method. */
+  const routeFor = (uri: string, ctx: ServerContext) => {
+    const route = table.route(uri);
+    return route === undefined || table.visible(route.origin, ctx) ? route : null;
+  };
   return {
-    async list({ cursor }) {
+    async list({ cursor }, ctx) {
       const page = pageOf(cursor);
-      const all = table.routes().map((r) => r.skill);
+      const all = table
+        .routes()
+        .filter((r) => table.visible(r.origin, ctx))
+        .map((r) => r.skill);
       const skills = all.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE);
       const more = (page + 1) * PAGE_SIZE < all.length;
       return more ? { skills, nextCursor: String(page + 1) } : { skills };
     },
+    // A skill the caller may not use (null) is answered as one that does not exist.
     async get(uri, ctx) {
-      const route = table.route(uri);
+      const route = routeFor(uri, ctx);
+      if (route === null) return undefined;
       if (route) return route.source.get(uri, ctx);
-      return firstAnswer(table, uri, (source) => source.get(uri, ctx));
+      return firstAnswer(table, uri, ctx, (source) => source.get(uri, ctx));
     },
     async read(uri, ctx) {
-      const route = table.route(uri);
+      const route = routeFor(uri, ctx);
+      if (route === null) return undefined;
       if (route) return route.source.read(uri, ctx);
-      return firstAnswer(table, uri, (source) => source.read(uri, ctx));
+      return firstAnswer(table, uri, ctx, (source) => source.read(uri, ctx));
     },
     async readDirectory(uri, params, ctx) {
-      const route = table.route(uri);
+      const route = routeFor(uri, ctx);
+      if (route === null) return undefined;
       if (route) return route.source.readDirectory?.(uri, params, ctx);
-      return firstAnswer(table, uri, async (source) => source.readDirectory?.(uri, params, ctx));
+      return firstAnswer(table, uri, ctx, async (source) =>
+        source.readDirectory?.(uri, params, ctx),
+      );
     },
     async listResources(ctx: ServerContext) {
       const listed: Resource[] = [];
       const seen = new Set<SkillSource>();
       for (const route of table.routes()) {
-        if (seen.has(route.source)) continue;
+        if (seen.has(route.source) || !table.visible(route.origin, ctx)) continue;
         seen.add(route.source);
         const resources = (await route.source.listResources?.(ctx).catch(() => [])) ?? [];
         // Only what this origin serves: a shadowed skill's SKILL.md is not listed.

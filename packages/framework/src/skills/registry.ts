@@ -51,10 +51,16 @@ interface OriginState {
 
 export interface SkillRegistryOptions {
   logger: Logger;
+  /**
+   * Whether the caller of `ctx` may use `plugin`, for origins that belong to one: the server's
+   * access decision (`access/pluginUse.ts`). Default: everyone may.
+   */
+  mayUse?: (plugin: string, ctx: ServerContext) => boolean;
 }
 
 export class SkillRegistry implements RouteTable {
   readonly #logger: Logger;
+  readonly #mayUse: SkillRegistryOptions['mayUse'];
   readonly #origins = new Map<string, OriginState>();
   readonly #listeners = new Set<(change: SkillsChange) => void>();
   /** Served skills by their root URI (the `SKILL.md` URI without the file name). */
@@ -68,6 +74,7 @@ export class SkillRegistry implements RouteTable {
 
   constructor(options: SkillRegistryOptions) {
     this.#logger = options.logger;
+    this.#mayUse = options.mayUse;
   }
 
   /**
@@ -175,8 +182,14 @@ export class SkillRegistry implements RouteTable {
   }
 
   /** Sources not decided by a route (URIs above skills, unlisted "dynamic" skills), in order. */
-  sources(): SkillSource[] {
-    return [...this.#origins.values()].map((s) => s.source);
+  sources(ctx: ServerContext): SkillSource[] {
+    return [...this.#origins.values()]
+      .filter((s) => this.visible(s.info, ctx))
+      .map((s) => s.source);
+  }
+
+  visible(origin: SkillOrigin, ctx: ServerContext): boolean {
+    return origin.plugin === undefined || (this.#mayUse?.(origin.plugin, ctx) ?? true);
   }
 
   /** Whether `uri` is inside a skill that is shadowed (never served through another route). */
@@ -191,7 +204,8 @@ export class SkillRegistry implements RouteTable {
   #collect: ((warning: SkillWarning) => void) | undefined;
 
   async #open(origin: string, from: SkillOriginFrom, info: SkillOriginInfo): Promise<OriginState> {
-    const record = { origin, kind: info.kind, label: info.label };
+    const { kind, label, plugin } = info;
+    const record = { origin, kind, label, ...(plugin !== undefined && { plugin }) };
     if (typeof from !== 'string') {
       return {
         info: { ...record, folder: undefined },

@@ -13,15 +13,18 @@ import { SKILLS_EXTENSION_ID, SkillsExtension } from '@modelcontextprotocol/serv
 import type { Catalog } from '../catalog/catalog.ts';
 import { createTemplateEntry } from '../catalog/entries.ts';
 import type { Logger } from '../contract/logger.ts';
-import { attachToSession, captureExtension } from './capture.ts';
+import { attachToSession, captureExtension, type WrapHandler } from './capture.ts';
 import type { SkillRegistry } from './registry.ts';
 
 /** Owner of the `skill://` template in the catalog: no plugin can be named like this. */
 export const SKILLS_OWNER = SKILLS_EXTENSION_ID;
 
 export interface SkillsServing {
-  /** Serves the skills on a session's server, before it connects (nothing while none). */
-  attach(server: Server): void;
+  /**
+   * Serves the skills on a session's server, before it connects (nothing while none); `wrap`
+   * is the session's handler wrapper, which gives each request its caller and view.
+   */
+  attach(server: Server, wrap?: WrapHandler): void;
 }
 
 export function serveSkills(options: {
@@ -52,8 +55,8 @@ export function serveSkills(options: {
     catalog.touched('resources');
   });
   return {
-    attach(server) {
-      if (!registry.empty) attachToSession(extension, server);
+    attach(server, wrap) {
+      if (!registry.empty) attachToSession(extension, server, wrap);
     },
   };
 }

@@ -17,6 +17,11 @@ export interface SkillOriginInfo {
   kind: SkillOriginKind;
   /** Who offers it, in words: the plugin's or upstream server's name, the folder. */
   label?: string;
+  /**
+   * The plugin (or mirrored server) it belongs to: a caller lists and reads its skills only if
+   * it may use that plugin (`access/pluginUse.ts`). None: every caller.
+   */
+  plugin?: string;
 }
 
 /**

@@ -6,10 +6,22 @@
  *
  * @module
  */
-import { openapiPlugin, type PluginConfig, type PluginModule } from '@mcpbox/framework';
+import {
+  openapiPlugin,
+  type PluginConfig,
+  type PluginModule,
+  type SkillOffers,
+} from '@mcpbox/framework';
 import { isUpstreamEntry, upstreamModule } from './upstream.ts';
 
 export type EntryKind = 'plugin' | 'upstream' | 'openapi';
+
+/** What a mirrored server's module takes beside its entry. */
+export interface MirrorSettings {
+  secrets: Record<string, unknown> | undefined;
+  prefix?: string | false;
+  skillOffers?: SkillOffers;
+}
 
 /** What an entry is: a mirrored MCP server, an OpenAPI API, or plugin code. */
 export function entryKind(settings: {
@@ -26,6 +38,8 @@ export function entryKind(settings: {
  * (a connection to close, credentials to forget) is for whoever unloads it.
  *
  * @param reload re-registers the loaded plugin (a mirrored server's list changed).
+ * @param mirror for a mirrored server: the `secrets:` backend, the plugin's prefix (its skills get
+ *   it too) and where its skills are served.
  * @throws naming the entry's wrong key.
  */
 export function entryModule(
@@ -33,13 +47,14 @@ export function entryModule(
   settings: PluginConfig,
   env: Readonly<Record<string, string | undefined>>,
   reload: (plugin: string) => Promise<unknown>,
-  secrets: Record<string, unknown> | undefined,
+  mirror: MirrorSettings,
 ): PluginModule | undefined {
+  const { secrets } = mirror;
   switch (entryKind(settings)) {
     case 'openapi':
       return openapiPlugin(name, settings.openapi, { env, secrets });
     case 'upstream':
-      return upstreamModule(name, settings, env, reload, secrets);
+      return upstreamModule(name, settings, env, reload, mirror);
     case 'plugin':
       return undefined;
   }

@@ -26,6 +26,7 @@ import {
   type PluginRegistry,
   type PluginSource,
   resolvePlugin,
+  type SkillOffers,
   type UnloadResult,
 } from '@mcpbox/framework';
 import type { AccessAdmin } from './accessAdmin.ts';
@@ -45,10 +46,7 @@ export interface PluginManagerOptions {
   logger?: Logger;
 }
 
-/**
- * A module that owns something outside the catalog frees it here: `dispose()` (an upstream
- * mirror's connection) or a plugin's own exported `close()`.
- */
+/** What a module owns outside the catalog is freed by `dispose()` (a mirror's) or `close()`. */
 interface Disposable {
   dispose?: () => unknown;
   close?: () => unknown;
@@ -114,10 +112,11 @@ export class PluginManager {
   clusterView: (() => Promise<ClusterView>) | undefined;
   /** Set by mcp-proxy serve: views and policy (reload, explain, principals seen). */
   access: AccessAdmin | undefined;
-  /** Set by mcp-proxy serve: the server's approvals desk, pin book and audit trail. */
+  /** Set by mcp-proxy serve: approvals desk, pin book, audit trail, where mirrors' skills go. */
   approvals: ApprovalDesk | undefined;
   pins: PinBoard | undefined;
   audit: AuditTrail | undefined;
+  skillOffers: SkillOffers | undefined;
 
   get config(): Config {
     return this.#config;
@@ -295,7 +294,8 @@ export class PluginManager {
       try {
         // A change of an upstream's lists re-registers the loaded mirror (same connection).
         const reload = (plugin: string) => this.registry.reloadPlugin(plugin);
-        const module = entryModule(name, settings, this.#env, reload, this.#config.secrets);
+        const mirror = { secrets: this.#config.secrets, prefix, skillOffers: this.skillOffers };
+        const module = entryModule(name, settings, this.#env, reload, mirror);
         return { ok: true, prepared: { settings, prefix, module } };
       } catch (error) {
         return { ok: false, error: `Plugin '${name}': ${errorMessage(error)}` };

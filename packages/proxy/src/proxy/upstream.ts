@@ -22,6 +22,7 @@ import {
   type UpstreamPlugin,
   upstreamPlugin,
 } from '@mcpbox/framework';
+import type { MirrorSettings } from './entryModule.ts';
 
 const STDIO_KEYS = ['command', 'args', 'env', 'cwd'] as const;
 const HTTP_KEYS = ['url', 'headers'] as const;
@@ -41,6 +42,7 @@ export function upstreamParamsOf(settings: PluginConfig): Record<string, unknown
 
 /**
  * A plugin module mirroring the server the entry names; its `dispose()` closes the connection.
+ * Its skills are served under `prefix` (the framework's `upstreamSkills.ts`).
  * `reload(plugin)` should re-register the loaded module (the registry's `reloadPlugin`): it is
  * how a change of the upstream's tools, resources or prompts reaches clients.
  *
@@ -51,7 +53,7 @@ export function upstreamModule(
   settings: PluginConfig,
   env: Readonly<Record<string, string | undefined>>,
   reload?: (plugin: string) => Promise<unknown>,
-  secrets?: Record<string, unknown>,
+  { secrets, prefix, skillOffers }: MirrorSettings = { secrets: undefined },
 ): UpstreamPlugin {
   const params = parseUpstreamParams(upstreamParamsOf(settings), `plugins.${name}`);
   return upstreamPlugin(name, params, {
@@ -60,6 +62,8 @@ export function upstreamModule(
     requestTimeoutMs: seconds(settings, 'request_timeout', name),
     reload,
     credentials: credentialsOf(name, settings, secrets),
+    prefix,
+    skillOffers,
   });
 }
 

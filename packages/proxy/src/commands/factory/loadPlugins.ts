@@ -51,13 +51,9 @@ export async function loadPlugins(
       try {
         // A change of an upstream's lists re-registers the mirror, so clients hear of it.
         imported = {
-          module: entryModule(
-            name,
-            entry,
-            process.env,
-            (plugin) => registry.reloadPlugin(plugin),
-            config.secrets,
-          ),
+          module: entryModule(name, entry, process.env, (plugin) => registry.reloadPlugin(plugin), {
+            secrets: config.secrets,
+          }),
         };
       } catch (error) {
         outcome.failed.push({ plugin: name, error: `Plugin '${name}': ${errorMessage(error)}` });

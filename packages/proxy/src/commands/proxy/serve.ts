@@ -18,6 +18,7 @@ import {
   JsonlToolLogger,
   reserveStdoutForProtocol,
   ToolCallTap,
+  upstreamSkillOrigins,
 } from '@mcpbox/framework';
 import { ClusterPluginSync } from '../../cluster/clusterSync.ts';
 import { ClusterPolicySync } from '../../cluster/policySync.ts';
@@ -203,6 +204,7 @@ async function buildProxy(
   manager.approvals = core.server.approvals;
   manager.pins = pins;
   manager.audit = core.server.audit;
+  manager.skillOffers = upstreamSkillOrigins(core.server.skills, createLogger('proxy'));
   manager.access = new AccessAdmin({
     access,
     catalog,
