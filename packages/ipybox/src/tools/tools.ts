@@ -17,6 +17,7 @@ import { CellViewer } from '../app/cellViewer.ts';
 import type { Ipybox } from '../server/ipybox.ts';
 import { registerExecuteTool } from './executeTool.ts';
 import { kernelArgument, registerKernelTools, withKernel } from './kernelTools.ts';
+import { registerSaveSkillTool } from './saveSkillTool.ts';
 
 const REGISTER_DESCRIPTION = `Register an MCP server and generate a Python API for its tools under mcptools/ in the workspace.
 
@@ -62,6 +63,7 @@ export function registerIpyboxTools(server: PluginServer, ipybox: Ipybox): void 
   viewer.register(server);
   registerExecuteTool(server, ipybox, { viewer });
   registerKernelTools(server, ipybox);
+  registerSaveSkillTool(server, ipybox);
 
   server.registerTool(
     'install_package',
