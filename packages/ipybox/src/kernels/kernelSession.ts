@@ -34,6 +34,7 @@ import type { IpyboxSettings } from '../settings.ts';
 import type { ToolConnections } from '../toolserver/runToolCall.ts';
 import { TOOL_SERVER_ENV, ToolServer } from '../toolserver/toolServer.ts';
 import type { UserAskers } from '../toolserver/upstreamQuestions.ts';
+import { CellHistory } from './cellHistory.ts';
 
 /** What a session needs from the plugin-wide state. */
 export interface KernelSessionContext {
@@ -90,6 +91,8 @@ export class KernelSession {
   #turn: Promise<void> = Promise.resolve();
   #lastUsed = Date.now();
   #closed = false;
+  /** The code of the cells that worked, for `save_skill`'s cell references. */
+  readonly history = new CellHistory();
 
   private constructor(
     id: string,
@@ -244,11 +247,13 @@ export class KernelSession {
     try {
       this.#switchInterpreterIfIdle();
       // Chunks by callback rather than through stream()'s iterators: the same order, fewer hops.
-      return await this.#executor.execute(code, {
+      const result = await this.#executor.execute(code, {
         timeout: budget,
         signal: options.signal,
         onChunk: options.onChunk,
       });
+      this.history.add(result.executionCount, code);
+      return result;
     } finally {
       this.#cell.context = undefined;
       stopAsking();
@@ -289,6 +294,7 @@ export class KernelSession {
     this.#assertOpen();
     this.#running += 1;
     try {
+      this.history.clear();
       await this.#toolServer.reset();
       if (this.#python !== this.#context.python()) {
         await this.#executor.stop();

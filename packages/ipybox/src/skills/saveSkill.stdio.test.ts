@@ -1,6 +1,6 @@
 /**
  * `save_skill` end to end over stdio, with real SDK v2 clients and real Python kernels: code that
- * worked is saved after the user approves it by elicitation, its files carry the digests the
+ * worked (named by its cell) is saved after the user approves it by elicitation, its files carry the digests the
  * manifest names, and a fresh kernel imports it as `skills.<module>`. A bad name, a taken name
  * and a declined approval write nothing.
  */
@@ -64,11 +64,12 @@ describe('save_skill over stdio (approval: elicit)', () => {
   test('approved: the skill folder is written, and a fresh kernel imports it', async () => {
     answer = 'accept';
     asked.length = 0;
-    assert.equal(textOf(await runCell(box.client, `${CODE}\nprint(shout('hi'))`)), 'Echo: HI');
+    await runCell(box.client, CODE);
+    assert.equal(textOf(await runCell(box.client, "print(shout('hi'))")), 'Echo: HI');
     asked.length = 0;
     const saved = await saveSkill(box.client, {
       name: 'shout-echo',
-      code: CODE,
+      cells: [-2], // the cell before the last: the one that defined shout
       notes: 'Pass any text; it comes back in capitals.',
     });
     assert.equal(saved.isError, undefined, textOf(saved));
@@ -104,6 +105,16 @@ describe('save_skill over stdio (approval: elicit)', () => {
       arguments: { code: "from skills.shout_echo import shout\nprint(shout('again'))", kernel },
     });
     assert.equal(textOf(imported), 'Echo: AGAIN');
+  });
+
+  test('a cell that did not work in this kernel is named as such; nothing is written', async () => {
+    await runCell(box.client, "raise ValueError('no')");
+    const result = await saveSkill(box.client, { name: 'from-cells', cells: [999] });
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /no cell 999 that worked in this kernel: cells that worked: \d/);
+    const both = await saveSkill(box.client, { name: 'from-cells', cells: [-1], code: 'x = 1' });
+    assert.match(textOf(both), /give either code or cells/);
+    assert.equal(await exists(join(ws.dir, 'skills', 'from-cells')), false);
   });
 
   test('a name that is a path is refused before anyone is asked; nothing is written', async () => {

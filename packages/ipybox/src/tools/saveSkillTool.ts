@@ -22,6 +22,7 @@ import { kernelArgument } from './kernelTools.ts';
 
 const DESCRIPTION = `Save Python code that worked as a skill of the workspace, so it can be found and reused later.
 
+Give the code, or the cells of your kernel that worked (cells: [-1] is the last one).
 Writes skills/<name>/ in the workspace: SKILL.md (your description and notes: when and how to use it),
 the code as <name>.py (it keeps its "from mcptools.<server> import <tool>" lines) and manifest.json
 (the SHA-256 digest of each file). The save needs an approval, like a tool call from kernel code.
@@ -56,7 +57,19 @@ export function registerSaveSkillTool(
           .min(1)
           .max(1024)
           .describe('What the skill does and when to use it (shown in skill listings)'),
-        code: z.string().min(1).describe('The Python code to save, as it ran in the kernel'),
+        code: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('The Python code to save, as it ran in the kernel (or give cells)'),
+        cells: z
+          .array(z.number().int())
+          .min(1)
+          .optional()
+          .describe(
+            "Instead of code: cells that worked in your kernel, saved in this order: IPython's " +
+              'execution count (In [n]), or -1 for the last cell, -2 for the one before, ...',
+          ),
         notes: z.string().optional().describe('How to use it: inputs, outputs, caveats (Markdown)'),
         replace: z
           .boolean()
@@ -68,11 +81,15 @@ export function registerSaveSkillTool(
       // A 2026 client answers the approval question as input_required; the save waits for it.
       keepsRunning: { inputTimeoutMs: ipybox.settings.approvalTimeoutMs },
     },
-    async ({ name: skill, description, code, notes, replace, kernel }, ctx) => {
-      const draft = { name: skill, description, code, ...(notes !== undefined && { notes }) };
+    async ({ name: skill, description, code, cells, notes, replace, kernel }, ctx) => {
+      if ((code === undefined) === (cells === undefined)) {
+        return failed(`${name}: give either code or cells (the cells of your kernel to save)`);
+      }
       try {
         await ipybox.skills.precheck(skill, replace);
         const lease = await ipybox.kernelFor(ctx, kernel);
+        const source = code ?? lease.session.history.code(cells ?? []);
+        const draft = { name: skill, description, code: source, ...(notes && { notes }) };
         await lease.session.approve(
           {
             server_name: server.name,
