@@ -22,7 +22,9 @@ export type McpboxErrorCode =
   /** A pin approval or rejection found nothing of its target waiting. */
   | 'PIN_NOT_WAITING'
   /** What waits cannot be pinned (it could not be read as a definition): the reason says why. */
-  | 'PIN_UNDECIDABLE';
+  | 'PIN_UNDECIDABLE'
+  /** A skills folder (config `skills_dir`, a plugin's `skills/`) cannot be read. */
+  | 'SKILLS_FOLDER';
 
 export class McpboxError extends Error {
   readonly code: McpboxErrorCode;

@@ -310,6 +310,23 @@ export { SessionHub } from './session/hub.ts';
 export { McpSession } from './session/session.ts';
 export type { ServerCounters } from './session/stats.ts';
 export { createShutdown, type ShutdownOptions } from './shutdown.ts';
+// Skills (SEP-2640): the served set, by origin (`server.skills`).
+export { type Route as SkillRoute, skillRoot } from './skills/combined.ts';
+export { SkillRegistry, type SkillRegistryOptions } from './skills/registry.ts';
+export { SKILLS_OWNER } from './skills/serve.ts';
+export type {
+  ServedSkill,
+  ShadowedSkill,
+  Skill,
+  SkillOrigin,
+  SkillOriginFrom,
+  SkillOriginInfo,
+  SkillOriginKind,
+  SkillOriginReport,
+  SkillSource,
+  SkillsChange,
+  SkillWarning,
+} from './skills/types.ts';
 // Shared state: one seam (RecordStore), in memory or in the cluster's Redis (signed).
 export {
   GateStateStore,

@@ -31,8 +31,8 @@ import type { PluginServer } from './contract/plugin.ts';
 import type { ToolContext } from './contract/tool.ts';
 import { McpboxError } from './errors.ts';
 import { processGateStore } from './gate/store.ts';
-import { Limiter } from './limits/limiter.ts';
-import { clusterLimitStore, memoryLimitStore } from './limits/store.ts';
+import type { Limiter } from './limits/limiter.ts';
+import { openLimiter } from './limits/store.ts';
 import { createLogger } from './logging/index.ts';
 import { openPinBook } from './pins/index.ts';
 import type { PinBoard } from './pins/types.ts';
@@ -43,6 +43,8 @@ import { closeHttpServer, type OpenTransports, serveHttp } from './server/serveH
 import { SessionHub } from './session/hub.ts';
 import type { McpSession } from './session/session.ts';
 import { createCounters, type ServerCounters } from './session/stats.ts';
+import { SkillRegistry } from './skills/registry.ts';
+import { serveSkills } from './skills/serve.ts';
 import { processRecords } from './state/process.ts';
 import { OtlpAuditExport } from './telemetry/auditLogs.ts';
 import {
@@ -52,6 +54,7 @@ import {
   startTracing,
   type TelemetrySettings,
   toolCallSpan,
+  tracingStarted,
 } from './telemetry/index.ts';
 import { serveStdio } from './transports/stdio.ts';
 
@@ -93,6 +96,8 @@ export interface McpboxServer extends Registrations {
   readonly grants: GrantBook;
   /** Pinned definitions: what is pinned and what waits, approved or rejected here. */
   readonly pins: PinBoard;
+  /** The skills served (SEP-2640), by origin: add and remove origins here. */
+  readonly skills: SkillRegistry;
   /** The bound MCP URL once an HTTP transport has started. */
   readonly url: string | undefined;
   /** Wraps every tool call (plugins, mirrored servers, built-ins). Returns a remover. */
@@ -136,6 +141,7 @@ interface ServerParts {
   readonly catalogView: CatalogView;
   readonly registry: PluginRegistry;
   readonly sessions: SessionHub;
+  readonly skills: SkillRegistry;
   readonly pins: PinBoard & { close(): Promise<void> };
   readonly onSessionClosed: SessionClosedSource;
   readonly telemetry: TelemetrySettings | undefined;
@@ -145,12 +151,25 @@ interface ServerParts {
   readonly auditExport: OtlpAuditExport | undefined;
 }
 
-/** The caller's budgets, when configured. */
-function openLimiter(options: ServerOptions, logger: Logger): Limiter | undefined {
-  if (!options.limits) return undefined;
-  // Limits count in the cluster's Redis when there is one, so every replica spends one budget.
-  const store = options.cluster ? clusterLimitStore(options.cluster) : memoryLimitStore();
-  return new Limiter(options.limits, store, { logger });
+/** The session hub, serving the catalog and the skills; gate unlocks go with their session. */
+function openSessionHub(
+  options: ServerOptions,
+  parts: Pick<ServerParts, 'catalog' | 'dispatcher' | 'access' | 'stats' | 'skills' | 'logger'>,
+): SessionHub {
+  const { catalog, skills, logger } = parts;
+  const sessions = new SessionHub({
+    info: { name: options.name ?? 'mcpbox', version: options.version ?? '0.1.0' },
+    instructions: options.instructions,
+    ...parts,
+    counters: parts.stats,
+    requestStateKey: options.requestStateKey,
+    skills: serveSkills({ registry: skills, catalog, logger }),
+  });
+  sessions.onSessionClosed(({ connectionId, sessionId }) => {
+    processGateStore.forgetCaller(`connection:${connectionId}`);
+    if (sessionId) processGateStore.forgetCaller(`session:${sessionId}`);
+  });
+  return sessions;
 }
 
 /** Catalog, dispatcher (with traces when configured), plugin registry and session hub. */
@@ -172,7 +191,7 @@ function assembleParts(options: ServerOptions): ServerParts {
   // A rule that does not compile stops the start here, naming the rule.
   const access = new AccessControl(options.access);
   catalog.onChange(() => access.forget());
-  const limits = openLimiter(options, logger);
+  const limits = openLimiter(options.limits, options.cluster, logger);
   // Grants and waiting calls live in the process's state: the cluster's signed Redis records
   // and keys once it joined one, so an approval given on one replica runs the call on another.
   const book = processGrants();
@@ -207,21 +226,8 @@ function assembleParts(options: ServerOptions): ServerParts {
     pins,
     audit,
   });
-  const sessions: SessionHub = new SessionHub({
-    info: { name: options.name ?? 'mcpbox', version: options.version ?? '0.1.0' },
-    instructions: options.instructions,
-    catalog,
-    dispatcher,
-    access,
-    counters: stats,
-    requestStateKey: options.requestStateKey,
-  });
-
-  // Gate unlocks belong to a session or connection: they go when it goes.
-  sessions.onSessionClosed(({ connectionId, sessionId }) => {
-    processGateStore.forgetCaller(`connection:${connectionId}`);
-    if (sessionId) processGateStore.forgetCaller(`session:${sessionId}`);
-  });
+  const skills = new SkillRegistry({ logger });
+  const sessions = openSessionHub(options, { catalog, dispatcher, access, stats, skills, logger });
   return {
     options,
     logger,
@@ -236,6 +242,7 @@ function assembleParts(options: ServerOptions): ServerParts {
     catalogView,
     registry,
     sessions,
+    skills,
     pins,
     onSessionClosed,
     telemetry,
@@ -271,16 +278,6 @@ function directRegistrations(parts: ServerParts): Registrations {
     registerPrompt: direct('registerPrompt'),
     prompt: direct('prompt'),
   };
-}
-
-/** Waits for the tracing SDK; a failure to load it stops the start. */
-async function tracingStarted(tracingReady: Promise<void>): Promise<void> {
-  await tracingReady.catch((error) => {
-    throw new McpboxError(
-      'TELEMETRY_FAILED',
-      `cannot start OpenTelemetry tracing: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  });
 }
 
 /** The view a stdio connection is served, checked against the configured views. */
@@ -365,6 +362,7 @@ export function createServer(
     approvals: parts.approvals,
     grants: parts.grants,
     pins: parts.pins,
+    skills: parts.skills,
     get url() {
       return url;
     },

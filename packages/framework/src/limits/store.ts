@@ -13,10 +13,13 @@
  */
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RedisConnection } from '../cluster/redisRecords.ts';
+import type { Logger } from '../contract/logger.ts';
 import type { RecordStore, StateScope } from '../contract/records.ts';
 import { lazyRequire } from '../lazy.ts';
 import { LeaseStore } from '../state/leases.ts';
 import { MemoryRecordStore } from '../state/memoryRecords.ts';
+import { Limiter } from './limiter.ts';
+import type { LimitSettings } from './settings.ts';
 
 const flexible = lazyRequire<typeof import('rate-limiter-flexible')>('rate-limiter-flexible');
 
@@ -58,4 +61,16 @@ export function clusterLimitStore(link: RedisConnection & { records: RecordStore
     },
     leases: new LeaseStore(link.records, LEASES),
   };
+}
+
+/** The callers' budgets, when configured (`limits:`). */
+export function openLimiter(
+  settings: LimitSettings | undefined,
+  cluster: (RedisConnection & { records: RecordStore }) | undefined,
+  logger: Logger,
+): Limiter | undefined {
+  if (!settings) return undefined;
+  // Limits count in the cluster's Redis when there is one, so every replica spends one budget.
+  const store = cluster ? clusterLimitStore(cluster) : memoryLimitStore();
+  return new Limiter(settings, store, { logger });
 }

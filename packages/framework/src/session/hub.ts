@@ -14,6 +14,7 @@ import type { Principal } from '../contract/principal.ts';
 import type { ClosedSession } from '../contract/session.ts';
 import { nodeCrypto } from '../lazy.ts';
 import type { Era } from '../protocol/era.ts';
+import type { SkillsServing } from '../skills/serve.ts';
 import { createRoundsCodec, type RoundsCodec } from './inputRounds.ts';
 import { type CacheHints, McpSession } from './session.ts';
 import type { ServerCounters } from './stats.ts';
@@ -29,6 +30,8 @@ export interface SessionHubOptions {
   /** Key sealing 2026 `requestState`; default a random key per process. */
   requestStateKey?: string;
   cacheHints?: CacheHints;
+  /** Serves the server's skills on each session (`server.skills`). */
+  skills?: SkillsServing;
 }
 
 /** Where 2026 HTTP clients' `subscriptions/listen` streams get catalog changes (the SDK's notifier). */

@@ -20,6 +20,7 @@ import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
 import type { Principal } from '../contract/principal.ts';
 import type { RequestExtra } from '../contract/tool.ts';
 import type { Era } from '../protocol/era.ts';
+import type { SkillsServing } from '../skills/serve.ts';
 import { observeRequest } from '../telemetry/requests.ts';
 import { withV1Aliases } from './context.ts';
 import { registerCompletionHandler } from './handlers/completion.ts';
@@ -62,6 +63,8 @@ export interface SessionOptions {
    * `anonymous` when unset. A request's verified token always decides instead.
    */
   principal?: Principal;
+  /** Serves the server's skills (SEP-2640) on this session, when it has any. */
+  skills?: SkillsServing;
 }
 
 export type CacheHints = Partial<
@@ -137,6 +140,7 @@ export class McpSession {
     registerSubscriptionHandlers(host, this.subscriptions);
     registerPromptHandlers(host);
     registerCompletionHandler(host);
+    options.skills?.attach(server);
   }
 
   /** Counts every request and every failure for the health endpoints, one wrapper per handler. */

@@ -24,5 +24,6 @@ export {
   startTracing,
   stopTracing,
   tracingEnabled,
+  tracingStarted,
   withTraceMeta,
 } from './tracing.ts';

@@ -9,6 +9,7 @@
  * @module
  */
 import type * as Api from '@opentelemetry/api';
+import { McpboxError } from '../errors.ts';
 import { createLogger, type Logger } from '../logging/index.ts';
 import type { TelemetrySettings } from './settings.ts';
 
@@ -51,6 +52,16 @@ export function startTracing(settings: TelemetrySettings): Promise<void> {
     throw error;
   });
   return starting;
+}
+
+/** Waits for the tracing SDK `startTracing` loads; a failure to load it stops the start. */
+export async function tracingStarted(tracingReady: Promise<void>): Promise<void> {
+  await tracingReady.catch((error) => {
+    throw new McpboxError(
+      'TELEMETRY_FAILED',
+      `cannot start OpenTelemetry tracing: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  });
 }
 
 async function load(settings: TelemetrySettings): Promise<void> {
