@@ -216,8 +216,11 @@ function assembleParts(options: ServerOptions): ServerParts {
   if (listing) catalog.setToolListing(listing);
   // Plugins register before any session exists; the hub below is created right after.
   const onSessionClosed: SessionClosedSource = (listener) => sessions.onSessionClosed(listener);
+  // Before the plugins: a plugin may serve skills it writes (`server.skillOrigins`).
+  const skills = new SkillRegistry({ logger });
   const registry = new PluginRegistry({
     catalog,
+    skillOrigins: skills,
     view: catalogView,
     pluginDirs: options.pluginDirs ? [...options.pluginDirs] : [],
     proxy: options.proxy,
@@ -226,7 +229,6 @@ function assembleParts(options: ServerOptions): ServerParts {
     pins,
     audit,
   });
-  const skills = new SkillRegistry({ logger });
   const sessions = openSessionHub(options, { catalog, dispatcher, access, stats, skills, logger });
   return {
     options,

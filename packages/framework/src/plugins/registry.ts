@@ -20,6 +20,7 @@ import type { AuditRecorder } from '../contract/audit.ts';
 import type { CatalogView } from '../contract/catalogView.ts';
 import type { Logger } from '../contract/logger.ts';
 import type { PluginConfig, PluginModule, ProxyCommands } from '../contract/plugin.ts';
+import type { SkillOrigins } from '../contract/skillOrigins.ts';
 import { errorMessage, McpboxError } from '../errors.ts';
 import { createLogger } from '../logging/index.ts';
 import { importPluginSource, type PluginSource, pluginModuleOf, resolvePlugin } from './load.ts';
@@ -67,6 +68,7 @@ export class PluginRegistry {
   readonly #proxy: ProxyCommands | undefined;
   readonly #cluster: ClusterLink | undefined;
   readonly #audit: AuditRecorder | undefined;
+  readonly #skillOrigins: SkillOrigins | undefined;
   readonly #onSessionClosed: SessionClosedSource | undefined;
   readonly #pins: PinModes | undefined;
   /** Each loaded plugin's `server.onUnload` cleanups, run when that registration ends. */
@@ -86,6 +88,7 @@ export class PluginRegistry {
     this.#proxy = options.proxy;
     this.#cluster = options.cluster;
     this.#audit = options.audit;
+    this.#skillOrigins = options.skillOrigins;
     this.#onSessionClosed = options.onSessionClosed;
     this.#pins = options.pins;
   }
@@ -212,6 +215,7 @@ export class PluginRegistry {
       proxy: this.#proxy,
       cluster: this.#cluster,
       audit: this.#audit,
+      skillOrigins: this.#skillOrigins,
       onSessionClosed: this.#onSessionClosed,
     });
     let error: string | undefined;

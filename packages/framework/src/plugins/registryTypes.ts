@@ -11,6 +11,7 @@ import type { AuditRecorder } from '../contract/audit.ts';
 import type { CatalogView } from '../contract/catalogView.ts';
 import type { Logger } from '../contract/logger.ts';
 import type { PluginConfig, PluginModule, ProxyCommands } from '../contract/plugin.ts';
+import type { SkillOrigins } from '../contract/skillOrigins.ts';
 import type { PinMode } from '../pins/types.ts';
 import type { PluginSource } from './load.ts';
 import type { SessionClosedSource } from './staging.ts';
@@ -92,6 +93,8 @@ export interface PluginRegistryOptions {
   cluster?: ClusterLink;
   /** The server's audit trail, handed to every plugin (`server.audit`). */
   audit?: AuditRecorder;
+  /** The server's skills by origin, handed to every plugin (`server.skillOrigins`). */
+  skillOrigins?: SkillOrigins;
   /** What plugins' `server.onSessionClosed` subscribes to (the server's session hub). */
   onSessionClosed?: SessionClosedSource;
   /** The pin book: each loaded plugin's mode is set before its batch enters the catalog. */

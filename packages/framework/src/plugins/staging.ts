@@ -49,6 +49,7 @@ import type {
 } from '../contract/plugin.ts';
 import type { SchemaLike } from '../contract/schema.ts';
 import type { ClosedSession } from '../contract/session.ts';
+import type { SkillOrigins } from '../contract/skillOrigins.ts';
 import type { ToolConfig } from '../contract/tool.ts';
 
 export interface StagingServerOptions {
@@ -64,6 +65,7 @@ export interface StagingServerOptions {
   proxy?: ProxyCommands;
   cluster?: ClusterLink;
   audit?: AuditRecorder;
+  skillOrigins?: SkillOrigins;
   /** The server's session-close events; without it (a registry on its own) none ever fire. */
   onSessionClosed?: SessionClosedSource;
 }
@@ -86,6 +88,7 @@ export class StagingServer implements PluginServer {
   readonly proxy: ProxyCommands | undefined;
   readonly cluster: ClusterLink | undefined;
   readonly audit: AuditRecorder | undefined;
+  readonly skillOrigins: SkillOrigins | undefined;
   readonly catalog: CatalogView;
   readonly batch: CatalogBatch = { tools: [], resources: [], templates: [], prompts: [] };
   /** What `onUnload` was given, for the registry to run when this registration ends. */
@@ -104,6 +107,7 @@ export class StagingServer implements PluginServer {
     this.proxy = options.proxy;
     this.cluster = options.cluster;
     this.audit = options.audit;
+    this.skillOrigins = options.skillOrigins;
     this.catalog = options.view;
     this.#catalog = options.catalog;
     this.#prefix = options.prefix || undefined;

@@ -42,6 +42,8 @@ export class SkillWriter {
   /** `<workspace>/skills`: the folder of saved skills (served, importable). */
   readonly dir: string;
   readonly #staging: string;
+  /** Runs after each save, before it resolves: the host serves the new skill (`servedSkills.ts`). */
+  afterSave: (() => Promise<unknown>) | undefined;
   /** Saves run one at a time: two of one name must not both find the name free. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -90,6 +92,7 @@ export class SkillWriter {
       // (ENOTEMPTY) rather than mixing two skills.
       if (replaced) await rename(folder, join(stage, 'replaced'));
       await rename(fresh, folder);
+      await this.afterSave?.();
       return { name: draft.name, folder, files: Object.keys(files), replaced };
     } finally {
       await rm(stage, { recursive: true, force: true });
