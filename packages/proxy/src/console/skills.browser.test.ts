@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { connectHttp, startHttpProxy, textOf } from '@mcpbox/test-utils';
-import { launchTestBrowser, submitForm } from '@mcpbox/test-utils/browser';
+import { openConsole, submitForm } from '@mcpbox/test-utils/browser';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { testdir } from '../proxy/__fixtures__/testdir.ts';
 
@@ -36,15 +36,11 @@ test('the console in Chromium: a save approved by the operator, then the skill a
     options: { versionNegotiation: { mode: 'legacy' } },
   });
 
-  const chromium = await launchTestBrowser('skills-console');
-  t.after(() => chromium.close());
-  const page = await chromium.browser.newPage();
-  await page.setViewport({ width: 1280, height: 860 });
-  const text = () => page.$eval('main', (main) => main.textContent ?? '');
-  await page.goto(`${base}/console/login`, WAIT);
-  await page.type('#token', TOKEN);
-  await submitForm(page, 'button[type=submit]', WAIT);
-  await page.goto(`${base}/console/skills`, WAIT);
+  const { chromium, page, text } = await openConsole(
+    t,
+    { base, token: TOKEN, path: '/console/skills', name: 'skills-console' },
+    WAIT,
+  );
   assert.match(await text(), /No skill is served/);
 
   // The save waits for the operator, on ipybox's Approvals page.
