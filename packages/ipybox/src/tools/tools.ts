@@ -1,7 +1,8 @@
 /**
  * The ipybox MCP tools: `execute_ipython_cell` (in `executeTool.ts`), `install_package`,
  * `register_mcp_server`, `reset` — the Python ipybox's four tools, with the same names,
- * parameters and defaults.
+ * parameters and defaults — and ours: `new_kernel` (`kernelTools.ts`) and `save_skill`
+ * (`saveSkillTool.ts`).
  *
  * `install_package` and `register_mcp_server` run programs on the host, outside any sandbox
  * (pip; the server's command): they are privileged, so kernel code — through `mcptools` or code
