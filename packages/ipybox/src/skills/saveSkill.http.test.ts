@@ -2,7 +2,8 @@
  * A skill saved from code is served at once, over HTTP, to another client: a 2025 client saves
  * a cell as a skill (approved by elicitation), and a 2026 client — a second real SDK v2 client
  * of its own session — lists it with `skills/list`, reads its files (digests checked by the
- * SDK), and imports it in a kernel of its own.
+ * SDK), and imports it in a kernel of its own; its own save is asked as `input_required`, and
+ * declined.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -27,7 +28,12 @@ test('saved by one client, listed, read and imported by another of the other era
     return { action: 'accept', content: { approve: true } };
   });
   const reader = await box.connect({
+    capabilities: { elicitation: {} },
     versionNegotiation: { mode: { pin: versionOfEra('modern') } },
+  });
+  reader.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params.message);
+    return { action: 'decline' };
   });
   const skills = new SkillsClient(reader);
   assert.deepEqual((await skills.list()).skills, [], 'nothing saved yet');
@@ -61,4 +67,16 @@ test('saved by one client, listed, read and imported by another of the other era
     arguments: { code: "from skills.word_count import word_count\nword_count('a b')" },
   });
   assert.equal(textOf(imported).split('\n')[0], '2');
+
+  // The 2026 client is asked too (input_required), and its refusal writes nothing.
+  const refused = await reader.callTool({
+    name: 'save_skill',
+    arguments: { name: 'not-wanted', description: 'Never saved.', code: 'x = 1' },
+  });
+  assert.match(textOf(refused), /skill not-wanted not saved, nothing was written/);
+  assert.equal(asked.length, 2);
+  assert.deepEqual(
+    (await skills.list()).skills.map((s) => s.frontmatter.name),
+    ['word-count'],
+  );
 });
