@@ -28,7 +28,7 @@ import { benchClient, benchEras, checkEra, eraLabel, median, table } from './lib
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'node_modules/.bin');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const CODE_MODE_TOOLS = new Set(['search_tools', 'execute_code']);
+const CODE_MODE_TOOLS = new Set(['search_tools', 'execute_code', 'save_code_skill']);
 const eras = benchEras();
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpbox-bench-codemode-'));

@@ -180,6 +180,8 @@ export type {
 export type { Principal, PrincipalKind } from './contract/principal.ts';
 export type { JsonSchemaObject, SchemaLike } from './contract/schema.ts';
 export type { ClosedSession } from './contract/session.ts';
+// Skills (SEP-2640): the served set, by origin (`server.skills`).
+export type { SkillOrigins } from './contract/skillOrigins.ts';
 export type {
   InputOptions,
   KeepsRunning,
@@ -325,7 +327,6 @@ export { SessionHub } from './session/hub.ts';
 export { McpSession } from './session/session.ts';
 export type { ServerCounters } from './session/stats.ts';
 export { createShutdown, type ShutdownOptions } from './shutdown.ts';
-// Skills (SEP-2640): the served set, by origin (`server.skills`).
 export { type Route as SkillRoute, skillRoot } from './skills/combined.ts';
 export { SkillRegistry, type SkillRegistryOptions } from './skills/registry.ts';
 export { SKILLS_OWNER } from './skills/serve.ts';

@@ -29,6 +29,7 @@ import type { Config } from './config/types.ts';
 import type { CatalogView } from './contract/catalogView.ts';
 import type { Logger } from './contract/logger.ts';
 import type { PluginServer } from './contract/plugin.ts';
+import type { SessionClosedSource } from './contract/session.ts';
 import type { ToolContext } from './contract/tool.ts';
 import { McpboxError } from './errors.ts';
 import { processGateStore } from './gate/store.ts';
@@ -38,7 +39,7 @@ import { createLogger } from './logging/index.ts';
 import { openPinBook } from './pins/index.ts';
 import type { PinBoard } from './pins/types.ts';
 import { PluginRegistry } from './plugins/registry.ts';
-import { type SessionClosedSource, StagingServer } from './plugins/staging.ts';
+import { StagingServer } from './plugins/staging.ts';
 import { openResults, registerResultReaders } from './results/index.ts';
 import { listenLimitsOf, resolveServerOptions, type ServerOptions } from './server/options.ts';
 import { closeHttpServer, type OpenTransports, serveHttp } from './server/serveHttp.ts';
@@ -218,10 +219,8 @@ function assembleParts(options: ServerOptions): ServerParts {
   if (listing) catalog.setToolListing(listing);
   // Plugins register before any session exists; the hub below is created right after.
   const onSessionClosed: SessionClosedSource = (listener) => sessions.onSessionClosed(listener);
-  const skills = new SkillRegistry({
-    logger,
-    mayUse: mayUsePluginIn(access, () => catalog.tools()),
-  });
+  const mayUse = mayUsePluginIn(access, () => catalog.tools());
+  const skills = new SkillRegistry({ logger, mayUse });
   const registry = new PluginRegistry({
     catalog,
     view: catalogView,

@@ -19,6 +19,7 @@ import { clusterKernelDirectory } from './kernels/kernelDirectory.ts';
 import { pythonProbe, sweepLeftovers } from './kernels/startupWork.ts';
 import { Ipybox, type IpyboxOptions } from './server/ipybox.ts';
 import { type IpyboxSettings, parseSettings } from './settings.ts';
+import { serveSavedSkills } from './skills/servedSkills.ts';
 import { ipyboxAdmin } from './tools/adminSurface.ts';
 import { registerIpyboxTools } from './tools/tools.ts';
 
@@ -83,6 +84,7 @@ export async function openIpybox(
     await ipybox.close();
     await cluster?.close();
   });
+  await serveSavedSkills(server, ipybox.skills);
   return ipybox;
 }
 

@@ -65,3 +65,23 @@ export async function submitForm(
     page.$eval(selector, (button) => (button as unknown as { click(): void }).click()),
   ]);
 }
+
+/**
+ * A Chromium page logged in to mcp-proxy's console at `base` with the management `token`, at
+ * the page `path`; the browser closes after the test. `text()` is the page's `<main>` text.
+ */
+export async function openConsole(
+  t: { after(fn: () => unknown): void },
+  { base, token, path, name }: { base: string; token: string; path: string; name: string },
+  wait: { timeout: number } = { timeout: 120_000 },
+): Promise<{ chromium: TestBrowser; page: Page; text(): Promise<string> }> {
+  const chromium = await launchTestBrowser(name);
+  t.after(() => chromium.close());
+  const page = await chromium.browser.newPage();
+  await page.setViewport({ width: 1280, height: 860 });
+  await page.goto(`${base}/console/login`, wait);
+  await page.type('#token', token);
+  await submitForm(page, 'button[type=submit]', wait);
+  await page.goto(`${base}${path}`, wait);
+  return { chromium, page, text: () => page.$eval('main', (main) => main.textContent ?? '') };
+}

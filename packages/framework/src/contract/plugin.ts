@@ -28,6 +28,7 @@ import type { PluginClusterLink } from './cluster.ts';
 import type { Logger } from './logger.ts';
 import type { SchemaLike, ShapeOutput, ZodRawShapeCompat } from './schema.ts';
 import type { ClosedSession } from './session.ts';
+import type { SkillOrigins } from './skillOrigins.ts';
 import type { RequestExtra, ToolConfig, ToolContext, ToolHandler } from './tool.ts';
 
 /** A plugin's own settings (from its config file or the `plugins:` entry); free-form. */
@@ -141,6 +142,11 @@ export interface PluginServer {
    * route — ipybox's approvals of kernel code; `undefined` when the host has none.
    */
   readonly audit?: AuditRecorder | undefined;
+  /**
+   * The skills the server serves, by origin, for plugins that write skills while serving
+   * (ipybox's `save_skill`); `undefined` when the host serves none.
+   */
+  readonly skillOrigins?: SkillOrigins | undefined;
 
   registerTool<I extends SchemaLike | undefined = undefined>(
     name: string,

@@ -12,3 +12,6 @@ export interface ClosedSession {
   /** The 2025 `Mcp-Session-Id`, when it had one. */
   sessionId?: string;
 }
+
+/** Subscribes to the server's session-close events (`SessionHub.onSessionClosed`). */
+export type SessionClosedSource = (listener: (closed: ClosedSession) => void) => () => void;

@@ -15,11 +15,12 @@ import { createCatalogView } from '../catalog/catalogView.ts';
 import { ToolCallDispatcher } from '../catalog/toolCalls.ts';
 import type { Collision } from '../catalog/types.ts';
 import type { ClusterLink } from '../cluster/link.ts';
-import type { AdminSurface, PublishedAdmin } from '../contract/admin.ts';
+import type { PublishedAdmin } from '../contract/admin.ts';
 import type { AuditRecorder } from '../contract/audit.ts';
 import type { CatalogView } from '../contract/catalogView.ts';
 import type { Logger } from '../contract/logger.ts';
 import type { PluginConfig, PluginModule, ProxyCommands } from '../contract/plugin.ts';
+import type { SessionClosedSource } from '../contract/session.ts';
 import { errorMessage, McpboxError } from '../errors.ts';
 import { createLogger } from '../logging/index.ts';
 import { dropPluginSkills, servePluginSkills } from '../skills/pluginSkills.ts';
@@ -35,7 +36,7 @@ import type {
   RegistrySummary,
   UnloadResult,
 } from './registryTypes.ts';
-import { type SessionClosedSource, StagingServer } from './staging.ts';
+import { StagingServer } from './staging.ts';
 
 const COLLISION_LABEL: Record<Collision['kind'], string> = {
   tool: 'Tool',
@@ -216,6 +217,7 @@ export class PluginRegistry {
       proxy: this.#proxy,
       cluster: this.#cluster,
       audit: this.#audit,
+      skillOrigins: this.#skills,
       onSessionClosed: this.#onSessionClosed,
     });
     let error: string | undefined;

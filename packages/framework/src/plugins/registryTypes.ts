@@ -11,10 +11,10 @@ import type { AuditRecorder } from '../contract/audit.ts';
 import type { CatalogView } from '../contract/catalogView.ts';
 import type { Logger } from '../contract/logger.ts';
 import type { PluginConfig, PluginModule, ProxyCommands } from '../contract/plugin.ts';
+import type { SessionClosedSource } from '../contract/session.ts';
 import type { PinMode } from '../pins/types.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import type { PluginSource } from './load.ts';
-import type { SessionClosedSource } from './staging.ts';
 
 export interface LoadOptions {
   /** An already-imported module (or any object with `register`); skips resolution. */
@@ -97,7 +97,10 @@ export interface PluginRegistryOptions {
   onSessionClosed?: SessionClosedSource;
   /** The pin book: each loaded plugin's mode is set before its batch enters the catalog. */
   pins?: PinModes;
-  /** The server's skills: each plugin's skills (its `skills/` folder, `registerSkills`) go here. */
+  /**
+   * The server's skills: each plugin's skills (its `skills/` folder, `registerSkills`) go here,
+   * and a plugin that writes skills while serving adds its origins (`server.skillOrigins`).
+   */
   skills?: SkillRegistry;
 }
 

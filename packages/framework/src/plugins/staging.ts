@@ -51,7 +51,8 @@ import type {
   ResourceMetadata,
 } from '../contract/plugin.ts';
 import type { SchemaLike } from '../contract/schema.ts';
-import type { ClosedSession } from '../contract/session.ts';
+import type { ClosedSession, SessionClosedSource } from '../contract/session.ts';
+import type { SkillOrigins } from '../contract/skillOrigins.ts';
 import type { ToolConfig } from '../contract/tool.ts';
 
 export interface StagingServerOptions {
@@ -67,12 +68,10 @@ export interface StagingServerOptions {
   proxy?: ProxyCommands;
   cluster?: ClusterLink;
   audit?: AuditRecorder;
+  skillOrigins?: SkillOrigins;
   /** The server's session-close events; without it (a registry on its own) none ever fire. */
   onSessionClosed?: SessionClosedSource;
 }
-
-/** Subscribes to the server's session-close events (`SessionHub.onSessionClosed`). */
-export type SessionClosedSource = (listener: (closed: ClosedSession) => void) => () => void;
 
 type EntryKind = 'tool' | 'resource' | 'template' | 'prompt';
 const LIST_OF: Record<EntryKind, CatalogKind> = {
@@ -89,6 +88,7 @@ export class StagingServer implements PluginServer {
   readonly proxy: ProxyCommands | undefined;
   readonly cluster: ClusterLink | undefined;
   readonly audit: AuditRecorder | undefined;
+  readonly skillOrigins: SkillOrigins | undefined;
   readonly catalog: CatalogView;
   readonly batch: CatalogBatch = { tools: [], resources: [], templates: [], prompts: [] };
   /** What `onUnload` was given, for the registry to run when this registration ends. */
@@ -109,6 +109,7 @@ export class StagingServer implements PluginServer {
     this.proxy = options.proxy;
     this.cluster = options.cluster;
     this.audit = options.audit;
+    this.skillOrigins = options.skillOrigins;
     this.catalog = options.view;
     this.#catalog = options.catalog;
     this.#prefix = options.prefix || undefined;

@@ -12,6 +12,7 @@ import type { OutputScheme } from '../output/outputResources.ts';
 import { openIpybox } from '../plugin.ts';
 import type { Ipybox } from '../server/ipybox.ts';
 import { registerExecuteTool } from '../tools/executeTool.ts';
+import { registerSaveSkillTool } from '../tools/saveSkillTool.ts';
 import { catalogConnections } from './catalogConnections.ts';
 import { CatalogModules } from './catalogModules.ts';
 import { registerSearchTool } from './searchTool.ts';
@@ -83,6 +84,7 @@ export async function register(server: PluginServer, config: PluginConfig = {}):
       await modules.forgetStale(lease.session);
     },
   });
+  registerSaveSkillTool(server, ipybox, 'save_code_skill');
   server.logger.info(
     `code mode: workspace ${settings.ipybox.workspace}, ${modules.layout.toolCount} tools callable from code`,
   );

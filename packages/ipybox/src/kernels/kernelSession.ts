@@ -34,6 +34,7 @@ import type { IpyboxSettings } from '../settings.ts';
 import type { ToolConnections } from '../toolserver/runToolCall.ts';
 import { TOOL_SERVER_ENV, ToolServer } from '../toolserver/toolServer.ts';
 import type { UserAskers } from '../toolserver/upstreamQuestions.ts';
+import { CellHistory } from './cellHistory.ts';
 
 /** What a session needs from the plugin-wide state. */
 export interface KernelSessionContext {
@@ -90,6 +91,8 @@ export class KernelSession {
   #turn: Promise<void> = Promise.resolve();
   #lastUsed = Date.now();
   #closed = false;
+  /** The code of the cells that worked, for `save_skill`'s cell references. */
+  readonly history = new CellHistory();
 
   private constructor(
     id: string,
@@ -178,7 +181,35 @@ export class KernelSession {
   }
 
   /** Runs one cell. Rejects with the kernel layer's errors (see `output/cellResult.ts`). */
-  async runCell(code: string, options: RunCellOptions): Promise<ExecutionResult> {
+  runCell(code: string, options: RunCellOptions): Promise<ExecutionResult> {
+    return this.#inTurn(() => this.#runCell(code, options));
+  }
+
+  /**
+   * Asks this kernel's approval gate about `call`, made by the caller itself rather than by kernel
+   * code (`save_skill`): the same policy, rules, approvers and grants as a call from a cell, so
+   * what needs an approval is decided in one place. Waits for the running cell, as the approver
+   * attached while a cell runs is that cell's. Throws `ApprovalDeniedError` when it may not run.
+   */
+  approve(
+    call: ToolCall,
+    options: Pick<RunCellOptions, 'elicit' | 'signal' | 'context'>,
+  ): Promise<string | undefined> {
+    return this.#inTurn(async () => {
+      // No clock runs here: the pause the approver asks for has nothing to stop.
+      const stopDeciding = this.#attachApprover({ pause() {}, resume() {} }, options.elicit);
+      this.#cell.context = options.context;
+      try {
+        return await this.#toolServer.approval.check(call, { signal: options.signal });
+      } finally {
+        this.#cell.context = undefined;
+        stopDeciding();
+      }
+    });
+  }
+
+  /** Runs `work` when the cells and approvals before it have finished (one at a time). */
+  async #inTurn<T>(work: () => Promise<T>): Promise<T> {
     this.#assertOpen();
     // Nothing ran or waited here: the turn before this one has been released (no await for it).
     const idle = this.#running === 0;
@@ -192,7 +223,7 @@ export class KernelSession {
     });
     try {
       if (!idle) await previous;
-      return await this.#runCell(code, options);
+      return await work();
     } finally {
       release();
       this.#running -= 1;
@@ -206,11 +237,7 @@ export class KernelSession {
     // goes to the client that sent this cell, and the clock stops while the user decides.
     // Under `approval: channel` the approval clients decide (WebSocket, mcp-proxy's console);
     // the clock still stops while they do.
-    const gate = this.#toolServer.approval;
-    const stopDeciding =
-      this.#context.settings.approval === 'channel'
-        ? pauseWhileDeciding(gate, budget)
-        : attachCellApprover(gate, budget, options.elicit);
+    const stopDeciding = this.#attachApprover(budget, options.elicit);
     const stopAsking = this.#toolServer.questions.attach({
       askers: options.askUser ?? {},
       pause: () => budget.pause(),
@@ -220,16 +247,30 @@ export class KernelSession {
     try {
       this.#switchInterpreterIfIdle();
       // Chunks by callback rather than through stream()'s iterators: the same order, fewer hops.
-      return await this.#executor.execute(code, {
+      const result = await this.#executor.execute(code, {
         timeout: budget,
         signal: options.signal,
         onChunk: options.onChunk,
       });
+      this.history.add(result.executionCount, code);
+      return result;
     } finally {
       this.#cell.context = undefined;
       stopAsking();
       stopDeciding();
     }
+  }
+
+  /**
+   * Who decides while a cell (or an approval) runs: under `approval: channel` the approval
+   * clients (WebSocket, mcp-proxy's console), with the clock stopped while they do; otherwise
+   * the calling client by elicitation. Returns the detacher.
+   */
+  #attachApprover(budget: { pause(): void; resume(): void }, elicit: Elicit | undefined) {
+    const gate = this.#toolServer.approval;
+    return this.#context.settings.approval === 'channel'
+      ? pauseWhileDeciding(gate, budget)
+      : attachCellApprover(gate, budget, elicit);
   }
 
   /** Runs code without counting as use (e.g. making a new venv's packages importable). */
@@ -253,6 +294,7 @@ export class KernelSession {
     this.#assertOpen();
     this.#running += 1;
     try {
+      this.history.clear();
       await this.#toolServer.reset();
       if (this.#python !== this.#context.python()) {
         await this.#executor.stop();

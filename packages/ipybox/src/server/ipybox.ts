@@ -25,6 +25,7 @@ import {
 } from '../kernels/workspaceVenv.ts';
 import { ServerRegistry } from '../mcptools/registry.ts';
 import type { IpyboxSettings } from '../settings.ts';
+import { SkillWriter } from '../skills/skillWriter.ts';
 
 export interface IpyboxOptions {
   /** The process environment to read (default `process.env`); `.env` fills what it lacks. */
@@ -51,6 +52,8 @@ export class Ipybox {
   readonly settings: IpyboxSettings;
   readonly kernels: Kernels;
   readonly venv: WorkspaceVenv;
+  /** Skills saved from code (`save_skill`), in `<workspace>/skills/`. */
+  readonly skills: SkillWriter;
   readonly #hostEnv: Record<string, string>;
   readonly #servers = new Map<string, UpstreamParams>();
   /** Registrations remembered across restarts (`mcptools/registry.ts`). */
@@ -75,6 +78,7 @@ export class Ipybox {
     this.#hostEnv = env.host;
     this.#logger = logger;
     this.venv = new WorkspaceVenv(settings.workspace, settings.basePython);
+    this.skills = new SkillWriter(settings.workspace);
     const userPath = env.kernel.PYTHONPATH;
     this.kernels = new Kernels({
       settings,

@@ -47,7 +47,7 @@ describe(`ipybox over stdio for a ${MODERN} client`, () => {
     await ws?.remove();
   });
 
-  test('negotiates the modern era and lists the five tools', async () => {
+  test('negotiates the modern era and lists the six tools', async () => {
     assert.equal(box.client.getNegotiatedProtocolVersion(), MODERN);
     const { tools } = await box.client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
@@ -56,6 +56,7 @@ describe(`ipybox over stdio for a ${MODERN} client`, () => {
       'new_kernel',
       'register_mcp_server',
       'reset',
+      'save_skill',
     ]);
   });
 

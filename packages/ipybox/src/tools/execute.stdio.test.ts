@@ -44,7 +44,7 @@ describe('ipybox over stdio: execute_ipython_cell', () => {
     await ws?.remove();
   });
 
-  test('lists the five tools with the documented parameters', async () => {
+  test('lists the six tools with the documented parameters', async () => {
     const { tools } = await box.client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       'execute_ipython_cell',
@@ -52,6 +52,7 @@ describe('ipybox over stdio: execute_ipython_cell', () => {
       'new_kernel',
       'register_mcp_server',
       'reset',
+      'save_skill',
     ]);
     const execute = tools.find((t) => t.name === 'execute_ipython_cell');
     const props = execute?.inputSchema.properties as Record<string, { default?: unknown }>;

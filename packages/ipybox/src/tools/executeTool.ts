@@ -149,7 +149,7 @@ export function registerExecuteTool(
  * to ask; it cannot occur for this tool, and is refused rather than approving what a second run
  * might call.
  */
-function approvalElicitor(ctx: ToolContext): Elicit {
+export function approvalElicitor(ctx: ToolContext): Elicit {
   if (ctx.inputMode === 'live') return (params, signal) => ctx.elicit(params, { signal });
   return async () => {
     throw new Error(

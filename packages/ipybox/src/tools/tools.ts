@@ -1,7 +1,8 @@
 /**
  * The ipybox MCP tools: `execute_ipython_cell` (in `executeTool.ts`), `install_package`,
  * `register_mcp_server`, `reset` — the Python ipybox's four tools, with the same names,
- * parameters and defaults.
+ * parameters and defaults — and ours: `new_kernel` (`kernelTools.ts`) and `save_skill`
+ * (`saveSkillTool.ts`).
  *
  * `install_package` and `register_mcp_server` run programs on the host, outside any sandbox
  * (pip; the server's command): they are privileged, so kernel code — through `mcptools` or code
@@ -17,6 +18,7 @@ import { CellViewer } from '../app/cellViewer.ts';
 import type { Ipybox } from '../server/ipybox.ts';
 import { registerExecuteTool } from './executeTool.ts';
 import { kernelArgument, registerKernelTools, withKernel } from './kernelTools.ts';
+import { registerSaveSkillTool } from './saveSkillTool.ts';
 
 const REGISTER_DESCRIPTION = `Register an MCP server and generate a Python API for its tools under mcptools/ in the workspace.
 
@@ -62,6 +64,7 @@ export function registerIpyboxTools(server: PluginServer, ipybox: Ipybox): void 
   viewer.register(server);
   registerExecuteTool(server, ipybox, { viewer });
   registerKernelTools(server, ipybox);
+  registerSaveSkillTool(server, ipybox);
 
   server.registerTool(
     'install_package',

@@ -1,6 +1,6 @@
 /**
  * mcp-proxy's web console, served by the management server at `/` and `/console/*`:
- * server-rendered pages (plugins, calls, health, gate, access, pins, and every admin section plugins publish,
+ * server-rendered pages (plugins, calls, health, gate, access, pins, skills, and every admin section plugins publish,
  * e.g. ipybox's approvals and kernels) with a little script, and forms for every change.
  *
  * Protection (the management server already refused non-loopback `Host`s and cross-site
@@ -18,6 +18,7 @@ import {
   errorMessage,
   type Gate,
   type ServerCounters,
+  type SkillRegistry,
   type TappedCall,
   type ToolCallTap,
 } from '@mcpbox/framework';
@@ -33,6 +34,7 @@ import { type Html, html, type NavEntry, page } from './html.ts';
 import { LoginThrottle } from './loginThrottle.ts';
 import {
   adminPage,
+  CONSOLE_PAGES,
   callsPage,
   gatePage,
   healthPage,
@@ -44,6 +46,7 @@ import { pinActionAt, pinsPage, runPinAction } from './pinsPage.ts';
 import { pluginActionAt, runPluginAction } from './pluginActions.ts';
 import { isTls, redirect, sendAsset, sendHtml, sendText } from './respond.ts';
 import { type ConsoleSession, ConsoleSessions, csrfMatches, sessionCookie } from './sessions.ts';
+import { skillsPage } from './skillsPage.ts';
 
 export interface WebConsoleOptions {
   manager: PluginManager;
@@ -55,6 +58,8 @@ export interface WebConsoleOptions {
   stats?: ServerCounters;
   /** The server-level gate, when one is configured. */
   gate?: Gate;
+  /** The skills the server serves, by origin (the Skills page). */
+  skills?: SkillRegistry;
   clock?: () => number;
 }
 
@@ -193,6 +198,8 @@ export class WebConsole {
       }
       case '/console/pins':
         return { title: 'Pins', html: await pinsPage(manager, session.csrf), live: true };
+      case '/console/skills':
+        return { title: 'Skills', html: await skillsPage(this.#options.skills, query) };
     }
     const admin = /^\/console\/admin\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(path);
     if (!admin) return undefined;
@@ -349,15 +356,7 @@ export class WebConsole {
   }
 
   #nav(): NavEntry[] {
-    const nav: NavEntry[] = [
-      { href: '/console/plugins', label: 'Plugins' },
-      { href: '/console/calls', label: 'Calls' },
-      { href: '/console/health', label: 'Health' },
-      { href: '/console/gate', label: 'Gate' },
-      { href: '/console/access', label: 'Access' },
-      { href: '/console/approvals', label: 'Approvals' },
-      { href: '/console/pins', label: 'Pins' },
-    ];
+    const nav: NavEntry[] = [...CONSOLE_PAGES];
     for (const { plugin, name, surface } of this.#options.manager.registry.adminSurfaces()) {
       for (const section of surface.sections) {
         const href = `/console/admin/${[plugin, name, section.id].map(encodeURIComponent).join('/')}`;

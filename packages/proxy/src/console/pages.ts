@@ -8,7 +8,19 @@ import type { AdminColumn, AdminSection, AdminValue, GateGroupSnapshot } from '@
 import type { AvailableEntry } from '../proxy/manager.ts';
 import type { RateSlot } from './callRates.ts';
 import { barChart } from './charts.ts';
-import { actionForm, duration, Html, html, size } from './html.ts';
+import { actionForm, duration, Html, html, type NavEntry, size } from './html.ts';
+
+/** The console's own pages, in the navigation's order (plugins' admin sections follow). */
+export const CONSOLE_PAGES: readonly NavEntry[] = [
+  { href: '/console/plugins', label: 'Plugins' },
+  { href: '/console/calls', label: 'Calls' },
+  { href: '/console/health', label: 'Health' },
+  { href: '/console/gate', label: 'Gate' },
+  { href: '/console/access', label: 'Access' },
+  { href: '/console/approvals', label: 'Approvals' },
+  { href: '/console/pins', label: 'Pins' },
+  { href: '/console/skills', label: 'Skills' },
+];
 
 export interface LoadedView {
   name: string;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { connectHttp, textOf } from '@mcpbox/test-utils';
-import { launchTestBrowser, submitForm } from '@mcpbox/test-utils/browser';
+import { openConsole, submitForm } from '@mcpbox/test-utils/browser';
 import { startPinsProxy, toolNames, untilListed } from '../proxy/__fixtures__/pinsProxy.ts';
 
 const TOKEN = 'pins-browser-token-0123456789abcd';
@@ -29,16 +29,11 @@ test('the console in Chromium: a changed tool is diffed, approved, then listed a
   );
   const [legacy, modern] = clients;
 
-  const chromium = await launchTestBrowser('pins-console');
-  t.after(() => chromium.close());
-  const page = await chromium.browser.newPage();
-  await page.setViewport({ width: 1280, height: 860 });
-  const text = () => page.$eval('main', (main) => main.textContent ?? '');
-
-  await page.goto(`${base}/console/login`, WAIT);
-  await page.type('#token', TOKEN);
-  await submitForm(page, 'button[type=submit]', WAIT);
-  await page.goto(`${base}/console/pins`, WAIT);
+  const { chromium, page, text } = await openConsole(
+    t,
+    { base, token: TOKEN, path: '/console/pins', name: 'pins-console' },
+    WAIT,
+  );
   assert.match(await text(), /No definition waits for approval/);
   assert.ok(await page.$('#pins tr[data-pin="upstream/tool/greet"]'), 'greet is pinned');
 

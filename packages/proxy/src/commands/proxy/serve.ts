@@ -269,6 +269,7 @@ function startManagement(proxy: ProxyCore, config: Config): Promise<ManagementSe
           tap: proxy.tap,
           stats: proxy.server.stats,
           gate: proxy.security.gate,
+          skills: proxy.server.skills,
         })
       : undefined,
   });
