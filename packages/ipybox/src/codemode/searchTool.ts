@@ -15,19 +15,24 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { renderRunDeclaration } from '../mcptools/renderPackage.ts';
 import type { CatalogModules } from './catalogModules.ts';
+import { toolCallPath, toolSignature } from './js/types/declarations.ts';
 import type { CatalogLayout, ToolLocation } from './layout.ts';
 import type { CodeModeSearch } from './toolSearch.ts';
 
-export const SEARCH_DESCRIPTION = `Search the tools of every connected plugin and MCP server (also those registered with register_mcp_server), to call them from Python with execute_code.
+export const SEARCH_DESCRIPTION = `Search the tools of every connected plugin and MCP server (also those registered with register_mcp_server), to call them from code with execute_code.
 
-Returns the best matches, each with its import line:
+language="python" (default) returns the best matches, each with its import line:
   from mcptools.<plugin> import <tool>
   result = <tool>.run({...arguments...})
 detail="name" gives the import lines, "summary" adds each tool's one-line description, "full" adds
-the signature and docstring of run() (its parameters, types and what it returns). Search with a
-few words about the task ("read file", "create entity"); ask for "full" for the tools you will call.`;
+the signature and docstring of run() (its parameters, types and what it returns).
+language="typescript" or "javascript" returns each match as its call, await tools.<plugin>.<tool>({...})
+(a name that is not an identifier is quoted: tools["my-server"]["get-item"]({...})); "full" adds its
+TypeScript signature and documentation. Search with a few words about the task ("read file",
+"create entity"); ask for "full" for the tools you will call.`;
 
 export type SearchDetail = 'name' | 'summary' | 'full';
+export type SearchLanguage = 'python' | 'typescript' | 'javascript';
 
 export function registerSearchTool(
   server: PluginServer,
@@ -48,18 +53,23 @@ export function registerSearchTool(
           .default('name')
           .describe('name: import lines; summary: plus descriptions; full: plus signatures'),
         limit: z.number().int().min(1).max(50).default(10).describe('At most this many tools'),
+        language: z
+          .enum(['python', 'typescript', 'javascript'])
+          .default('python')
+          .describe('The language of the code that will call the tools'),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ query, detail, limit }, ctx) => {
+    async ({ query, detail, limit, language }, ctx) => {
       await refresh();
       await modules.settled();
       const layout = modules.layout;
       const reachable = new Set(server.catalog.tools({ caller: ctx }).map((t) => t.tool.name));
-      // A registered server's tools are the kernel's own (not the catalog's): always kept.
+      // A registered server's tools are the kernel's own (not the catalog's): kept for Python,
+      // out of reach of the JavaScript runtime, which calls only the catalog.
       const keep = (at: ToolLocation) =>
-        layout.locate(at.tool.name) !== at || reachable.has(at.tool.name);
-      return searchResult(search, layout, query, detail, limit, keep);
+        layout.locate(at.tool.name) !== at ? language === 'python' : reachable.has(at.tool.name);
+      return searchResult(search, layout, query, detail, limit, keep, language);
     },
   );
 }
@@ -72,13 +82,16 @@ export async function searchResult(
   detail: SearchDetail,
   limit: number,
   keep?: (location: ToolLocation) => boolean,
+  language: SearchLanguage = 'python',
 ): Promise<CallToolResult> {
   const hits = await search.search(layout, query, limit, keep);
   if (hits.length === 0) {
     const counts = await search.counts(layout, keep);
     return { content: [{ type: 'text', text: noHits(query, counts) }] };
   }
-  const blocks = hits.map((hit) => describe(hit, detail));
+  const blocks = hits.map((hit) =>
+    language === 'python' ? describe(hit, detail) : describeForScript(hit, detail),
+  );
   const text = [
     `${hits.length} tool${hits.length === 1 ? '' : 's'} for ${JSON.stringify(query)} (call them in execute_code):`,
     ...blocks,
@@ -99,6 +112,15 @@ function describe(hit: ToolLocation, detail: SearchDetail): string {
     run.signature,
     run.docstring,
   ].join('\n');
+}
+
+/** A hit as JavaScript/TypeScript code calls it (`js/types/declarations.ts`). */
+function describeForScript(hit: ToolLocation, detail: SearchDetail): string {
+  const call = `${toolCallPath(hit.plugin, hit.tool.name)}({...})`;
+  if (detail === 'name') return call;
+  const summary = firstLine(hit.tool.description ?? hit.tool.title ?? '');
+  if (detail === 'summary') return `${call}  // ${summary || hit.tool.name}`;
+  return [`// ${hit.plugin}: ${hit.tool.name}`, toolSignature(hit.plugin, hit.tool)].join('\n');
 }
 
 function firstLine(text: string): string {
