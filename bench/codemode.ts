@@ -158,16 +158,20 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 /** One `execute_code`: wall time and bytes through the context (the call and its result). */
 async function execute(client: Client, args: Record<string, unknown>) {
   const [result, ms] = await timed(() =>
-    client.callTool({ name: 'execute_code', arguments: args }, undefined, { timeout: 300_000 }),
+    client.callTool({ name: 'execute_code', arguments: args }, { timeout: 300_000 }),
   );
   if (result.isError) throw new Error(`execute_code: ${JSON.stringify(result.content)}`);
   const kernel = (result._meta as Record<string, string> | undefined)?.['ipybox/kernel'];
-  return { ms, through: bytes({ name: 'execute_code', arguments: args }) + bytes(result.content), kernel };
+  return {
+    ms,
+    through: bytes({ name: 'execute_code', arguments: args }) + bytes(result.content),
+    kernel,
+  };
 }
 
 const TEN_CALLS = {
   typescript:
-    'const out: string[] = [];\nfor (let i = 0; i < 10; i++) out.push(await tools.echo.echo({ message: `m${i}` }));\nconsole.log(out.join(" "));',
+    'const out: string[] = [];\nfor (let i = 0; i < 10; i++) out.push((await tools.echo.echo({ message: "m" + i })).content[0].text);\nconsole.log(out.join(" "));',
   python:
     "from mcptools.echo import echo\nprint(' '.join(echo.run({'message': f'm{i}'}) for i in range(10)))",
 };
@@ -179,7 +183,9 @@ async function languages(era: Era): Promise<void> {
     [
       'plugins:',
       '  echo: {}',
-      ...mirroredServers(dir).slice(0, 3).map((line) => `  ${line}`),
+      ...mirroredServers(dir)
+        .slice(0, 3)
+        .map((line) => `  ${line}`),
       '  code_mode:',
       `    workspace: ${JSON.stringify(join(dir, 'workspace-languages'))}`,
       '',

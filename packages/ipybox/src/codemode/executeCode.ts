@@ -63,6 +63,14 @@ export function registerExecuteCode(server: PluginServer, options: ExecuteCodeOp
           .default(first!)
           .describe(`The language of code (default ${first})`),
         ...(python && { kernel: kernelArgument }),
+        ...(languages.includes('typescript') && {
+          check: z
+            .boolean()
+            .default(false)
+            .describe(
+              "TypeScript only: type-check the code against the tools' declarations first; type errors come back with line and column, and nothing runs",
+            ),
+        }),
       },
       annotations: { destructiveHint: true, openWorldHint: true },
       // As ipybox's execute tool: a call waiting for an approval keeps running (Python cells
@@ -71,7 +79,7 @@ export function registerExecuteCode(server: PluginServer, options: ExecuteCodeOp
     },
     async (input, ctx: ToolContext) => {
       // `kernel` is in the schema only with Python (the kernel handle's own schema checks it).
-      const args = input as CellArguments & { language: CodeLanguage };
+      const args = input as CellArguments & { language: CodeLanguage; check?: boolean };
       if (args.language === 'python') {
         // The schema offers python only when it is configured.
         return runPython!(args, ctx);
@@ -90,6 +98,7 @@ export function registerExecuteCode(server: PluginServer, options: ExecuteCodeOp
           elicit: approvalElicitor(ctx),
           askUser: userAskersOf(ctx),
           signal: ctx.mcpReq.signal,
+          check: args.check === true,
         });
         return await cellResult(result, shown);
       } catch (error) {

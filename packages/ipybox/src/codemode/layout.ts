@@ -43,23 +43,19 @@ export interface ToolLocation {
 export class CatalogLayout {
   readonly packages: ReadonlyMap<string, CatalogPackage>;
   readonly #byTool = new Map<string, ToolLocation>();
-  /** `<package>.<module>`: the names JavaScript code calls (`tools.<package>.<module>`). */
-  readonly #byModule = new Map<string, ToolLocation>();
 
   constructor(packages: Map<string, CatalogPackage>) {
     this.packages = packages;
     for (const pkg of packages.values()) {
       pkg.rendered.tools.forEach((generated, i) => {
         const name = pkg.rendered.package;
-        const location: ToolLocation = {
+        this.#byTool.set(generated.name, {
           plugin: pkg.plugin,
           package: name,
           module: generated.module,
           tool: pkg.tools[i]!,
           importLine: `from mcptools.${name} import ${generated.module}`,
-        };
-        this.#byTool.set(generated.name, location);
-        this.#byModule.set(`${name}.${generated.module}`, location);
+        });
       });
     }
   }
@@ -67,11 +63,6 @@ export class CatalogLayout {
   /** Where `toolName` lives, if code may call it. */
   locate(toolName: string): ToolLocation | undefined {
     return this.#byTool.get(toolName);
-  }
-
-  /** The tool JavaScript code calls as `tools.<pkg>.<module>` (Python's names), if any. */
-  locateModule(pkg: string, module: string): ToolLocation | undefined {
-    return this.#byModule.get(`${pkg}.${module}`);
   }
 
   /** The plugin names whose tools code may call. */

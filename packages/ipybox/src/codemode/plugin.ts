@@ -107,6 +107,7 @@ export async function register(
   });
   const js = new JsRunner({
     catalog,
+    self: server.name,
     modules,
     settings: settings.ipybox,
     approvalPolicy,

@@ -42,13 +42,15 @@ for (const era of ERAS) {
     const script = [
       'interface Graph { entities: { name: string; observations: string[] }[] }',
       `const file = await tools.filesystem.read_text_file({ path: ${JSON.stringify(join(dir, 'notes.txt'))} });`,
-      'const content: string = typeof file === "string" ? file : file.content;',
+      '// A tool with an outputSchema resolves to its structured content, others to { content }.',
+      'const text = (r: any): string => typeof r.content === "string" ? r.content : r.content[0].text;',
+      'const content = text(file);',
       'const lines = content.split("\\n").filter(Boolean);',
       'await tools.memory.create_entities({ entities: [{ name: "notes", entityType: "file", observations: [lines.length + " lines"] }] });',
       'const graph = (await tools.memory.open_nodes({ names: ["notes"] })) as Graph;',
       'console.log("read", lines.length);',
       'session.runs = (session.runs ?? 0) + 1;',
-      'await tools.echo.echo({ message: lines[0] + " " + graph.entities[0].observations[0] })',
+      'text(await tools.echo.echo({ message: lines[0] + " " + graph.entities[0].observations[0] }))',
     ].join('\n');
     const step = await executeCode(client, script);
     assert.equal(step.isError, false, step.text);
@@ -62,7 +64,30 @@ for (const era of ERAS) {
 
     const syntax = await executeCode(client, 'const a = 1;\nconst b: number = a +;\n');
     assert.equal(syntax.isError, true);
-    assert.match(syntax.text, /SyntaxError: code\.ts:2:22: Expression expected/);
+    assert.match(syntax.text, /SyntaxError: code\.ts:2:22: Unexpected ";"/);
+
+    // check: true — type errors against the tools' declarations, nothing run.
+    const checked = await client.callTool({
+      name: 'execute_code',
+      arguments: {
+        code: 'session.ran = true;\nawait tools.echo.echo({ msg: 1 });',
+        language: 'typescript',
+        check: true,
+      },
+    });
+    assert.equal(checked.isError, true);
+    assert.match(textOf(checked), /TypeCheckError: 1 type error; nothing ran/);
+    assert.match(textOf(checked), /code\.ts:2:\d+: .*'msg'/);
+    assert.equal((await executeCode(client, 'session.ran ?? "no"')).text, 'no');
+    // A runtime error's frame at the caller's line, through the transpiled code.
+    const runtime = await executeCode(
+      client,
+      'type A = { a: number };\n\nconst x: A | null = null;\nx!.a;',
+    );
+    assert.match(
+      runtime.text,
+      /TypeError: cannot read property 'a' of null\n\s+at .*\(code\.ts:4:\d+\)/,
+    );
 
     // Refusals are thrown errors the code can catch, named as Python's exceptions.
     const errors = await executeCode(

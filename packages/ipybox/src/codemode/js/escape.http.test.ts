@@ -76,7 +76,7 @@ test('code mode isolate: no escape, no leak between callers, limits contained', 
   const staticImport = await executeCode(a, 'import fs from "node:fs";\nfs', {
     language: 'typescript',
   });
-  assert.match(staticImport.text, /code\.js:1:1: import and export are not available/);
+  assert.match(staticImport.text, /code\.ts:1:1: import and export are not available/);
 
   // Pollution stays in its execution; session stays with its caller.
   await js(

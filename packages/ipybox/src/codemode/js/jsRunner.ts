@@ -4,8 +4,8 @@
  * at most `sessionBytes`), their approval gate and nothing else — one caller never sees another's
  * session, and the runner keeps at most `maxCallers` of them (the least recently used goes).
  *
- * `tools.<package>.<tool>(args)` is a call of the tool Python code imports as
- * `from mcptools.<package> import <tool>`, and takes the same path: `runToolCall` (the approval
+ * `tools.<plugin>.<tool>(args)` (names as the declarations spell them, `types/`) takes the path
+ * of a call from Python code: `runToolCall` (the approval
  * gate with code mode's rules, privileged tools) over `catalogConnections` (the catalog's
  * `callTool` as the caller of the running execution: validator, gate, policy, logs, metrics,
  * traces). A refusal reaches the code as a thrown error named as Python's exception
@@ -39,8 +39,15 @@ import {
 import { UpstreamQuestions, type UserAskers } from '../../toolserver/upstreamQuestions.ts';
 import { catalogConnections } from '../catalogConnections.ts';
 import type { CatalogModules } from '../catalogModules.ts';
+import { callableFromCode } from '../layout.ts';
 import { runInIsolate } from './isolate.ts';
-import { prepareScript, type ScriptLanguage, ScriptSyntaxError } from './prepare.ts';
+import {
+  type PreparedScript,
+  prepareScript,
+  type ScriptLanguage,
+  ScriptSyntaxError,
+} from './prepare.ts';
+import { bridgedResult, toolCallPath, toolDeclarations, typeCheck } from './types/index.ts';
 
 /** The error a refused or failed call throws in the code: Python code mode's exception names. */
 const ERROR_NAMES: Record<ToolCallErrorType, string> = {
@@ -65,6 +72,15 @@ export interface JsLimits {
   maxKeptChars: number;
 }
 
+const EMPTY_OUTPUT = {
+  text: '',
+  stdout: '',
+  stderr: '',
+  result: undefined,
+  displays: [],
+  images: [],
+};
+
 export const DEFAULT_JS_LIMITS: JsLimits = {
   memoryBytes: 64 * 1024 * 1024,
   stackBytes: 1024 * 1024,
@@ -75,6 +91,8 @@ export const DEFAULT_JS_LIMITS: JsLimits = {
 
 export interface JsRunnerOptions {
   catalog: CatalogView;
+  /** Code mode's own plugin name: its tools are not callable from code. */
+  self: string;
   modules: CatalogModules;
   settings: IpyboxSettings;
   approvalPolicy?: (call: ToolCall) => ApprovalPolicy;
@@ -92,6 +110,8 @@ export interface JsRunOptions {
   elicit: Elicit;
   askUser?: UserAskers;
   signal?: AbortSignal;
+  /** TypeScript: type-check against the caller's tool declarations first; nothing runs on errors. */
+  check?: boolean;
 }
 
 /** What one caller keeps between executions. */
@@ -153,9 +173,10 @@ export class JsRunner {
       displays: [],
       images: [],
     });
-    let script: string;
+    if (options.check && language === 'typescript') await this.#typeCheck(code, options.context);
+    let prepared: PreparedScript;
     try {
-      script = prepareScript(code, language);
+      prepared = await prepareScript(code, language);
     } catch (error) {
       if (!(error instanceof ScriptSyntaxError)) throw error;
       throw new CodeExecutionError('SyntaxError', error.message, '', output());
@@ -182,7 +203,7 @@ export class JsRunner {
     state.running.context = options.context;
     try {
       const outcome = await runInIsolate(
-        script,
+        prepared.script,
         state.session,
         {
           call: (server, tool, argsJson) => this.#call(state, server, tool, argsJson, stop.signal),
@@ -204,7 +225,12 @@ export class JsRunner {
         throw new CodeExecutionError(ename!, evalue!, '', output());
       }
       if (!outcome.ok) {
-        throw new CodeExecutionError(outcome.name, outcome.message, traceback(outcome), output());
+        const where = traceback(
+          outcome,
+          prepared,
+          language === 'typescript' ? 'code.ts' : 'code.js',
+        );
+        throw new CodeExecutionError(outcome.name, outcome.message, where, output());
       }
       if (outcome.session.length > this.#limits.sessionBytes) {
         throw new CodeExecutionError(
@@ -227,25 +253,45 @@ export class JsRunner {
     }
   }
 
+  /** Throws the type errors of `code` against the declarations of the caller's tools. */
+  async #typeCheck(code: string, caller: ToolContext): Promise<void> {
+    const { catalog, self } = this.#options;
+    const tools = catalog
+      .tools({ caller })
+      .filter(({ plugin, tool }) => callableFromCode(plugin, tool, self));
+    const diagnostics = await typeCheck(code, toolDeclarations(tools));
+    if (diagnostics.length === 0) return;
+    const problems = diagnostics.map(
+      (d) => `code.ts:${d.line}:${d.column}: ${d.message} (TS${d.code})`,
+    );
+    const summary = `${diagnostics.length} type error${diagnostics.length === 1 ? '' : 's'}; nothing ran`;
+    throw new CodeExecutionError(
+      'TypeCheckError',
+      summary,
+      [`TypeCheckError: ${summary}`, ...problems].join('\n'),
+      EMPTY_OUTPUT,
+    );
+  }
+
   /** One bridged call, as Python code mode's tool server runs it. */
   async #call(
     state: CallerState,
-    pkg: string,
-    module: string,
+    server: string,
+    tool: string,
     argsJson: string,
     signal: AbortSignal,
   ): Promise<string> {
     const refused = (name: string, message: string) => Object.assign(new Error(message), { name });
-    const location = this.#options.modules.layout.locateModule(pkg, module);
-    if (location === undefined) {
+    const location = this.#options.modules.layout.locate(tool);
+    if (location === undefined || location.plugin !== server) {
       throw refused(
         'ToolNotFound',
-        `tools.${pkg}.${module} is not a tool code may call (or not in your view); search_tools lists them`,
+        `${toolCallPath(server, tool)} is not a tool code may call (or not in your view); search_tools lists them`,
       );
     }
     const args = JSON.parse(argsJson) as unknown;
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-      throw refused('TypeError', `tools.${pkg}.${module}(args): args must be an object`);
+      throw refused('TypeError', `${toolCallPath(server, tool)}(args): args must be an object`);
     }
     const reply = await runToolCall(
       state.deps,
@@ -254,7 +300,8 @@ export class JsRunner {
         tool_name: location.tool.name,
         tool_args: args as Record<string, unknown>,
       },
-      { signal },
+      // As the declarations promise (`types/declarations.ts`).
+      { signal, shape: (result) => bridgedResult(location.tool, result) },
     );
     if ('error' in reply) throw refused(ERROR_NAMES[reply.type], reply.error);
     return JSON.stringify(reply.result ?? null);
@@ -305,12 +352,22 @@ export class JsRunner {
 }
 
 /**
- * `Name: message` and the frames in the caller's code: the prelude's frames and the wrapper's
- * call (`<eval>`) are ours, not theirs.
+ * `Name: message` and the frames in the caller's code, at its lines and columns: the prelude's
+ * frames and the wrapper's call (`<eval>`) are ours, not theirs.
  */
-function traceback({ name, message, stack }: { name: string; message: string; stack: string }) {
+function traceback(
+  { name, message, stack }: { name: string; message: string; stack: string },
+  prepared: PreparedScript,
+  file: string,
+): string {
   const frames = stack
     .split('\n')
-    .filter((frame) => frame.includes('(code.js:') && !frame.includes('at <eval>'));
+    .filter((frame) => frame.includes('(code.js:') && !frame.includes('at <eval>'))
+    .map((frame) =>
+      frame.replace(/\(code\.js:(\d+):(\d+)\)/, (_, line: string, column: string) => {
+        const at = prepared.position(Number(line), Number(column));
+        return at ? `(${file}:${at.line}:${at.column})` : `(${file})`;
+      }),
+    );
   return [`${name}: ${message}`, ...frames].join('\n');
 }

@@ -1,19 +1,22 @@
 /**
- * The caller's TypeScript or JavaScript made into what the isolate runs: types stripped
- * (`typescript`'s `transpileModule`, which also finds syntax errors — reported with line and
- * column of the caller's code), then wrapped in an async function so top-level `await` works,
- * its last expression statement returned as the execution's value.
+ * The caller's TypeScript or JavaScript made into what the isolate runs: transpiled
+ * (`types/transpile.ts`, esbuild — types removed, syntax errors with line and column of the
+ * caller's code), then wrapped in an async function so top-level `await` works, its last
+ * expression statement returned as the execution's value.
  *
- * The wrapper opens on the code's first line, so line numbers of runtime errors in JavaScript
- * are the caller's (TypeScript's are those of the code after its types were removed).
+ * Finding that statement takes a parser: `typescript`'s (a dependency for the type check
+ * already), loaded on the first execution only. `position` maps a place in the script run (a
+ * runtime error's frame) back to the caller's code, through the wrapper and the source map.
  *
  * @module
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import type { Position } from './types/index.ts';
+import { transpile } from './types/index.ts';
 
 export type ScriptLanguage = 'typescript' | 'javascript';
 
-/** Code that does not parse: each problem with its 1-based line and column. */
+/** Code that does not parse or cannot run here: each problem with its line and column. */
 export class ScriptSyntaxError extends Error {
   constructor(readonly problems: readonly string[]) {
     super(problems.join('\n'));
@@ -21,52 +24,72 @@ export class ScriptSyntaxError extends Error {
   }
 }
 
-/** The script for `runInIsolate`; throws `ScriptSyntaxError`. */
-export function prepareScript(code: string, language: ScriptLanguage): string {
-  const fileName = language === 'typescript' ? 'code.ts' : 'code.js';
-  const { outputText, diagnostics = [] } = ts.transpileModule(code, {
-    fileName,
-    reportDiagnostics: true,
-    compilerOptions: {
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-      allowJs: true,
-      // No helpers or `export {}` lines added: the isolate runs the statements as they are.
-      isolatedModules: false,
-      removeComments: false,
-    },
-  });
-  if (diagnostics.length > 0) {
-    const source = ts.createSourceFile(fileName, code, ts.ScriptTarget.ES2022);
-    throw new ScriptSyntaxError(
-      diagnostics.map((d) => {
-        const { line, character } = source.getLineAndCharacterOfPosition(d.start ?? 0);
-        return `${fileName}:${line + 1}:${character + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-      }),
-    );
-  }
-  return wrap(outputText);
+export interface PreparedScript {
+  /** `__run(async () => { ... })` for `runInIsolate`. */
+  script: string;
+  /** The caller's line and column of a 1-based position in `script`. */
+  position(line: number, column: number): Position | undefined;
 }
 
-/** `__run(async () => { ...; return (last); })` — the value of the last expression statement. */
-function wrap(js: string): string {
+const PREFIX = '__run(async () => {';
+const RETURN = 'return (';
+
+let parser: Promise<typeof TS.default> | undefined;
+
+/** `typescript`, imported once (it is large: the first execution pays for it). */
+function typescript(): Promise<typeof TS.default> {
+  parser ??= import('typescript').then((ts) => ts.default);
+  return parser;
+}
+
+/** The script for `runInIsolate`; throws `ScriptSyntaxError`. */
+export async function prepareScript(
+  code: string,
+  language: ScriptLanguage,
+): Promise<PreparedScript> {
+  const file = language === 'typescript' ? 'code.ts' : 'code.js';
+  const out = transpile(code);
+  if (!out.ok) {
+    throw new ScriptSyntaxError([`${file}:${out.line}:${out.column}: ${out.message}`]);
+  }
+  const ts = await typescript();
+  const js = out.js;
   const source = ts.createSourceFile('code.js', js, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
-  const statements = source.statements;
-  const moduleSyntax = statements.find(
+  const at = (node: TS.Node) => {
+    const { line, character } = source.getLineAndCharacterOfPosition(node.getStart());
+    return (
+      out.originalPosition(line + 1, character + 1) ?? { line: line + 1, column: character + 1 }
+    );
+  };
+  const moduleSyntax = source.statements.find(
     (s) => ts.isImportDeclaration(s) || ts.isExportDeclaration(s) || ts.isExportAssignment(s),
   );
   if (moduleSyntax) {
-    const { line, character } = source.getLineAndCharacterOfPosition(moduleSyntax.getStart());
+    const { line, column } = at(moduleSyntax);
     throw new ScriptSyntaxError([
-      `code.js:${line + 1}:${character + 1}: import and export are not available: the code ` +
-        'runs in an isolate without modules; call tools through `tools.<server>.<tool>(args)`',
+      `${file}:${line}:${column}: import and export are not available: the code runs in an ` +
+        'isolate without modules; call tools through `tools.<plugin>.<tool>(args)`',
     ]);
   }
-  const last = statements.at(-1);
+  const last = source.statements.at(-1);
   let body = js;
+  /** Where `return (` went in (1-based line of `js`, column), shifting that line. */
+  let inserted: { line: number; column: number } | undefined;
   if (last && ts.isExpressionStatement(last)) {
-    const expression = last.expression;
-    body = `${js.slice(0, last.getStart())}return (${js.slice(expression.getStart(), expression.end)});${js.slice(last.end)}`;
+    const start = last.getStart();
+    const { line, character } = source.getLineAndCharacterOfPosition(start);
+    inserted = { line: line + 1, column: character + 1 };
+    const expression = js.slice(last.expression.getStart(), last.expression.end);
+    body = `${js.slice(0, start)}${RETURN}${expression});${js.slice(last.end)}`;
   }
-  return `__run(async () => {${body}\n});`;
+  return {
+    script: `${PREFIX}${body}\n});`,
+    position: (line, column) => {
+      let jsColumn = line === 1 ? column - PREFIX.length : column;
+      if (inserted && line === inserted.line && jsColumn > inserted.column) {
+        jsColumn -= RETURN.length;
+      }
+      return out.originalPosition(line, Math.max(1, jsColumn));
+    },
+  };
 }
