@@ -16,7 +16,9 @@ import type { Ipybox } from '../server/ipybox.ts';
 import { catalogConnections } from './catalogConnections.ts';
 import { CatalogModules } from './catalogModules.ts';
 import { registerExecuteCode } from './executeCode.ts';
+import { quickJs } from './js/isolate.ts';
 import { JsRunner } from './js/jsRunner.ts';
+import { warmUp } from './js/prepare.ts';
 import { registerSearchTool } from './searchTool.ts';
 import { approvalPolicyOf, type CodeLanguage, parseCodeModeSettings } from './settings.ts';
 import { CodeModeSearch } from './toolSearch.ts';
@@ -114,6 +116,12 @@ export async function register(
     audit: server.audit,
     logger: server.logger,
   });
+  if (settings.languages.some((language) => language !== 'python')) {
+    // In the background: the WebAssembly module, the parser and esbuild, before the first call.
+    void Promise.all([quickJs(), warmUp()]).catch((error) =>
+      server.logger.warn(`code mode: preparing the JavaScript runtime failed: ${error}`),
+    );
+  }
   registerExecuteCode(server, {
     settings: settings.ipybox,
     languages: settings.languages,

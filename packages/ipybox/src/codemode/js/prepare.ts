@@ -42,6 +42,15 @@ function typescript(): Promise<typeof TS.default> {
   return parser;
 }
 
+/**
+ * Loads what the first execution needs (the parser, esbuild's service) ahead of it: a server
+ * offering TypeScript calls this at start, so no caller's first call waits a second for it.
+ */
+export async function warmUp(): Promise<void> {
+  await typescript();
+  transpile('0');
+}
+
 /** The script for `runInIsolate`; throws `ScriptSyntaxError`. */
 export async function prepareScript(
   code: string,
