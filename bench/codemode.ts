@@ -13,6 +13,12 @@
  *    line, the search_tools calls a model would make first to find the three tools). Wall time
  *    of each path: median of BENCH_ROUNDS (5) runs; code mode's first cell (kernel start) apart.
  *
+ * 3. Languages (issue 36): on a small catalog (echo, server-memory), the cold start of a
+ *    TypeScript execution (QuickJS isolate, first of the process) against a Python cell in a
+ *    fresh kernel, a warm round trip of each, and a 10-tool-call script — TypeScript against
+ *    Python against ten direct MCP calls — wall time (median of BENCH_ROUNDS, the three
+ *    interleaved per round) and bytes through the model's context.
+ *
  * Both eras by default (BENCH_ERAS=2025,2026 to choose).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -149,8 +155,96 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   return [value, performance.now() - start];
 }
 
+/** One `execute_code`: wall time and bytes through the context (the call and its result). */
+async function execute(client: Client, args: Record<string, unknown>) {
+  const [result, ms] = await timed(() =>
+    client.callTool({ name: 'execute_code', arguments: args }, { timeout: 300_000 }),
+  );
+  if (result.isError) throw new Error(`execute_code: ${JSON.stringify(result.content)}`);
+  const kernel = (result._meta as Record<string, string> | undefined)?.['ipybox/kernel'];
+  return {
+    ms,
+    through: bytes({ name: 'execute_code', arguments: args }) + bytes(result.content),
+    kernel,
+  };
+}
+
+const TEN_CALLS = {
+  typescript:
+    'const out: string[] = [];\nfor (let i = 0; i < 10; i++) out.push((await tools.echo.echo({ message: "m" + i })).content[0].text);\nconsole.log(out.join(" "));',
+  python:
+    "from mcptools.echo import echo\nprint(' '.join(echo.run({'message': f'm{i}'}) for i in range(10)))",
+};
+
+async function languages(era: Era): Promise<void> {
+  const small = join(dir, 'languages.yaml');
+  writeFileSync(
+    small,
+    [
+      'plugins:',
+      '  echo: {}',
+      ...mirroredServers(dir)
+        .slice(0, 3)
+        .map((line) => `  ${line}`),
+      '  code_mode:',
+      `    workspace: ${JSON.stringify(join(dir, 'workspace-languages'))}`,
+      '',
+    ].join('\n'),
+  );
+  const client = await connect(era, ['-c', small, '--code-mode', 'both']);
+  try {
+    const coldTs = await execute(client, { language: 'typescript', code: '1 + 1' });
+    const coldPy = await execute(client, { language: 'python', code: '1 + 1' });
+    const kernel = coldPy.kernel;
+    const warm = { ts: [] as number[], py: [] as number[] };
+    const ten = { direct: [] as number[], ts: [] as number[], py: [] as number[] };
+    const through = { direct: 0, ts: 0, py: 0 };
+    for (let run = 0; run < ROUNDS; run++) {
+      warm.ts.push((await execute(client, { language: 'typescript', code: '1 + 1' })).ms);
+      warm.py.push((await execute(client, { language: 'python', code: '1 + 1', kernel })).ms);
+      const [direct, directMs] = await timed(async () => {
+        let sum = 0;
+        for (let i = 0; i < 10; i++) {
+          const args = { message: `m${i}` };
+          const result = await client.callTool({ name: 'echo', arguments: args });
+          sum += bytes({ name: 'echo', arguments: args }) + bytes(result.content);
+        }
+        return sum;
+      });
+      ten.direct.push(directMs);
+      through.direct = direct;
+      const ts = await execute(client, { language: 'typescript', code: TEN_CALLS.typescript });
+      ten.ts.push(ts.ms);
+      through.ts = ts.through;
+      const py = await execute(client, { language: 'python', code: TEN_CALLS.python, kernel });
+      ten.py.push(py.ms);
+      through.py = py.through;
+    }
+    const ms = (values: number[]) => median(values).toFixed(1);
+    console.log(`\nLanguages (${eraLabel(era)} client), wall time ms (median of ${ROUNDS})`);
+    console.log(
+      table(
+        [
+          ['', 'TypeScript (isolate)', 'Python (kernel)', 'direct MCP calls'],
+          ['cold start: first execution, ms', coldTs.ms.toFixed(0), coldPy.ms.toFixed(0), ''],
+          ['warm round trip (1 + 1), ms', ms(warm.ts), ms(warm.py), ''],
+          ['10 tool calls, ms', ms(ten.ts), ms(ten.py), ms(ten.direct)],
+          ['10 tool calls, bytes to the model', kb(through.ts), kb(through.py), kb(through.direct)],
+        ],
+        1,
+      ),
+    );
+  } finally {
+    await client.close();
+  }
+}
+
 try {
   for (const era of eras) {
+    if (process.env.BENCH_ONLY === 'languages') {
+      await languages(era);
+      continue;
+    }
     // What each kind of client is sent: the classic server's list, the code-mode server's.
     const plain = await connect(era, ['-c', classicConfig]);
     const classicDefs = (await plain.listTools()).tools;
@@ -218,6 +312,7 @@ try {
     } finally {
       await client.close();
     }
+    await languages(era);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

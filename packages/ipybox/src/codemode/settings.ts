@@ -9,7 +9,11 @@
  *     approval_rules:
  *       memory: elicit                     # every tool of the plugin (or mirrored server) memory
  *       memory.delete_entities: deny       # one tool: the most specific rule wins
+ *     languages: [typescript, python]      # what execute_code offers (default: python, typescript, javascript)
+ *     default_language: typescript         # when a call names none (default: the first listed)
  * ```
+ *
+ * Without `python` in `languages` no kernel is ever started and Python need not be installed.
  *
  * @module
  */
@@ -19,12 +23,18 @@ import type { ToolCall } from '../approval/approvalRequest.ts';
 import { type IpyboxSettings, parseSettings } from '../settings.ts';
 
 export type RuleMode = 'auto' | 'elicit' | 'deny';
+
+export type CodeLanguage = 'typescript' | 'javascript' | 'python';
+/** Also the default `languages`: Python first, the default of a call that names none. */
+export const CODE_LANGUAGES: readonly CodeLanguage[] = ['python', 'typescript', 'javascript'];
 const RULE_MODES: readonly RuleMode[] = ['auto', 'elicit', 'deny'];
 
 export interface CodeModeSettings {
   ipybox: IpyboxSettings;
   /** `plugin` or `plugin.tool` → mode. */
   rules: ReadonlyMap<string, RuleMode>;
+  /** What `execute_code` offers, the default first. */
+  languages: readonly CodeLanguage[];
 }
 
 /** Validates `config`; errors name the key under `plugins.<name>`. */
@@ -32,7 +42,7 @@ export function parseCodeModeSettings(
   config: Record<string, unknown>,
   name = 'code_mode',
 ): CodeModeSettings {
-  const { approval_rules: rawRules, ...rest } = config;
+  const { approval_rules: rawRules, languages, default_language, ...rest } = config;
   let ipybox: IpyboxSettings;
   try {
     ipybox = parseSettings(rest);
@@ -44,7 +54,36 @@ export function parseCodeModeSettings(
         .replace('invalid ipybox settings', `invalid ${name} settings`),
     );
   }
-  return { ipybox, rules: parseRules(rawRules, name) };
+  return {
+    ipybox,
+    rules: parseRules(rawRules, name),
+    languages: parseLanguages(languages, default_language, name),
+  };
+}
+
+function parseLanguages(raw: unknown, preferred: unknown, name: string): CodeLanguage[] {
+  const expected = `expected ${CODE_LANGUAGES.join(' | ')}`;
+  const list = raw ?? CODE_LANGUAGES;
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new Error(
+      `invalid ${name} settings: plugins.${name}.languages: expected a non-empty list (${expected})`,
+    );
+  }
+  for (const language of [...list, ...(preferred === undefined ? [] : [preferred])]) {
+    if (!CODE_LANGUAGES.includes(language as CodeLanguage)) {
+      throw new Error(
+        `invalid ${name} settings: plugins.${name}.languages/default_language: ${expected}, got ${JSON.stringify(language)}`,
+      );
+    }
+  }
+  const languages = [...new Set(list as CodeLanguage[])];
+  if (preferred === undefined) return languages;
+  if (!languages.includes(preferred as CodeLanguage)) {
+    throw new Error(
+      `invalid ${name} settings: plugins.${name}.default_language: "${String(preferred)}" is not in languages (${languages.join(', ')})`,
+    );
+  }
+  return [preferred as CodeLanguage, ...languages.filter((l) => l !== preferred)];
 }
 
 function parseRules(raw: unknown, name: string): Map<string, RuleMode> {

@@ -87,11 +87,14 @@ export async function connectFactory(
   return { stderr: () => stderr };
 }
 
-/** Runs `code` with `execute_code`; `kernel` keeps a 2026 client in one kernel. */
+/**
+ * Runs `code` with `execute_code`; `kernel` keeps a 2026 client in one kernel; `language` picks
+ * TypeScript or JavaScript (default: the server's).
+ */
 export async function executeCode(
   client: Client,
   code: string,
-  options: { kernel?: string; timeout?: number } = {},
+  options: { kernel?: string; timeout?: number; language?: string; max_output_chars?: number } = {},
 ): Promise<{ text: string; isError: boolean; kernel: string }> {
   const result = await client.callTool(
     { name: 'execute_code', arguments: { code, ...options } },

@@ -34,6 +34,15 @@ export class TimeoutBudget {
     return this.#remaining;
   }
 
+  /**
+   * Whether the allowance is used up now, counting the running stretch: for code that keeps the
+   * event loop busy (a JavaScript isolate's interrupt handler polls it), so the timer cannot fire.
+   */
+  get spent(): boolean {
+    if (this.#done) return this.#remaining === 0;
+    return this.#timer !== undefined && performance.now() - this.#startedAt! >= this.#remaining;
+  }
+
   /** Stops the clock until the matching `resume()`. */
   pause(): void {
     this.#pauses += 1;

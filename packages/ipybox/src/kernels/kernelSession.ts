@@ -12,17 +12,16 @@ import {
   type AuditRecorder,
   createLogger,
   type Logger,
-  processGrants,
   type ToolContext,
   type UpstreamParams,
   UpstreamPool,
 } from '@mcpbox/framework';
-import { ApprovalGate, type ApprovalPolicy } from '../approval/approvalGate.ts';
+import type { ApprovalGate, ApprovalPolicy } from '../approval/approvalGate.ts';
 import { pauseWhileDeciding } from '../approval/approvalQueue.ts';
 import type { ToolCall } from '../approval/approvalRequest.ts';
 import { attachCellApprover } from '../approval/cellApprover.ts';
 import type { Elicit } from '../approval/elicitApprover.ts';
-import { KernelGrants } from '../approval/kernelGrants.ts';
+import { sessionApprovalGate } from '../approval/sessionGate.ts';
 import { CodeExecutor, type CodeExecutorOptions } from '../executor.ts';
 import { chooseKernelBackend } from '../kernel/backends/choose.ts';
 import type { SharedRemoteKernel } from '../kernel/backends/jupyterServer.ts';
@@ -118,21 +117,12 @@ export class KernelSession {
     for (const [name, params] of context.servers) await pool.define(name, params);
     // The running cell's context, shared by the session (writes it) and its tool calls (read it).
     const cell: { context?: ToolContext } = {};
-    const approval = new ApprovalGate({
-      policy:
-        settings.approval === 'elicit' || settings.approval === 'channel'
-          ? 'ask'
-          : settings.approval,
-      timeoutMs: settings.approvalTimeoutMs,
-      policyFor: context.approvalPolicy,
-      allowPrivileged: settings.allowPrivilegedTools,
-      // An approval is a framework grant for the cell's caller (`approval/kernelGrants.ts`).
-      grants: new KernelGrants({
-        book: processGrants(),
-        principal: () => cell.context?.principal?.id ?? 'anonymous',
-        ...(context.audit && { audit: context.audit }),
-      }),
+    const approval = sessionApprovalGate({
+      settings,
+      approvalPolicy: context.approvalPolicy,
+      audit: context.audit,
       logger: context.logger,
+      principal: () => cell.context?.principal?.id ?? 'anonymous',
     });
     const connections = context.toolConnections?.(pool, () => cell.context) ?? pool;
     // A sandboxed kernel has no network namespace: only a Unix socket reaches it. It lives in a

@@ -5,6 +5,7 @@
  * @module
  */
 import type { PluginServer, ToolContext } from '@mcpbox/framework';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { CellViewer } from '../app/cellViewer.ts';
 import type { Elicit } from '../approval/elicitApprover.ts';
@@ -14,10 +15,12 @@ import {
   callerOf,
   OutputResources,
   type OutputScheme,
+  type ResourceOwner,
   registerOutputResources,
 } from '../output/outputResources.ts';
 import { outputStreamer } from '../output/outputStream.ts';
 import type { Ipybox } from '../server/ipybox.ts';
+import type { IpyboxSettings } from '../settings.ts';
 import { userAskersOf } from '../toolserver/upstreamQuestions.ts';
 import { runCellTraced } from './cellSpan.ts';
 import { kernelArgument, withKernel } from './kernelTools.ts';
@@ -61,7 +64,6 @@ export function registerExecuteTool(
   ipybox: Ipybox,
   options: ExecuteToolOptions = {},
 ): void {
-  const { maxOutputChars, maxOutputCharsLimit } = ipybox.settings;
   const outputs =
     options.outputResources === false
       ? undefined
@@ -72,24 +74,7 @@ export function registerExecuteTool(
     {
       title: options.title ?? 'Execute IPython cell',
       description: options.description ?? EXECUTE_DESCRIPTION,
-      inputSchema: {
-        code: z.string().describe('Python code to execute'),
-        timeout: z
-          .number()
-          .positive()
-          .max(2_000_000)
-          .default(120)
-          .describe('Maximum execution time in seconds (time waiting for approval not counted)'),
-        max_output_chars: z
-          .number()
-          .int()
-          .positive()
-          .default(maxOutputChars)
-          .describe(
-            `Output beyond this many characters is cut in the middle (head and tail kept, the traceback always shown; the full output stays readable as a resource). At most ${maxOutputCharsLimit}`,
-          ),
-        kernel: kernelArgument,
-      },
+      inputSchema: { ...cellInputSchema(ipybox.settings), kernel: kernelArgument },
       annotations: { destructiveHint: true, openWorldHint: true },
       // A cell waiting in the kernel for an approval cannot be re-run: a 2026 request's question
       // ends it with input_required and the retry brings the answer to the waiting cell. An
@@ -99,47 +84,91 @@ export function registerExecuteTool(
       keepsRunning: { inputTimeoutMs: ipybox.settings.approvalTimeoutMs, tasks: true },
       ...(options.viewer && { _meta: options.viewer.toolMeta }),
     },
-    async ({ code, timeout, max_output_chars, kernel }, ctx) => {
-      const lease = await ipybox.kernelFor(ctx, kernel);
-      const { session } = lease;
-      const shown: CellResultOptions = {
-        maxOutputChars: Math.min(max_output_chars, maxOutputCharsLimit),
-        maxOutputCharsLimit,
-        requestedChars: max_output_chars > maxOutputCharsLimit ? max_output_chars : undefined,
-        resources: outputs && {
-          store: outputs,
-          owner: { caller: callerOf(ctx), kernel: session.id },
-        },
-      };
-      const viewer = options.viewer?.wanted(ctx) ? options.viewer : undefined;
-      try {
-        // Awaited only when there is something to wait for: each await is a turn per cell.
-        if (options.beforeCell) await options.beforeCell(lease);
-        if (viewer) await viewer.prepare(session);
-        const result = await runCellTraced(session, code, {
-          timeoutMs: timeout * 1000,
-          onChunk: outputStreamer(ctx, shown.maxOutputChars),
-          // Asked only for calls that need a decision: every one under `approval: elicit`, a
-          // code-mode rule's, a privileged tool's under `auto` (the others never reach it).
-          elicit: approvalElicitor(ctx),
-          askUser: userAskersOf(ctx),
-          signal: ctx.mcpReq.signal,
-          context: ctx,
-        });
-        const shownResult = await cellResult(result, shown);
-        return withKernel(
-          viewer ? viewer.attach(shownResult, result, ctx, session) : shownResult,
-          lease,
-        );
-      } catch (error) {
-        const failed = await cellError(error, shown);
-        return withKernel(
-          viewer ? viewer.attachFailed(failed, error, ctx, session) : failed,
-          lease,
-        );
-      }
-    },
+    cellHandler(ipybox, outputs, options),
   );
+}
+
+/** The arguments of a cell (Python's or code mode's in any language), without `kernel`. */
+export function cellInputSchema({ maxOutputChars, maxOutputCharsLimit }: IpyboxSettings) {
+  return {
+    code: z.string().describe('Python code to execute'),
+    timeout: z
+      .number()
+      .positive()
+      .max(2_000_000)
+      .default(120)
+      .describe('Maximum execution time in seconds (time waiting for approval not counted)'),
+    max_output_chars: z
+      .number()
+      .int()
+      .positive()
+      .default(maxOutputChars)
+      .describe(
+        `Output beyond this many characters is cut in the middle (head and tail kept, the traceback always shown; the full output stays readable as a resource). At most ${maxOutputCharsLimit}`,
+      ),
+  };
+}
+
+export interface CellArguments {
+  code: string;
+  timeout: number;
+  max_output_chars: number;
+  kernel?: string;
+}
+
+/** How a cell's output is shown: cut to what the caller asked (within the server's bound). */
+export function shownOptions(
+  { maxOutputCharsLimit }: IpyboxSettings,
+  outputs: OutputResources | undefined,
+  maxOutputChars: number,
+  owner: ResourceOwner,
+): CellResultOptions {
+  return {
+    maxOutputChars: Math.min(maxOutputChars, maxOutputCharsLimit),
+    maxOutputCharsLimit,
+    requestedChars: maxOutputChars > maxOutputCharsLimit ? maxOutputChars : undefined,
+    resources: outputs && { store: outputs, owner },
+  };
+}
+
+/** Runs a Python cell in the caller's kernel (or the one `kernel` names). */
+export function cellHandler(
+  ipybox: Ipybox,
+  outputs: OutputResources | undefined,
+  options: Pick<ExecuteToolOptions, 'beforeCell' | 'viewer'> = {},
+): (args: CellArguments, ctx: ToolContext) => Promise<CallToolResult> {
+  return async ({ code, timeout, max_output_chars, kernel }, ctx) => {
+    const lease = await ipybox.kernelFor(ctx, kernel);
+    const { session } = lease;
+    const shown = shownOptions(ipybox.settings, outputs, max_output_chars, {
+      caller: callerOf(ctx),
+      kernel: session.id,
+    });
+    const viewer = options.viewer?.wanted(ctx) ? options.viewer : undefined;
+    try {
+      // Awaited only when there is something to wait for: each await is a turn per cell.
+      if (options.beforeCell) await options.beforeCell(lease);
+      if (viewer) await viewer.prepare(session);
+      const result = await runCellTraced(session, code, {
+        timeoutMs: timeout * 1000,
+        onChunk: outputStreamer(ctx, shown.maxOutputChars),
+        // Asked only for calls that need a decision: every one under `approval: elicit`, a
+        // code-mode rule's, a privileged tool's under `auto` (the others never reach it).
+        elicit: approvalElicitor(ctx),
+        askUser: userAskersOf(ctx),
+        signal: ctx.mcpReq.signal,
+        context: ctx,
+      });
+      const shownResult = await cellResult(result, shown);
+      return withKernel(
+        viewer ? viewer.attach(shownResult, result, ctx, session) : shownResult,
+        lease,
+      );
+    } catch (error) {
+      const failed = await cellError(error, shown);
+      return withKernel(viewer ? viewer.attachFailed(failed, error, ctx, session) : failed, lease);
+    }
+  };
 }
 
 /**

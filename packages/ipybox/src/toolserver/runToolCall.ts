@@ -101,7 +101,18 @@ export function parseToolCall(
 export async function runToolCall(
   deps: RunToolCallDeps,
   call: ToolCall,
-  { timeoutMs, signal, grant }: { timeoutMs?: number; signal?: AbortSignal; grant?: string } = {},
+  {
+    timeoutMs,
+    signal,
+    grant,
+    shape = resultValue,
+  }: {
+    timeoutMs?: number;
+    signal?: AbortSignal;
+    grant?: string;
+    /** What the code receives of a result: Python's `resultValue` unless the runtime differs. */
+    shape?: (result: CallToolResult) => unknown;
+  } = {},
 ): Promise<ToolCallReply> {
   const { connections } = deps;
   const what = `${call.server_name}.${call.tool_name}`;
@@ -158,7 +169,7 @@ export async function runToolCall(
       error: `${what}: ${contentText(result) || 'the tool reported an error'}`,
     };
   }
-  return { result: resultValue(result), ...(approval.grant && { grant: approval.grant }) };
+  return { result: shape(result), ...(approval.grant && { grant: approval.grant }) };
 }
 
 /**
