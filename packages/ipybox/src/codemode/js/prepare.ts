@@ -4,13 +4,14 @@
  * caller's code), then wrapped in an async function so top-level `await` works, its last
  * expression statement returned as the execution's value.
  *
- * Finding that statement takes a parser: `typescript`'s (a dependency for the type check
- * already), loaded on the first execution only. `position` maps a place in the script run (a
- * runtime error's frame) back to the caller's code, through the wrapper and the source map.
+ * Finding that statement takes a parser: acorn's, small enough that the first execution does
+ * not wait for it (`typescript`'s, needed only for `check: true`, takes a second to load).
+ * `position` maps a place in the script run (a runtime error's frame) back to the caller's
+ * code, through the wrapper and the source map.
  *
  * @module
  */
-import type * as TS from 'typescript';
+import { type Node, type Options, type Program, parse } from 'acorn';
 import type { Position } from './types/index.ts';
 import { transpile } from './types/index.ts';
 
@@ -34,21 +35,30 @@ export interface PreparedScript {
 const PREFIX = '__run(async () => {';
 const RETURN = 'return (';
 
-let parser: Promise<typeof TS.default> | undefined;
-
-/** `typescript`, imported once (it is large: the first execution pays for it). */
-function typescript(): Promise<typeof TS.default> {
-  parser ??= import('typescript').then((ts) => ts.default);
-  return parser;
+/** Loads what the first execution needs (esbuild's service) ahead of it. */
+export async function warmUp(): Promise<void> {
+  transpile('0');
 }
 
+const MODULE_SYNTAX = new Set([
+  'ImportDeclaration',
+  'ExportNamedDeclaration',
+  'ExportDefaultDeclaration',
+  'ExportAllDeclaration',
+]);
+
 /**
- * Loads what the first execution needs (the parser, esbuild's service) ahead of it: a server
- * offering TypeScript calls this at start, so no caller's first call waits a second for it.
+ * The transpiled code's syntax tree. Read as a module first, so `import`/`export` are found
+ * and refused below; as a script when only a module's strictness rejects it (`with`, say).
  */
-export async function warmUp(): Promise<void> {
-  await typescript();
-  transpile('0');
+function syntaxTree(js: string): Program {
+  const options: Options = { ecmaVersion: 'latest', locations: true };
+  try {
+    return parse(js, { ...options, sourceType: 'module' });
+  } catch {
+    const anywhere = { allowAwaitOutsideFunction: true, allowReturnOutsideFunction: true };
+    return parse(js, { ...options, ...anywhere, sourceType: 'script' });
+  }
 }
 
 /** The script for `runInIsolate`; throws `ScriptSyntaxError`. */
@@ -61,18 +71,19 @@ export async function prepareScript(
   if (!out.ok) {
     throw new ScriptSyntaxError([`${file}:${out.line}:${out.column}: ${out.message}`]);
   }
-  const ts = await typescript();
   const js = out.js;
-  const source = ts.createSourceFile('code.js', js, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
-  const at = (node: TS.Node) => {
-    const { line, character } = source.getLineAndCharacterOfPosition(node.getStart());
-    return (
-      out.originalPosition(line + 1, character + 1) ?? { line: line + 1, column: character + 1 }
-    );
+  let program: Program;
+  try {
+    program = syntaxTree(js);
+  } catch (error) {
+    // esbuild accepted it, so this is the isolate's limit rather than the caller's typo.
+    throw new ScriptSyntaxError([`${file}: ${(error as Error).message}`]);
+  }
+  const at = (node: Node) => {
+    const { line, column } = node.loc?.start ?? { line: 1, column: 0 };
+    return out.originalPosition(line, column + 1) ?? { line, column: column + 1 };
   };
-  const moduleSyntax = source.statements.find(
-    (s) => ts.isImportDeclaration(s) || ts.isExportDeclaration(s) || ts.isExportAssignment(s),
-  );
+  const moduleSyntax = program.body.find((s) => MODULE_SYNTAX.has(s.type));
   if (moduleSyntax) {
     const { line, column } = at(moduleSyntax);
     throw new ScriptSyntaxError([
@@ -80,16 +91,14 @@ export async function prepareScript(
         'isolate without modules; call tools through `tools.<plugin>.<tool>(args)`',
     ]);
   }
-  const last = source.statements.at(-1);
+  const last = program.body.at(-1);
   let body = js;
   /** Where `return (` went in (1-based line of `js`, column), shifting that line. */
   let inserted: { line: number; column: number } | undefined;
-  if (last && ts.isExpressionStatement(last)) {
-    const start = last.getStart();
-    const { line, character } = source.getLineAndCharacterOfPosition(start);
-    inserted = { line: line + 1, column: character + 1 };
-    const expression = js.slice(last.expression.getStart(), last.expression.end);
-    body = `${js.slice(0, start)}${RETURN}${expression});${js.slice(last.end)}`;
+  if (last?.type === 'ExpressionStatement' && last.loc) {
+    inserted = { line: last.loc.start.line, column: last.loc.start.column + 1 };
+    const expression = js.slice(last.expression.start, last.expression.end);
+    body = `${js.slice(0, last.start)}${RETURN}${expression});${js.slice(last.end)}`;
   }
   return {
     script: `${PREFIX}${body}\n});`,
