@@ -34,7 +34,8 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/client';
-import { SKILLS_EXTENSION_ID, type Skill } from '@modelcontextprotocol/client/ext/skills';
+// The server SDK's copy: the client SDK is loaded only with the first upstream (`sdk.ts`).
+import { SKILLS_EXTENSION_ID, type Skill } from '@modelcontextprotocol/server/ext/skills';
 import { traceUpstreamRequest } from '../telemetry/spans.ts';
 import type { TransportKind } from './connect.ts';
 import {
