@@ -59,6 +59,8 @@ for (const era of ERAS) {
         'codemode://outputs/{id}',
         'ipybox://images/{id}',
         'ipybox://outputs/{id}',
+        // The workspace's skills saved from code (save_skill), served as Skills.
+        'skill://{+path}',
       ]);
 
       const long = await run("print('\\n'.join(str(i) for i in range(5000)))", {
