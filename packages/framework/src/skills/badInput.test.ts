@@ -22,6 +22,9 @@ test('bad skills are skipped with a warning naming them; the others are served',
   writeFileSync(join(dir, 'huge', 'blob.bin'), Buffer.alloc(17 * 1024 * 1024));
   symlinkSync(join(outside, 'secret', 'KEY.txt'), join(dir, 'leaky', 'KEY.txt'));
   mkdirSync(join(dir, 'empty-folder'));
+  // What a kernel importing the skill's script leaves beside it: never a file of the skill.
+  mkdirSync(join(dir, 'good', '__pycache__'));
+  writeFileSync(join(dir, 'good', '__pycache__', 'good.cpython-311.pyc'), 'bytecode');
 
   const warnings: string[] = [];
   const logger = {
@@ -52,6 +55,10 @@ test('bad skills are skipped with a warning naming them; the others are served',
   assert.deepEqual(
     listed.skills.map((s) => s.frontmatter.name),
     ['good'],
+  );
+  assert.doesNotMatch(JSON.stringify(listed.skills), /__pycache__/);
+  await assert.rejects(
+    client.readResource({ uri: 'skill://good/__pycache__/good.cpython-311.pyc' }),
   );
   // Nothing outside the folder is readable through the skills' URIs.
   await assert.rejects(client.readResource({ uri: 'skill://leaky/KEY.txt' }));

@@ -13,6 +13,7 @@
  * @module
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
+import type { SkillFiles } from '@modelcontextprotocol/server/ext/skills';
 import {
   SKILL_LIMITS,
   SkillCatalog,
@@ -216,7 +217,7 @@ export class SkillRegistry implements RouteTable {
     }
     let catalog: SkillCatalog;
     try {
-      catalog = await SkillCatalog.load(nodeSkillFiles(from), {
+      catalog = await SkillCatalog.load(withoutCaches(nodeSkillFiles(from)), {
         // Warnings of a load or reload go to its report (and the log); later ones (a file that
         // changed since it was read, met when a client reads it) straight to the log.
         onWarning: (warning) => {
@@ -347,4 +348,15 @@ export class SkillRegistry implements RouteTable {
     this.#queue = run.catch(() => undefined);
     return run;
   }
+}
+
+/**
+ * `files` without Python's bytecode caches: a kernel importing a skill's script writes
+ * `__pycache__/` beside it, which is no file of the skill (nor in its manifest).
+ */
+function withoutCaches(files: SkillFiles): SkillFiles {
+  return {
+    list: async (dir) => (await files.list(dir)).filter((entry) => entry.name !== '__pycache__'),
+    read: (path) => files.read(path),
+  };
 }
