@@ -166,7 +166,7 @@ function openSessionHub(
     ...parts,
     counters: parts.stats,
     requestStateKey: options.requestStateKey,
-    skills: serveSkills({ registry: skills, catalog, logger }),
+    skills: serveSkills({ registry: skills, catalog, logger, always: options.proxy !== undefined }),
   });
   sessions.onSessionClosed(({ connectionId, sessionId }) => {
     processGateStore.forgetCaller(`connection:${connectionId}`);

@@ -31,8 +31,13 @@ export function serveSkills(options: {
   registry: SkillRegistry;
   catalog: Catalog;
   logger: Logger;
+  /**
+   * Serve the skills methods on every session, even while there are none: a server that
+   * loads plugins at run time (mcp-proxy), whose sessions must meet skills that come later.
+   */
+  always?: boolean;
 }): SkillsServing {
-  const { registry, catalog, logger } = options;
+  const { registry, catalog, logger, always = false } = options;
   const extension = new SkillsExtension({
     source: registry.source,
     onWarning: (warning) => logger.warn(`skills: ${warning.path}: ${warning.message}`),
@@ -56,7 +61,7 @@ export function serveSkills(options: {
   });
   return {
     attach(server, wrap) {
-      if (!registry.empty) attachToSession(extension, server, wrap);
+      if (always || !registry.empty) attachToSession(extension, server, wrap);
     },
   };
 }

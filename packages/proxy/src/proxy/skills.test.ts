@@ -137,6 +137,32 @@ test('upstream skills mirrored with prefixes, both eras over HTTP, changes follo
   );
 });
 
+test('a session opened before any skill exists meets the skills of a server loaded later', async (t) => {
+  const dir = testdir({ ...FILES, 'proxy.yaml': '' }, t);
+  writeFile(
+    dir,
+    'proxy.yaml',
+    config(dir).replace('autoload: [gh, other, plain, broken]', 'autoload: [plain]'),
+  );
+  const proxy = await startHttpProxy(t, ['-c', join(dir, 'proxy.yaml')], {
+    env: { HOME: dir },
+    timeoutMs: 60_000,
+  });
+  const legacy = eraClient('2025', 'early');
+  await legacy.connect(new StreamableHTTPClientTransport(new URL(proxy.mcpUrl)));
+  t.after(() => legacy.close());
+  const skills = new SkillsClient(legacy);
+  assert.equal(skills.supported, true, 'the proxy declares skills before it has any');
+  assert.deepEqual(await names(skills), []);
+  const load = await fetch(`http://127.0.0.1:${proxy.mgmtPort}/proxy/load`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ plugin: 'gh' }),
+  });
+  assert.equal(load.status, 200);
+  assert.deepEqual(await names(skills), ['gh-deploy', 'gh-review']);
+});
+
 test('upstream skills over stdio, both eras', async (t) => {
   const dir = testdir({ ...FILES, 'proxy.yaml': '' }, t);
   writeFile(dir, 'proxy.yaml', config(dir));
