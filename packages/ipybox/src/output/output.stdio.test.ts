@@ -59,7 +59,7 @@ for (const era of ERAS) {
       await ws?.remove();
     });
 
-    test('the server-wide default is the schema default; the two templates are listed', async () => {
+    test('the server-wide default is the schema default; the three templates are listed', async () => {
       const { tools } = await box.client.listTools();
       const execute = tools.find((t) => t.name === 'execute_ipython_cell');
       const props = execute?.inputSchema.properties as Record<string, { default?: unknown }>;
@@ -68,6 +68,8 @@ for (const era of ERAS) {
       assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate).sort(), [
         'ipybox://images/{id}',
         'ipybox://outputs/{id}',
+        // The workspace's skills saved from code (save_skill), served as Skills.
+        'skill://{+path}',
       ]);
     });
 
