@@ -50,7 +50,11 @@ test('2026 over stdio: tasks are created, answered, polled and cancelled', async
   const discovered = await request('server/discover');
   const capabilities = discovered.result?.capabilities as { extensions?: object } | undefined;
   const extensions = capabilities?.extensions;
-  assert.deepEqual(extensions, { 'io.modelcontextprotocol/tasks': {} });
+  // Tasks, and the skills the conformance plugin ships for the suite's skills scenarios.
+  assert.deepEqual(extensions, {
+    'io.modelcontextprotocol/tasks': {},
+    'io.modelcontextprotocol/skills': { directoryRead: true },
+  });
 
   const poll = async (taskId: string, done: (view: Record<string, unknown>) => boolean) => {
     for (;;) {
