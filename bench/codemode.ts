@@ -193,6 +193,8 @@ async function languages(era: Era): Promise<void> {
   );
   const client = await connect(era, ['-c', small, '--code-mode', 'both']);
   try {
+    // A 2026 client has no handshake to wait for the server's start: it would be timed with it.
+    await client.listTools();
     const coldTs = await execute(client, { language: 'typescript', code: '1 + 1' });
     const coldPy = await execute(client, { language: 'python', code: '1 + 1' });
     const kernel = coldPy.kernel;
