@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { PluginServer, ToolContext } from '@mcpbox/framework';
+import { callerKeyOf, type PluginServer, type ToolContext } from '@mcpbox/framework';
 import { z } from 'zod';
 import type { KernelLease } from '../kernels/kernels.ts';
 import { cellError, cellResult } from '../output/cellResult.ts';
@@ -93,7 +93,7 @@ export function registerExecuteCode(server: PluginServer, options: ExecuteCodeOp
         await options.beforeJs();
         const result = await js.run(args.code, args.language, {
           context: ctx,
-          caller,
+          caller: callerKeyOf(ctx),
           timeoutMs: args.timeout * 1000,
           elicit: approvalElicitor(ctx),
           askUser: userAskersOf(ctx),

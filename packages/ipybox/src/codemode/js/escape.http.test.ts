@@ -87,6 +87,16 @@ test('code mode isolate: no escape, no leak between callers, limits contained', 
     'typeof leak + " " + typeof ({}).polluted + " " + typeof [].map + " " + session.owner';
   assert.equal((await js(a, clean)).text, 'undefined undefined function a');
   assert.equal((await js(b, clean)).text, 'undefined undefined function undefined');
+  // 2026 requests without authentication name no caller: none of them keeps a session, so one
+  // never reads what another left.
+  const anonymous = () =>
+    connectHttp(t, proxy.mcpUrl, {
+      name: 'anonymous',
+      options: { versionNegotiation: { mode: 'auto' } },
+    });
+  const [c, d] = await Promise.all([anonymous(), anonymous()]);
+  assert.equal((await js(c, 'session.owner = "c"')).text, 'c');
+  assert.equal((await js(d, 'typeof session.owner')).text, 'undefined');
 
   // Limits: contained, and the next call works.
   const loop = await js(a, 'while (true) {}', { timeout: 2 });

@@ -105,7 +105,11 @@ export interface JsRunnerOptions {
 export interface JsRunOptions {
   /** The request running the code: its tool calls run as this caller. */
   context: ToolContext;
-  caller: string;
+  /**
+   * Whose `session` this is (the framework's caller key); undefined for a caller with no
+   * identity (a 2026 HTTP request without authentication), who keeps no session between calls.
+   */
+  caller: string | undefined;
   timeoutMs: number;
   elicit: Elicit;
   askUser?: UserAskers;
@@ -307,9 +311,9 @@ export class JsRunner {
     return JSON.stringify(reply.result ?? null);
   }
 
-  #stateOf(caller: string): CallerState {
-    const known = this.#callers.get(caller);
-    if (known) {
+  #stateOf(caller: string | undefined): CallerState {
+    const known = caller === undefined ? undefined : this.#callers.get(caller);
+    if (caller !== undefined && known) {
       // Most recently used last: the first is the one to forget.
       this.#callers.delete(caller);
       this.#callers.set(caller, known);
@@ -342,6 +346,8 @@ export class JsRunner {
         questions,
       },
     };
+    // Without an identity, nothing is kept: anonymous callers would share one session.
+    if (caller === undefined) return state;
     this.#callers.set(caller, state);
     if (this.#callers.size > this.#limits.maxCallers) {
       const [oldest] = this.#callers.keys();
