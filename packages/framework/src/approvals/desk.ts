@@ -111,7 +111,8 @@ export class OperatorDesk implements ApprovalDesk {
    */
   async wait(request: ApprovalRequest, ttlMs: number, signal?: AbortSignal): Promise<Waited> {
     const since = this.#clock();
-    const id = nodeCrypto().randomBytes(12).toString('base64url');
+    // Hex, not base64url: operators type the id as a CLI argument, where a leading '-' reads as an option.
+    const id = nodeCrypto().randomBytes(12).toString('hex');
     const pending: PendingApproval = { ...request, id, since, expiresAt: since + ttlMs };
     let wake: () => void = () => undefined;
     const woken = () => new Promise<void>((resolve) => (wake = resolve));
