@@ -60,6 +60,7 @@ export {
   type ExposureRemedies,
   type HttpMiddleware,
   IntrospectionTokenVerifier,
+  type KeyChanges,
   newApiKey,
   type OAuth,
   type OAuthConfig,

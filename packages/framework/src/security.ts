@@ -135,6 +135,11 @@ export interface Security {
     configureApp?: (app: AppLike) => void;
   };
   readonly oauth: OAuth | undefined;
+  /**
+   * The API keys the HTTP endpoint authenticates with, when `api_keys` turned them on at start
+   * (replaceable while serving); none over stdio or without keys.
+   */
+  readonly apiKeys: ApiKeys | undefined;
   /** The server-level gate from `config.gate`, when configured and enabled. */
   readonly gate: Gate | undefined;
   readonly metrics: ServerMetrics | undefined;
@@ -273,7 +278,9 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
   const hooks: CallHooks = { validator: options.validator, toolLogger: options.toolLogger };
   const intercept = interceptorFor({ logger, redactor, gate, metrics, audit, hooks });
 
-  const httpMiddleware = authentication(config, apiKeys, oauth, logger);
+  const keyRing =
+    config.transport === 'stdio' || apiKeys.length === 0 ? undefined : new ApiKeys(apiKeys);
+  const httpMiddleware = authentication(config, keyRing, oauth, logger);
 
   return {
     httpOptions: {
@@ -281,6 +288,7 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
       ...(oauth ? { configureApp: oauth.configureApp } : {}),
     },
     oauth,
+    apiKeys: keyRing,
     gate,
     metrics,
     audit,
@@ -325,16 +333,16 @@ export function createSecurity(config: SecurityConfig, options: SecurityOptions 
 /** The middleware in front of the MCP paths: API keys first, then OAuth; none without either. */
 function authentication(
   config: SecurityConfig,
-  keys: ReturnType<typeof parseApiKeys>,
+  keys: ApiKeys | undefined,
   oauth: OAuth | undefined,
   logger: Logger,
 ): HttpMiddleware[] | undefined {
-  if (config.transport === 'stdio' || keys.length === 0) return oauth?.middleware;
+  if (keys === undefined) return oauth?.middleware;
   logger.info(
-    `API keys: ${keys.length} service account${keys.length === 1 ? '' : 's'} (${keys.map((k) => `key:${k.name}`).join(', ')})${oauth ? '; other tokens go to OAuth' : ''}`,
+    `API keys: ${keys.size} service account${keys.size === 1 ? '' : 's'} (${keys.names.map((name) => `key:${name}`).join(', ')})${oauth ? '; other tokens go to OAuth' : ''}`,
   );
   return [
-    apiKeyMiddleware(new ApiKeys(keys), {
+    apiKeyMiddleware(keys, {
       requiredScopes: config.oauth_required_scopes,
       oauth: oauth?.middleware,
     }),

@@ -140,17 +140,62 @@ function authInfoOf(key: ApiKey): AuthInfo {
   };
 }
 
-/** The configured keys, matched in constant time. */
+/** What a reload of the keys did, by key name (never a digest). */
+export interface KeyChanges {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+interface HeldKey {
+  name: string;
+  digest: Buffer;
+  auth: AuthInfo;
+  /** The digest and what the key grants, to tell a changed key from an unchanged one. */
+  grants: string;
+}
+
+function held(key: ApiKey): HeldKey {
+  const { name, digest, groups, claims, scopes } = key;
+  // One AuthInfo per key, so the principal made of it is made once (principal.ts caches).
+  const grants = JSON.stringify([digest.toString('hex'), groups, claims, scopes]);
+  return { name, digest, auth: authInfoOf(key), grants };
+}
+
+/**
+ * The configured keys, matched in constant time. `replace` swaps them while the server runs
+ * (`reload-policy`): a revoked key is refused from the next request on, sessions it opened too,
+ * since every request is authenticated again.
+ */
 export class ApiKeys {
-  readonly #keys: ReadonlyArray<{ digest: Buffer; auth: AuthInfo }>;
+  #keys: readonly HeldKey[];
 
   constructor(keys: readonly ApiKey[]) {
-    // One AuthInfo per key, so the principal made of it is made once (principal.ts caches).
-    this.#keys = keys.map((key) => ({ digest: key.digest, auth: authInfoOf(key) }));
+    this.#keys = keys.map(held);
   }
 
   get size(): number {
     return this.#keys.length;
+  }
+
+  /** The keys' names (principals `key:<name>`), as configured. */
+  get names(): string[] {
+    return this.#keys.map((key) => key.name);
+  }
+
+  /** Serves `keys` from now on; says which names came, went or now grant something else. */
+  replace(keys: readonly ApiKey[]): KeyChanges {
+    const before = new Map(this.#keys.map((key) => [key.name, key.grants]));
+    const after = keys.map(held);
+    this.#keys = after;
+    const now = new Set(after.map((key) => key.name));
+    return {
+      added: after.filter((key) => !before.has(key.name)).map((key) => key.name),
+      removed: [...before.keys()].filter((name) => !now.has(name)),
+      changed: after
+        .filter((key) => before.has(key.name) && before.get(key.name) !== key.grants)
+        .map((key) => key.name),
+    };
   }
 
   /**

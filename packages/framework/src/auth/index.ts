@@ -9,6 +9,7 @@ export {
   type ApiKey,
   ApiKeys,
   apiKeyMiddleware,
+  type KeyChanges,
   newApiKey,
   parseApiKeys,
 } from './apiKeys.ts';

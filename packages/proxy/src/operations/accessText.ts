@@ -16,7 +16,8 @@ export interface ReloadBody {
   file: string;
   views: number;
   rules: number;
-  changed: { views: NameChangesBody; rules: NameChangesBody };
+  changed: { views: NameChangesBody; rules: NameChangesBody; keys?: NameChangesBody };
+  keysNote?: string;
 }
 
 export interface ExplainBody {
@@ -70,9 +71,11 @@ export function reloadText(body: ReloadBody): string {
   const changes = [
     changesText('views', body.changed.views),
     changesText('rules', body.changed.rules),
+    body.changed.keys && changesText('API keys', body.changed.keys),
   ].filter(Boolean);
   const what = changes.length === 0 ? 'nothing changed' : changes.join('; ');
-  return `Policy reloaded from ${body.file}: ${plural(body.views, 'view')}, ${plural(body.rules, 'rule')} (${what}).`;
+  const text = `Policy reloaded from ${body.file}: ${plural(body.views, 'view')}, ${plural(body.rules, 'rule')} (${what}).`;
+  return body.keysNote ? `${text}\n${body.keysNote}.` : text;
 }
 
 const viewText = (view: string | null) => (view === null ? 'the whole catalog' : `view "${view}"`);

@@ -257,13 +257,13 @@ export const OPERATIONS = [
   {
     name: 'reload_policy',
     summary:
-      'Re-read views and policy from the config file. A bad key or a rule that does not compile changes nothing.',
+      'Re-read views, policy and API keys from the config file. A bad key or a rule that does not compile changes nothing.',
     privileged: true,
     tool: 'proxy__reload_policy',
     rest: [{ method: 'POST', path: '/proxy/policy/reload' }],
     cli: {
       command: 'reload-policy',
-      description: 're-read views: and policy: from the config file, without a restart',
+      description: 're-read views:, policy: and api_keys: from the config file, without a restart',
       args: () => ({}),
       text: (body) => reloadText(body as ReloadBody),
     },

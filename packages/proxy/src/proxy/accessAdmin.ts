@@ -1,27 +1,33 @@
 /**
  * The management side of views and policy (the framework's `server.access`): re-reading
- * `views:` and `policy:` from the config file without a restart, explaining why a principal may
+ * `views:`, `policy:` and `api_keys:` from the config file without a restart, explaining why a principal may
  * or may not see and call a tool, and the principals this proxy served lately. The operations
  * `reload_policy`, `explain` and `principals` (`operations/table.ts`) and the console's Access
  * page run through it.
  *
  * A reload that fails (the file does not parse, a key is wrong, a rule does not compile)
- * changes nothing: the old views and policy keep deciding, and the error names what to fix.
+ * changes nothing: the old views, policy and API keys keep deciding, and the error names what
+ * to fix. API keys are reloaded only where they were on at start: turning key authentication on
+ * or off changes who may reach the endpoint at all, which the start-up checks decide.
  *
  * @module
  */
 import {
   type AccessControl,
   type AccessSettings,
+  type ApiKey,
+  type ApiKeys,
   type Catalog,
   ConfigError,
   type Explanation,
   errorMessage,
+  type KeyChanges,
   type Limiter,
   PolicyError,
   type Principal,
   type PrincipalUsage,
   parseAccessSettings,
+  parseApiKeys,
   readConfig,
   type SeenPrincipal,
 } from '@mcpbox/framework';
@@ -36,6 +42,8 @@ export interface AccessAdminOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** The server's limits (`limits:`), for where each principal stands; none when not set. */
   limits?: Limiter;
+  /** The endpoint's API keys, when `api_keys` turned them on at start: reloaded with the policy. */
+  apiKeys?: ApiKeys;
 }
 
 /** One principal's budgets in a few words: `rate 3/60 per minute · daily 10/5000`. */
@@ -57,9 +65,14 @@ export type PolicyReload =
       file: string;
       views: number;
       rules: number;
-      changed: { views: NameChanges; rules: NameChanges };
+      changed: { views: NameChanges; rules: NameChanges; keys?: KeyChanges };
+      /** Why `api_keys` in the file were not taken (the server started without keys). */
+      keysNote?: string;
     }
   | { ok: false; error: string };
+
+const KEYS_AT_START =
+  'api_keys were not reloaded: this server started without API keys on its HTTP endpoint; restart it to turn them on';
 
 export interface NameChanges {
   added: string[];
@@ -140,9 +153,9 @@ export class AccessAdmin {
     return () => this.#reloadListeners.delete(listener);
   }
 
-  /** Re-reads `views:` and `policy:`; nothing changes unless all of it is good. */
+  /** Re-reads `views:`, `policy:` and `api_keys:`; nothing changes unless all of it is good. */
   reload(origin: { fromCluster?: boolean } = {}): PolicyReload {
-    const { access, configFile, env, catalog } = this.#options;
+    const { access, configFile, env, catalog, apiKeys } = this.#options;
     if (configFile === undefined) {
       return {
         ok: false,
@@ -154,8 +167,10 @@ export class AccessAdmin {
     if (!read.ok) return { ok: false, error: new ConfigError(read.errors).message };
     const before = access.settings;
     let settings: AccessSettings;
+    let keys: readonly ApiKey[] | undefined;
     try {
       settings = parseAccessSettings(read.config);
+      keys = apiKeys && parseApiKeys(read.config.api_keys);
       access.update(settings);
     } catch (error) {
       if (error instanceof ConfigError || error instanceof PolicyError) {
@@ -163,8 +178,10 @@ export class AccessAdmin {
       }
       return { ok: false, error: errorMessage(error) };
     }
+    const keyChanges = keys && apiKeys?.replace(keys);
     // What each client may see can have changed: every session is told to list again.
     for (const kind of ['tools', 'resources', 'prompts'] as const) catalog.touched(kind);
+    const keysIgnored = apiKeys === undefined && (read.config.api_keys?.length ?? 0) > 0;
     const reload: PolicyReload = {
       ok: true,
       file: configFile,
@@ -173,7 +190,9 @@ export class AccessAdmin {
       changed: {
         views: nameChanges(before.views, settings.views),
         rules: nameChanges(rulesByName(before), rulesByName(settings)),
+        ...(keyChanges && { keys: keyChanges }),
       },
+      ...(keysIgnored && { keysNote: KEYS_AT_START }),
     };
     for (const listener of this.#reloadListeners) listener(reload, origin.fromCluster === true);
     return reload;

@@ -211,6 +211,7 @@ async function buildProxy(
     configFile: config.config_file,
     env,
     ...(limits && { limits }),
+    ...(core.security.apiKeys && { apiKeys: core.security.apiKeys }),
   });
   return { ...core, manager, inner: new InnerClient(core.server), tap };
 }
