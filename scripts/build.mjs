@@ -27,7 +27,8 @@ import { NOT_BUILT, PACKAGES, stampBuild } from './build-state.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 /** Files read at run time by path, not imported: copied as they are. */
-// .html: ipybox's MCP App viewer (src/app/viewer.html), served as a ui:// resource.
+// .html: ipybox's MCP App viewer (src/app/viewer.html, with src/app/storedResult.mjs inlined),
+// served as a ui:// resource.
 const ASSET = /\.(mjs|py|sh|html)$/;
 /**
  * Each package's entry modules (compiled, relative to dist/), bundled into dist/bundle/NAME.js:

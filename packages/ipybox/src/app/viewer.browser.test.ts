@@ -9,65 +9,22 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { launchTestBrowser, type TestBrowser } from '@mcpbox/test-utils/browser';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { build } from 'esbuild';
 import type { Frame, Page } from 'puppeteer-core';
 import { runCell, stdioIpyboxPerSuite, textOf } from '../server/testing.ts';
+import { hostPage, waitForStatus } from './__fixtures__/hostPage.ts';
 import {
   FRAME_AND_IMAGE_CELL,
   UI_CAPABILITIES,
   viewerOutputs,
 } from './__fixtures__/viewerCells.ts';
 
-const HOST_SCRIPT = fileURLToPath(
-  new URL('./__fixtures__/viewerHost.browser.mjs', import.meta.url),
-);
-
 const HTML_CELL = [
   'from IPython.display import HTML, display',
   'display(HTML(\'<h3 id="summary">Summary</h3><p>100,000 rows of <b>a</b>, <b>b</b> and labels.</p><script>document.body.innerHTML = "<p id=ran>script ran</p>"</script>\'))',
   FRAME_AND_IMAGE_CELL,
 ].join('\n');
-
-async function hostPage(): Promise<string> {
-  const bundled = await build({
-    entryPoints: [HOST_SCRIPT],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    write: false,
-    logLevel: 'silent',
-  });
-  const script = bundled.outputFiles[0]?.text.replace(/<\/script/gi, '<\\/script') ?? '';
-  return `<!doctype html><html><head><meta charset="utf-8"><title>test host</title><style>
-body { margin: 0; background: #f6f8fa; font: 14px/1.4 system-ui, sans-serif; color: #1f2328; }
-#chat { max-width: 960px; margin: 0 auto; padding: 16px; }
-.bubble { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 8px 12px; margin-bottom: 10px; }
-.bubble code { font-size: 12px; }
-iframe { width: 100%; height: 200px; border: 1px solid #d0d7de; border-radius: 8px; background: #fff; display: block; }
-</style></head><body><div id="chat"><div class="bubble">Called <code>execute_ipython_cell</code>: an HTML summary, a plot and a DataFrame of 100,000 rows.</div></div>
-<script type="module">${script}</script></body></html>`;
-}
-
-/** Waits until the viewer's frame table shows `status`; else says what it shows instead. */
-async function waitForStatus(frame: Frame, status: string, log: string[]): Promise<void> {
-  // Strings: this code runs in the page, where `document` is (tsc here knows no DOM).
-  const ready = `(() => {
-    const section = document.querySelector('section.frame');
-    const text = section?.querySelector('.status')?.textContent ?? '';
-    return !section?.hasAttribute('data-loading') && text.includes(${JSON.stringify(status)});
-  })()`;
-  try {
-    await frame.waitForFunction(ready, { timeout: Number(process.env.VIEWER_WAIT_MS ?? 120_000) });
-  } catch (error) {
-    const shown = await frame.evaluate('document.body.innerText').catch((e) => String(e));
-    throw new Error(
-      `the viewer never showed "${status}" (${error}); it shows:\n${String(shown).slice(0, 1500)}\nconsole:\n${log.join('\n')}`,
-    );
-  }
-}
 
 function columnOf(frame: Frame, column: number): Promise<string[]> {
   return frame.$$eval(
@@ -123,7 +80,12 @@ describe('the viewer in headless Chromium, through an AppBridge host', () => {
     const { contents } = await box.client.readResource({ uri: 'ui://ipybox/viewer' });
     const viewerHtml = (contents[0] as { text: string }).text;
 
-    await page.setContent(await hostPage(), { waitUntil: 'load' });
+    await page.setContent(
+      await hostPage(
+        'Called <code>execute_ipython_cell</code>: an HTML summary, a plot and a DataFrame of 100,000 rows.',
+      ),
+      { waitUntil: 'load' },
+    );
     await page.evaluate(
       `showApp(${JSON.stringify(viewerHtml)}, ${JSON.stringify({ code: HTML_CELL })}, ${JSON.stringify(result)})`,
     );
@@ -131,7 +93,12 @@ describe('the viewer in headless Chromium, through an AppBridge host', () => {
     assert.ok(app, 'the viewer frame');
 
     // First page, in the frame's order, fetched by the viewer through the host.
-    await waitForStatus(app, 'rows 1–50 of 100,000 · page 1 of 2,000', consoleLines);
+    await waitForStatus(
+      app,
+      'section.frame',
+      'rows 1–50 of 100,000 · page 1 of 2,000',
+      consoleLines,
+    );
     assert.deepEqual((await columnOf(app, 0)).slice(0, 3), ['0', '1', '2']);
     assert.equal(await app.evaluate("document.querySelector('img.image').naturalWidth > 0"), true);
     // The HTML output: in a frame that runs no script (sandbox without allow-scripts).
@@ -152,21 +119,31 @@ describe('the viewer in headless Chromium, through an AppBridge host', () => {
 
     // Next page.
     await app.click('section.frame button[title="Next page"]');
-    await waitForStatus(app, 'rows 51–100 of 100,000 · page 2 of 2,000', consoleLines);
+    await waitForStatus(
+      app,
+      'section.frame',
+      'rows 51–100 of 100,000 · page 2 of 2,000',
+      consoleLines,
+    );
     assert.deepEqual((await columnOf(app, 0)).slice(0, 2), ['50', '51']);
 
     // Sort by b: ascending, then descending; then page 3 of the descending order.
     await app.click('section.frame th:nth-child(3)');
-    await waitForStatus(app, 'rows 1–50 of 100,000', consoleLines);
+    await waitForStatus(app, 'section.frame', 'rows 1–50 of 100,000', consoleLines);
     await app.waitForSelector('section.frame th[aria-sort="ascending"]');
     assert.deepEqual((await columnOf(app, 1)).slice(0, 3), ['0', '1', '2']);
     await app.click('section.frame th:nth-child(3)');
     await app.waitForSelector('section.frame th[aria-sort="descending"]', { timeout: 120_000 });
-    await waitForStatus(app, 'rows 1–50 of 100,000', consoleLines);
+    await waitForStatus(app, 'section.frame', 'rows 1–50 of 100,000', consoleLines);
     await app.click('section.frame button[title="Next page"]');
-    await waitForStatus(app, 'rows 51–100 of 100,000', consoleLines);
+    await waitForStatus(app, 'section.frame', 'rows 51–100 of 100,000', consoleLines);
     await app.click('section.frame button[title="Next page"]');
-    await waitForStatus(app, 'rows 101–150 of 100,000 · page 3 of 2,000', consoleLines);
+    await waitForStatus(
+      app,
+      'section.frame',
+      'rows 101–150 of 100,000 · page 3 of 2,000',
+      consoleLines,
+    );
     const b = await columnOf(app, 1);
     assert.deepEqual(
       b,

@@ -2,6 +2,9 @@
  * The viewer's HTML: `viewer.html` with the ext-apps `App` bundle inlined, served as the
  * `ui://ipybox/viewer` resource (MIME `text/html;profile=mcp-app`).
  *
+ * `storedResult.mjs` (the view of a result kept by reference) is inlined the same way, at its own
+ * placeholder: one file of the viewer's script that can be read and checked on its own.
+ *
  * The bundle is `@modelcontextprotocol/ext-apps/app-with-deps` (the `App` class with its
  * dependencies, one ES module) read from node_modules when the resource is first read, so the
  * viewer works offline and without a CDN, in a checkout and in the installed package alike. Its
@@ -16,6 +19,7 @@ import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { VIEWER_URI } from './uiExtension.ts';
 
 const BUNDLE_PLACEHOLDER = '/*EXT_APPS_BUNDLE*/';
+const STORED_PLACEHOLDER = '/*STORED_RESULT_VIEW*/';
 const EXPORTS = /export\s*\{([^}]*)\}\s*;?\s*$/;
 
 /**
@@ -45,12 +49,17 @@ let html: Promise<string> | undefined;
 export function viewerHtml(): Promise<string> {
   html ??= (async () => {
     const file = new URL(import.meta.resolve('@modelcontextprotocol/ext-apps/app-with-deps'));
-    const [template, bundle] = await Promise.all([
+    const [template, bundle, stored] = await Promise.all([
       readFile(new URL('./viewer.html', import.meta.url), 'utf8'),
       readFile(file, 'utf8'),
+      readFile(new URL('./storedResult.mjs', import.meta.url), 'utf8'),
     ]);
-    if (!template.includes(BUNDLE_PLACEHOLDER)) throw new Error('viewer.html lost its placeholder');
-    return template.replace(BUNDLE_PLACEHOLDER, () => inlineBundle(bundle, file.pathname));
+    for (const placeholder of [BUNDLE_PLACEHOLDER, STORED_PLACEHOLDER]) {
+      if (!template.includes(placeholder)) throw new Error(`viewer.html lost ${placeholder}`);
+    }
+    return template
+      .replace(BUNDLE_PLACEHOLDER, () => inlineBundle(bundle, file.pathname))
+      .replace(STORED_PLACEHOLDER, () => stored.replace(/<\/script/gi, '<\\/script'));
   })();
   html.catch(() => {
     html = undefined; // a later read tries again and reports the error again
