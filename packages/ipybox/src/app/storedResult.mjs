@@ -15,6 +15,24 @@ function storedResultOf(result) {
   return typeof ref?.uri === 'string' ? ref : undefined;
 }
 
+/**
+ * Reads and draws a page of a pager section (this view's and the DataFrame's in viewer.html):
+ * marks the section loading meanwhile, and shows what went wrong in its error line.
+ */
+async function loadPage({ view, status, error }, readAndDraw) {
+  error.textContent = '';
+  status.textContent = 'loading…';
+  view.dataset.loading = 'true';
+  try {
+    await readAndDraw();
+  } catch (e) {
+    error.textContent = e instanceof Error ? e.message : String(e);
+    status.textContent = '';
+  } finally {
+    delete view.dataset.loading;
+  }
+}
+
 const isRecord = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** A cell's text: strings as they are, the rest as JSON (a nested value cut short). */
@@ -113,23 +131,14 @@ function storedResultView(ref) {
     body,
   );
 
-  async function load() {
-    error.textContent = '';
-    status.textContent = 'loading…';
-    view.dataset.loading = 'true';
-    try {
+  const load = () =>
+    loadPage({ view, status, error }, async () => {
       const read = await app.readServerResource({
         uri: `${ref.uri}?offset=${state.offset}&limit=${STORED_PAGE}`,
       });
       state.slice = JSON.parse(read.contents?.[0]?.text ?? '');
       draw();
-    } catch (e) {
-      error.textContent = e instanceof Error ? e.message : String(e);
-      status.textContent = '';
-    } finally {
-      delete view.dataset.loading;
-    }
-  }
+    });
   function draw() {
     const { items, total, offset } = state.slice;
     if (ref.kind === 'text') {
