@@ -24,6 +24,7 @@ import {
   WorkspaceVenv,
 } from '../kernels/workspaceVenv.ts';
 import { ServerRegistry } from '../mcptools/registry.ts';
+import { writeRuntimeModules } from '../mcptools/runtimeFiles.ts';
 import type { IpyboxSettings } from '../settings.ts';
 import { SkillWriter } from '../skills/skillWriter.ts';
 
@@ -37,6 +38,8 @@ export interface IpyboxOptions {
   approvalPolicy?: KernelSessionContext['approvalPolicy'];
   /** Where kernel code's approvals are recorded (the host's `server.audit`). */
   audit?: KernelSessionContext['audit'];
+  /** Where kernel code's `mcptools.results.load` reads (the host catalog's `openResult`). */
+  openResult?: KernelSessionContext['openResult'];
 }
 
 /**
@@ -93,6 +96,7 @@ export class Ipybox {
       toolConnections: calls.toolConnections,
       approvalPolicy: calls.approvalPolicy,
       audit: calls.audit,
+      openResult: calls.openResult,
       logger,
     });
   }
@@ -106,7 +110,11 @@ export class Ipybox {
       const { checkSandboxSetup } = await import('../kernel/backends/sandbox.ts');
       await checkSandboxSetup({ settingsFile: settings.sandboxConfig });
     }
-    const env = await loadEnvironment(settings.workspace, options.env ?? process.env);
+    // `from mcptools import results` works before any server is registered.
+    const [env] = await Promise.all([
+      loadEnvironment(settings.workspace, options.env ?? process.env),
+      writeRuntimeModules(settings.workspace),
+    ]);
     const logger = options.logger ?? createLogger('ipybox');
     // What earlier runs registered, so the workspace's mcptools/ modules keep working.
     const registry = await ServerRegistry.open(settings.workspace, { env: options.env, logger });
