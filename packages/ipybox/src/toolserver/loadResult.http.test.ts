@@ -130,4 +130,19 @@ test('kernel code loads a result the model saw as a preview, for its own caller 
     `from mcptools import results\nprint(len(results.load(${JSON.stringify(bobsHandle)})))`,
   );
   assert.equal(own.text.trim(), String(COUNT), own.text);
+
+  // And code mode's JavaScript: the parsed JSON; another caller's handle rejects alike.
+  const js = await executeCode(
+    bob,
+    `const rows = await results.load(${JSON.stringify(`results://${bobsHandle}`)});\n` +
+      '[rows.length, rows.reduce((n, r) => n + r.price, 0)]',
+    { language: 'javascript' },
+  );
+  assert.deepEqual(JSON.parse(js.text.trim()), [COUNT, PRICE_SUM], js.text);
+  const jsStolen = await executeCode(
+    bob,
+    `await results.load(${JSON.stringify(handle)}).then(() => 'loaded', (e) => \`\${e.name}: \${e.message}\`)`,
+    { language: 'javascript' },
+  );
+  assert.match(jsStolen.text, /^ResultUnavailable: No stored result ".{22}" for this caller/);
 });

@@ -25,6 +25,13 @@ export type OpenCellResult = (handle: string) => Promise<{ meta: StoredResult; t
 /** A refusal the reply carries as it is (the store's own words, or why there is no caller). */
 class ResultRefused extends Error {}
 
+/** The store's refusals (unknown, another caller's, expired, dropped) and ours: meant for users. */
+function isRefusal(error: unknown): boolean {
+  return (
+    error instanceof ResultRefused || (error as { code?: unknown }).code === 'RESULT_UNAVAILABLE'
+  );
+}
+
 /** `open` bound to the cell running now (`cell()`, undefined between cells). */
 export function cellResults(
   open: OpenResult | undefined,
@@ -84,5 +91,19 @@ export async function readResult(
         type: 'result_unavailable',
       },
     };
+  }
+}
+
+/**
+ * `results.load(handle)` of code mode's JavaScript: the stored result as JSON text to parse (a
+ * text result as a JSON string); a refusal rejects as `ResultUnavailable` with the same words.
+ */
+export async function resultAsJson(open: OpenCellResult, handle: string): Promise<string> {
+  try {
+    const { meta, text } = await open(handle);
+    return meta.kind === 'json' ? text : JSON.stringify(text);
+  } catch (error) {
+    if (!isRefusal(error)) throw error;
+    throw Object.assign(new Error(errorMessage(error)), { name: 'ResultUnavailable' });
   }
 }
