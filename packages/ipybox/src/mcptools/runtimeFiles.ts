@@ -10,13 +10,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-const FILES = ['_runtime.py', 'results.py'];
+/** The modules, `mcptools.<name>`: no generated package may take one of these names. */
+export const RUNTIME_MODULES: readonly string[] = ['_runtime', 'results'];
 
 /** Writes the runtime modules into `<rootDir>/mcptools/` (each via rename: never seen half). */
 export async function writeRuntimeModules(rootDir: string): Promise<void> {
   const mcptoolsDir = join(rootDir, 'mcptools');
   await mkdir(mcptoolsDir, { recursive: true });
-  for (const file of FILES) {
+  for (const file of RUNTIME_MODULES.map((name) => `${name}.py`)) {
     const source = await readFile(new URL(`../python/${file}`, import.meta.url), 'utf8');
     const target = join(mcptoolsDir, file);
     const temp = `${target}.${randomBytes(4).toString('hex')}.tmp`;

@@ -24,7 +24,7 @@ import {
   WorkspaceVenv,
 } from '../kernels/workspaceVenv.ts';
 import { ServerRegistry } from '../mcptools/registry.ts';
-import { writeRuntimeModules } from '../mcptools/runtimeFiles.ts';
+import { RUNTIME_MODULES, writeRuntimeModules } from '../mcptools/runtimeFiles.ts';
 import type { IpyboxSettings } from '../settings.ts';
 import { SkillWriter } from '../skills/skillWriter.ts';
 
@@ -196,6 +196,11 @@ export class Ipybox {
     if (typeof name !== 'string' || !SERVER_NAME.test(name)) {
       throw new Error(
         `server_name must be a name of letters, digits, '_' or '-' (starting with a letter or '_'), got ${JSON.stringify(name)}`,
+      );
+    }
+    if (RUNTIME_MODULES.includes(name)) {
+      throw new Error(
+        `server_name "${name}" is taken by mcptools.${name} (ipybox's own module, e.g. mcptools.results for stored tool results): pick another name`,
       );
     }
     const params = parseUpstreamParams(rawParams, 'server_params');
