@@ -75,6 +75,8 @@ export async function openIpybox(
   const ipybox = await Ipybox.create(settings, {
     logger: server.logger,
     audit: server.audit,
+    // A host without the framework's catalog (a bare SDK server) keeps no results to load.
+    openResult: server.catalog && ((handle, caller) => server.catalog.openResult(handle, caller)),
     ...options,
   });
   if (cluster) ipybox.kernels.shareThrough(cluster.directory);

@@ -9,6 +9,8 @@ import type { AccessControl } from '../access/access.ts';
 import { ANONYMOUS_PRINCIPAL } from '../auth/principal.ts';
 import type { CatalogToolInfo, CatalogView } from '../contract/catalogView.ts';
 import type { ToolContext } from '../contract/tool.ts';
+import { resultIdOf, resultOwner } from '../results/keeper.ts';
+import { ResultUnavailableError } from '../results/store.ts';
 import type { Catalog } from './catalog.ts';
 import { ToolSearchIndex } from './search.ts';
 import type { ToolCallDispatcher } from './toolCalls.ts';
@@ -49,6 +51,16 @@ export function createCatalogView(
       return hits.filter((hit) => mayReach(hit.tool.name)).slice(0, options?.limit ?? 10);
     },
     callTool: (name, args, ctx, options) => dispatcher.call(name, args, ctx, options),
+    async openResult(handle, ctx) {
+      const keeper = dispatcher.results;
+      if (keeper === undefined) {
+        throw new ResultUnavailableError(
+          `No stored result "${handle}": this server keeps no results by reference (result_preview is not configured), so every tool result was passed whole.`,
+        );
+      }
+      // The store's own owner check decides, as for the results:// resource and results_query.
+      return keeper.store.open(resultOwner(ctx), resultIdOf(handle));
+    },
     onChange(listener) {
       return catalog.onChange((kinds) => {
         if (kinds.has('tools')) listener();

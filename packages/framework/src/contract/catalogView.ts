@@ -10,6 +10,7 @@
  * @module
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { StoredResult } from '../results/store.ts';
 import type { ToolContext } from './tool.ts';
 
 /** One tool of the catalog and the plugin (or mirrored server) that owns it. */
@@ -61,6 +62,18 @@ export interface CatalogView {
     ctx: ToolContext,
     options?: { via?: CallVia },
   ): Promise<CallToolResult>;
+  /**
+   * The whole of a result the caller of `ctx` saw as a preview (`result_preview`): `handle` is
+   * its id (`_meta['io.mcpbox/result'].handle`) or its `results://<id>` link. The store decides
+   * whose it is, as it does for the `results://` resource: code reading a result (ipybox's
+   * `mcptools.results.load`, code mode's `results.load`) reads it as the caller of the cell.
+   * Added with `mcptools.results`.
+   *
+   * Failures REJECT with `ResultUnavailableError` (`code: 'RESULT_UNAVAILABLE'`), whose message
+   * says why: unknown or another caller's handle (the same words for both), expired (and when),
+   * dropped to keep within the budget, or no store on this server (`result_preview` not set).
+   */
+  openResult(handle: string, ctx: ToolContext): Promise<{ meta: StoredResult; text: string }>;
   /**
    * Hears every change of the catalog's tools (a plugin loaded, unloaded, reloaded; a tool
    * added, removed, enabled, disabled or updated), after it is applied. Returns the

@@ -15,6 +15,7 @@ export {
   RESULTS_QUERY_TOOL,
   RESULTS_SCHEME,
   ResultKeeper,
+  resultIdOf,
   resultOwner,
 } from './keeper.ts';
 export { registerResultReaders } from './readers.ts';

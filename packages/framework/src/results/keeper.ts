@@ -28,6 +28,17 @@ export const RESULTS_SCHEME = 'results://';
 export const RESULTS_QUERY_TOOL = 'results_query';
 
 /**
+ * The id a caller names a stored result by: the handle itself, or its `results://<id>` link as
+ * the model saw it (a page's `?offset=…` or a `#…` dropped). Anything else is passed on as it is,
+ * for the store to refuse like any unknown handle.
+ */
+export function resultIdOf(handleOrLink: string): string {
+  const text = handleOrLink.trim();
+  if (!text.startsWith(RESULTS_SCHEME)) return text;
+  return text.slice(RESULTS_SCHEME.length).split(/[?#]/, 1)[0] ?? '';
+}
+
+/**
  * Whose a stored result is: the framework's caller key (the OAuth principal or API key, else the
  * 2025 session, else the connection), or one shared key for a caller with none (a 2026 HTTP
  * request without authentication, where the 128-bit handle is all that guards it).

@@ -18,7 +18,13 @@ import { toolError } from '../catalog/toolCalls.ts';
 import type { PluginServer } from '../contract/plugin.ts';
 import type { ToolContext } from '../contract/tool.ts';
 import type { GateCallContext } from '../gate/caller.ts';
-import { RESULTS_QUERY_TOOL, RESULTS_SCHEME, type ResultKeeper, resultOwner } from './keeper.ts';
+import {
+  RESULTS_QUERY_TOOL,
+  RESULTS_SCHEME,
+  type ResultKeeper,
+  resultIdOf,
+  resultOwner,
+} from './keeper.ts';
 import { BadResultQueryError, DEFAULT_PAGE, MAX_PAGE, page, query, type Slice } from './reading.ts';
 import { type ResultStore, ResultUnavailableError } from './store.ts';
 
@@ -72,7 +78,9 @@ async function readResource(
 const queryInput = {
   handle: z
     .string()
-    .describe(`The stored result's handle (the id in its ${RESULTS_SCHEME}<id> link)`),
+    .describe(
+      `The stored result's handle (the id in its ${RESULTS_SCHEME}<id> link), or that link`,
+    ),
   jsonpath: z
     .string()
     .optional()
@@ -123,7 +131,7 @@ export function registerResultReaders(
       ctx: ToolContext,
     ) => {
       try {
-        const { meta, text } = await store.open(resultOwner(ctx), args.handle);
+        const { meta, text } = await store.open(resultOwner(ctx), resultIdOf(args.handle));
         return fitted(query(meta, text, args), answerChars);
       } catch (error) {
         if (error instanceof ResultUnavailableError || error instanceof BadResultQueryError) {

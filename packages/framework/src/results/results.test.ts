@@ -51,6 +51,23 @@ async function setUp(t: After) {
     const rows = JSON.parse(firstText(whole)) as { price: number }[];
     return `${rows.length} rows, sum ${rows.reduce((n, r) => n + r.price, 0)}`;
   });
+  // What ipybox's tool server does for mcptools.results.load: opens a result as the caller.
+  server.registerTool(
+    'load_in_code',
+    { description: 'loads a stored result', inputSchema: { handle: z.string() } },
+    async ({ handle }: { handle: string }, ctx: ToolContext) => {
+      const other = { ...ctx, connectionId: 'another-connection', sessionId: undefined };
+      const refusal = (e: Error) => `refused: ${e.message.replace(/"[\w-]{22}"/, '"<id>"')}`;
+      const own = await server.catalogView
+        .openResult(handle, ctx)
+        .then(
+          ({ meta, text }) => `${meta.kind}, ${(JSON.parse(text) as unknown[]).length} items`,
+          refusal,
+        );
+      const theirs = await server.catalogView.openResult(handle, other).then(() => 'read', refusal);
+      return `${own}\n${theirs}`;
+    },
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'results-test', version: '1.0.0' });
@@ -169,4 +186,19 @@ test('bad reads: a pointer that names nothing, a bad page, a JSONPath that does 
   assert.match(firstText(bad), /must start with "\$"/);
   const fine = await call('results_query', { handle, jsonpath: '$[?(@.id < 3)].id' });
   assert.deepEqual(JSON.parse(firstText(fine)).items, [0, 1, 2]);
+});
+
+test('code opens a stored result as its caller (the catalog’s openResult), by handle or link', async (t) => {
+  const { call } = await setUp(t);
+  const handle = handleOf(await call('big_json'));
+  assert.ok(handle);
+  const refused =
+    'refused: No stored result "<id>" for this caller: the handle is unknown, or belongs to another caller';
+  for (const named of [handle, `results://${handle}?offset=0&limit=10`]) {
+    const [own, theirs] = firstText(await call('load_in_code', { handle: named })).split('\n');
+    assert.equal(own, 'json, 2000 items');
+    assert.ok(theirs?.startsWith(refused), theirs);
+  }
+  const [forged] = firstText(await call('load_in_code', { handle: 'A'.repeat(22) })).split('\n');
+  assert.ok(forged?.startsWith(refused), forged);
 });

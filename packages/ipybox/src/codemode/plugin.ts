@@ -44,6 +44,8 @@ top-level await works. Returns stdout, stderr and the last expression's value (o
 codemode://..., named in the result); an exception returns the traceback (a failed tool call
 raises ToolError, ToolNotFound, ToolRejected, ... from mcptools._runtime). A cell running longer than \`timeout\` seconds is interrupted, the kernel kept.
 Tool calls from code pass the same checks as direct calls (including approval), as you.
+A result you saw only as a preview (results://<id>) loads whole in code:
+  from mcptools import results; df = results.load("results://<id>")   # a DataFrame for tabular JSON
 
 A result ending with [new kernel: pass kernel="ipk_..."] ran in a kernel opened for this call:
 pass that handle as \`kernel\` in later calls to keep its variables.`;
@@ -54,7 +56,8 @@ export const EXECUTE_JS_DESCRIPTION = `With language "typescript" or "javascript
 Top-level await works; console.log prints; the last expression's value is returned. Each call
 starts fresh except \`session\`, an object kept between your calls (JSON values only, bounded).
 A refused or failed tool call throws (ToolError, ToolNotFound, ToolRejected, ...; the message
-says why). Memory, time (\`timeout\`) and output are limited.`;
+says why). Memory, time (\`timeout\`) and output are limited. A result you saw only as a
+preview loads whole: const rows = await results.load("results://<id>");`;
 
 /** The `execute_code` description for the languages offered. */
 function executeDescription(languages: readonly CodeLanguage[]): string {

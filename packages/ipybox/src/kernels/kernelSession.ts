@@ -30,6 +30,7 @@ import type { ExecutionResult } from '../kernel/execution.ts';
 import type { ExecutionChunk } from '../kernel/output.ts';
 import { processSocketDir } from '../ownedDirs.ts';
 import type { IpyboxSettings } from '../settings.ts';
+import { cellResults, type OpenResult } from '../toolserver/resultRoute.ts';
 import type { ToolConnections } from '../toolserver/runToolCall.ts';
 import { TOOL_SERVER_ENV, ToolServer } from '../toolserver/toolServer.ts';
 import type { UserAskers } from '../toolserver/upstreamQuestions.ts';
@@ -53,6 +54,11 @@ export interface KernelSessionContext {
    * catalog's tools, called as the caller of the cell running now (`cell()`; none between cells).
    */
   toolConnections?: (pool: UpstreamPool, cell: () => ToolContext | undefined) => ToolConnections;
+  /**
+   * Opens a stored tool result for a caller (the host catalog's `openResult`): kernel code's
+   * `mcptools.results.load` reads as the caller of the running cell. None: every load refused.
+   */
+  openResult?: OpenResult;
   /** The approval policy of each call when it differs by tool (code mode's rules). */
   approvalPolicy?: (call: ToolCall) => ApprovalPolicy;
   /** Where kernel code's approvals are recorded (`server.audit`); none: not recorded. */
@@ -131,6 +137,7 @@ export class KernelSession {
     const toolServer = await ToolServer.start({
       connections,
       approval,
+      results: cellResults(context.openResult, () => cell.context),
       logger: context.logger,
       host: settings.toolServer.bind,
       ...(sandboxed && {

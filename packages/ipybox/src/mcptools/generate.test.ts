@@ -118,6 +118,7 @@ describe('generateMcpSources', () => {
       [...generated.tools.map((t) => `${t.module}.py`), '__init__.py'].sort(),
     );
     assert.ok(existsSync(join(root, 'mcptools', '_runtime.py')));
+    assert.ok(existsSync(join(root, 'mcptools', 'results.py')), 'mcptools.results beside it');
     assert.ok(
       !existsSync(join(root, 'mcptools', '__init__.py')),
       'mcptools stays a namespace package',

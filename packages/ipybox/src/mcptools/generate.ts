@@ -1,6 +1,6 @@
 /**
  * `generateMcpSources`: lists an MCP server's tools and writes their Python API to
- * `<rootDir>/mcptools/<package>/`, plus the shared runtime `<rootDir>/mcptools/_runtime.py`.
+ * `<rootDir>/mcptools/<package>/`, plus the shared runtime modules (`runtimeFiles.ts`).
  *
  * `mcptools/` itself gets no `__init__.py`: it stays a namespace package, so packages generated
  * into several roots (a workspace and a shared one) import side by side.
@@ -12,13 +12,12 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseUpstreamParams, UpstreamConnection } from '@mcpbox/framework';
 import type { Tool } from '@modelcontextprotocol/server';
 import { type GeneratedTool, renderPackage, type ToolDefinition } from './renderPackage.ts';
-
-const RUNTIME_SOURCE = new URL('../python/_runtime.py', import.meta.url);
+import { writeRuntimeModules } from './runtimeFiles.ts';
 
 export interface GenerateOptions {
   /**
@@ -63,8 +62,7 @@ export async function generateMcpSources(
   )();
   const rendered = renderPackage(serverName, tools);
   const mcptoolsDir = join(rootDir, 'mcptools');
-  await mkdir(mcptoolsDir, { recursive: true });
-  await writeRuntime(mcptoolsDir);
+  await writeRuntimeModules(rootDir);
 
   const directory = join(mcptoolsDir, rendered.package);
   const staging = join(mcptoolsDir, `.${rendered.package}.${randomBytes(4).toString('hex')}.tmp`);
@@ -97,13 +95,4 @@ export async function listToolsOnce(
   } finally {
     await connection.close();
   }
-}
-
-/** Writes `_runtime.py` (same content every time; written via rename so readers never see half). */
-async function writeRuntime(mcptoolsDir: string): Promise<void> {
-  const source = await readFile(RUNTIME_SOURCE, 'utf8');
-  const target = join(mcptoolsDir, '_runtime.py');
-  const temp = `${target}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temp, source, 'utf8');
-  await rename(temp, target);
 }

@@ -135,12 +135,12 @@ class _Connection:
         self._sock = sock
         self._host = host
 
-    def exchange(self, body, headers):
-        """POSTs `body` to /run; returns (status, raw body, whether the server keeps the
+    def exchange(self, body, headers, path="/run"):
+        """POSTs `body` to `path`; returns (status, raw body, whether the server keeps the
         connection). Raises `_Stale` when a kept-alive connection turns out to be closed."""
         if self._sock is None:
             self._connect()
-        lines = [f"POST /run HTTP/1.1\r\nHost: {self._host}\r\nContent-Length: {len(body)}"]
+        lines = [f"POST {path} HTTP/1.1\r\nHost: {self._host}\r\nContent-Length: {len(body)}"]
         lines.extend(f"{name}: {value}" for name, value in headers.items())
         self._sock.sendall("\r\n".join(lines).encode("latin-1") + b"\r\n\r\n" + body)
         pending = self._pending
@@ -263,6 +263,37 @@ def _ipython():
     return get_ipython() if get_ipython else None
 
 
+def _post_once(path, payload):
+    """POSTs `payload` (JSON) to `path` on a connection of its own, closed afterwards, and returns
+    the reply (a dict). For the tool server's other routes: a kept-alive connection that sent
+    anything but ``POST /run`` leaves the server's fast lane for good, so the calls' connection
+    never does."""
+    headers = {"Content-Type": "application/json"}
+    token = os.environ.get(TOKEN_ENV)
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+    conn = _connection()
+    try:
+        status, raw, _ = conn.exchange(body, headers, path)
+    except (OSError, _BadReply, _Stale) as error:
+        raise ToolServerUnavailable(f"cannot reach the tool server: {error}") from None
+    finally:
+        conn.close()
+    return _reply_of(status, raw)
+
+
+def _reply_of(status, raw):
+    """The tool server's JSON reply (always an object), or `ToolServerUnavailable`."""
+    try:
+        reply = json.loads(raw)
+    except ValueError:
+        reply = None
+    if not isinstance(reply, dict):
+        raise ToolServerUnavailable(f"unexpected reply from the tool server (HTTP {status})")
+    return reply
+
+
 def call_tool(server_name, tool_name, tool_args=None, timeout=None):
     """Runs `tool_name` on the MCP server `server_name` with `tool_args` (a JSON-able dict).
 
@@ -291,12 +322,7 @@ def call_tool(server_name, tool_name, tool_args=None, timeout=None):
         status, raw = _exchange(body, headers)
     except (OSError, _BadReply) as error:
         raise ToolServerUnavailable(f"cannot reach the tool server: {error}") from None
-    try:
-        reply = json.loads(raw)
-    except ValueError:
-        reply = None
-    if not isinstance(reply, dict):
-        raise ToolServerUnavailable(f"unexpected reply from the tool server (HTTP {status})")
+    reply = _reply_of(status, raw)
     if "error" in reply:
         error_class = _ERROR_TYPES.get(reply.get("type"), ToolCallError)
         raise error_class(str(reply["error"]))

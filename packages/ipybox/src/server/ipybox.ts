@@ -24,6 +24,7 @@ import {
   WorkspaceVenv,
 } from '../kernels/workspaceVenv.ts';
 import { ServerRegistry } from '../mcptools/registry.ts';
+import { RUNTIME_MODULES, writeRuntimeModules } from '../mcptools/runtimeFiles.ts';
 import type { IpyboxSettings } from '../settings.ts';
 import { SkillWriter } from '../skills/skillWriter.ts';
 
@@ -37,6 +38,8 @@ export interface IpyboxOptions {
   approvalPolicy?: KernelSessionContext['approvalPolicy'];
   /** Where kernel code's approvals are recorded (the host's `server.audit`). */
   audit?: KernelSessionContext['audit'];
+  /** Where kernel code's `mcptools.results.load` reads (the host catalog's `openResult`). */
+  openResult?: KernelSessionContext['openResult'];
 }
 
 /**
@@ -93,6 +96,7 @@ export class Ipybox {
       toolConnections: calls.toolConnections,
       approvalPolicy: calls.approvalPolicy,
       audit: calls.audit,
+      openResult: calls.openResult,
       logger,
     });
   }
@@ -106,7 +110,11 @@ export class Ipybox {
       const { checkSandboxSetup } = await import('../kernel/backends/sandbox.ts');
       await checkSandboxSetup({ settingsFile: settings.sandboxConfig });
     }
-    const env = await loadEnvironment(settings.workspace, options.env ?? process.env);
+    // `from mcptools import results` works before any server is registered.
+    const [env] = await Promise.all([
+      loadEnvironment(settings.workspace, options.env ?? process.env),
+      writeRuntimeModules(settings.workspace),
+    ]);
     const logger = options.logger ?? createLogger('ipybox');
     // What earlier runs registered, so the workspace's mcptools/ modules keep working.
     const registry = await ServerRegistry.open(settings.workspace, { env: options.env, logger });
@@ -188,6 +196,11 @@ export class Ipybox {
     if (typeof name !== 'string' || !SERVER_NAME.test(name)) {
       throw new Error(
         `server_name must be a name of letters, digits, '_' or '-' (starting with a letter or '_'), got ${JSON.stringify(name)}`,
+      );
+    }
+    if (RUNTIME_MODULES.includes(name)) {
+      throw new Error(
+        `server_name "${name}" is taken by mcptools.${name} (ipybox's own module, e.g. mcptools.results for stored tool results): pick another name`,
       );
     }
     const params = parseUpstreamParams(rawParams, 'server_params');

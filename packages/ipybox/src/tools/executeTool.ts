@@ -40,7 +40,10 @@ pass that handle as \`kernel\` in later calls (and to reset) to keep its variabl
 
 Tools of MCP servers registered with register_mcp_server are called from code:
   from mcptools.<server_name> import <tool_name>
-  result = <tool_name>.run({...arguments...})`;
+  result = <tool_name>.run({...arguments...})
+
+A tool result you saw only as a preview (results://<id>) loads whole in code:
+  from mcptools import results; df = results.load("results://<id>")  # DataFrame for tabular JSON`;
 
 /** The same tool under another name and description (code mode's `execute_code`). */
 export interface ExecuteToolOptions {

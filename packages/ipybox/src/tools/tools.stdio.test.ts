@@ -36,6 +36,13 @@ describe('ipybox over stdio: MCP tools from kernel code', () => {
     assert.ok(existsSync(join(box.dir, 'mcptools', 'everything', 'echo.py')));
   });
 
+  test('a server named like an mcptools module of ipybox’s own is refused', async () => {
+    const result = await register('results', { command: EVERYTHING_BIN, args: ['stdio'] });
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /server_name "results" is taken by mcptools\.results/);
+    assert.ok(existsSync(join(box.dir, 'mcptools', 'results.py')), 'the module stays');
+  });
+
   test('kernel code calls the upstream through the generated module', async () => {
     const result = await runCell(
       box.client,

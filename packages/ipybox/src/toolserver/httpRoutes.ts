@@ -1,5 +1,6 @@
 /**
- * The tool server's node:http side: the routes (`GET /status`, `POST /run`), the token check
+ * The tool server's node:http side: the routes (`GET /status`, `POST /run`, `POST /result`), the
+ * token check
  * before a body is read, the body limit and the JSON replies. Requests of the one shape kernel
  * code sends over and over are answered on the lane (`runLane.ts`) instead; everything else lands
  * here, and both hand a call to the same {@link HttpRoutes.call}, so the two paths answer alike.
@@ -11,7 +12,7 @@ import { bearerTokenMatches } from '../bearerTokens.ts';
 
 /** What the routes need from the tool server. */
 export interface HttpRoutes {
-  /** Token `POST /run` must carry. */
+  /** Token `POST /run` and `POST /result` must carry. */
   readonly token: string;
   /** Largest accepted request body, bytes. */
   readonly maxBodyBytes: number;
@@ -21,6 +22,8 @@ export interface HttpRoutes {
     body: string,
     signal: AbortSignal,
   ): Promise<{ status: number; body: unknown }>;
+  /** Reads a stored result for kernel code (`resultRoute.ts`), its token checked. */
+  result(body: string): Promise<{ status: number; body: unknown }>;
 }
 
 /** Serves one request that node:http parsed. */
@@ -34,7 +37,9 @@ export async function handleHttpRequest(
     if (request.method !== 'GET') return reply(response, 405, { error: 'use GET' });
     return reply(response, 200, { status: 'ok' });
   }
-  if (path !== '/run') return reply(response, 404, { error: `no route ${path}` });
+  if (path !== '/run' && path !== '/result') {
+    return reply(response, 404, { error: `no route ${path}` });
+  }
   if (request.method !== 'POST') return reply(response, 405, { error: 'use POST' });
   const maxBytes = routes.maxBodyBytes;
   // Checked before the body is read: a caller without the token gets nothing more.
@@ -47,6 +52,10 @@ export async function handleHttpRequest(
       error: `request body over ${maxBytes} bytes`,
       type: 'bad_request',
     });
+  }
+  if (path === '/result') {
+    const answer = await routes.result(body);
+    return reply(response, answer.status, answer.body);
   }
   // The caller going away (kernel interrupted) cancels approval and the upstream request.
   const aborted = new AbortController();

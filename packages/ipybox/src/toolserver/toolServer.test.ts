@@ -91,6 +91,23 @@ print(json.dumps(out))
     });
   });
 
+  test('results.load: refused, saying why, by a tool server with no result store', async () => {
+    const load = (handle: string) =>
+      callFromPython(`__import__('mcptools.results').results.load(${handle})`);
+    assert.deepEqual(await load(`'results://${'A'.repeat(22)}'`), {
+      error: 'ResultUnavailable',
+      message: `No stored result "results://${'A'.repeat(22)}": this server keeps no results by reference (it runs without the mcpbox catalog).`,
+    });
+    const wrongToken = await callFromPython(`__import__('mcptools.results').results.load('x')`, {
+      ...server.kernelEnv(),
+      IPYBOX_TOOL_SERVER_TOKEN: 'wrong',
+    });
+    assert.deepEqual(wrongToken, {
+      error: 'ToolCallError',
+      message: 'missing or wrong tool server token',
+    });
+  });
+
   test('a tool with an output schema returns its structured content', async () => {
     assert.deepEqual(await callFromPython(`weather.run({'city': 'Oslo'})`), {
       ok: { city: 'Oslo', temperature: 21.5, conditions: 'sunny' },

@@ -4,6 +4,8 @@
  * - `POST /run {server_name, tool_name, tool_args, timeout?}` → `{result}` or `{error, type}`
  *   (always HTTP 200 once the call was understood: the outcome is data). Needs
  *   `Authorization: Bearer <token>`.
+ * - `POST /result {handle}` → `{result: {kind, text, …}}` or `{error, type}`: the whole of a tool
+ *   result the model saw as a preview, read as the running cell's caller (`resultRoute.ts`).
  * - `GET /status` → `{status: "ok"}` (readiness, no token).
  * - WebSocket `/approval`: the approval channel (see `approval/approvalWebSocket.ts`), with its
  *   own token.
@@ -23,6 +25,7 @@ import { ApprovalGate } from '../approval/approvalGate.ts';
 import { APPROVAL_PATH, ApprovalWebSocketEndpoint } from '../approval/approvalWebSocket.ts';
 import { bearerTokenMatches, newToken } from '../bearerTokens.ts';
 import { type HttpRoutes, handleHttpRequest, reply } from './httpRoutes.ts';
+import { cellResults, type OpenCellResult, readResult } from './resultRoute.ts';
 import { RunLane } from './runLane.ts';
 import {
   parseToolCall,
@@ -54,6 +57,11 @@ export interface ToolServerOptions {
   token?: string;
   /** Token approval clients must send; kernel code never sees it. Default: random. */
   approvalToken?: string;
+  /**
+   * Opens a stored tool result as the caller of the running cell (`POST /result`, see
+   * `resultRoute.ts`). Default: every read refused (no result store behind this server).
+   */
+  results?: OpenCellResult;
   /** Per-call timeout when the caller gives none, ms. Default 120 000. */
   callTimeoutMs?: number;
   /** Largest accepted request body, bytes. Default 16 MiB. */
@@ -105,6 +113,8 @@ export class ToolServer {
       token: this.token,
       maxBodyBytes,
       call: (headers, body, signal) => this.#call(headers, body, signal),
+      result: (body) =>
+        readResult(options.results ?? cellResults(undefined, () => undefined), body),
     };
   }
 

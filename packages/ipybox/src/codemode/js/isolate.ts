@@ -1,8 +1,9 @@
 /**
  * One JavaScript execution in a fresh QuickJS runtime (WebAssembly, `quickjs-emscripten`): the
- * code sees the language and three things we put there — `tools` (the bridge: each call leaves
- * as JSON through `call`), `console` (text through `print`) and `session` (the JSON the caller
- * kept) — and nothing of the host: no `process`, `require`, `fetch`, `import()` of files, timers
+ * code sees the language and four things we put there — `tools` (the bridge: each call leaves
+ * as JSON through `call`), `results` (`results.load(handle)`: a stored result, through `load`),
+ * `console` (text through `print`) and `session` (the JSON the caller kept) — and nothing of the
+ * host: no `process`, `require`, `fetch`, `import()` of files, timers
  * or host objects. Values cross only as JSON text, so no host object, prototype or function is
  * ever reachable from the code.
  *
@@ -28,6 +29,8 @@ import {
 export interface IsolateHost {
   /** A tool call: JSON text of the result, or a rejection whose message the code sees. */
   call(server: string, tool: string, argsJson: string): Promise<string>;
+  /** `results.load(handle)`: the stored result as JSON text, or a rejection the code sees. */
+  load(handle: string): Promise<string>;
   print(stream: 'stdout' | 'stderr', text: string): void;
   /** Polled while code runs: true ends it (reported by `run`'s caller, who knows why). */
   stopped(): boolean;
@@ -60,8 +63,8 @@ export function quickJs(): Promise<QuickJSWASMModule> {
  * of `fn()` and the session as JSON through `done`.
  */
 const PRELUDE = `(() => {
-  const { __call: call, __print: print, __done: done } = globalThis;
-  delete globalThis.__call; delete globalThis.__print; delete globalThis.__done;
+  const { __call: call, __load: load, __print: print, __done: done } = globalThis;
+  delete globalThis.__call; delete globalThis.__load; delete globalThis.__print; delete globalThis.__done;
   const show = (v) => typeof v === 'string' ? v : (v instanceof Error ? String(v) : (JSON.stringify(v) ?? String(v)));
   const line = (args) => args.map(show).join(' ');
   const out = (...a) => print('stdout', line(a)), err = (...a) => print('stderr', line(a));
@@ -74,6 +77,9 @@ const PRELUDE = `(() => {
   });
   globalThis.tools = new Proxy(Object.create(null), {
     get: (_, name) => typeof name === 'string' ? server(name) : undefined,
+  });
+  globalThis.results = Object.freeze({
+    load: async (handle) => JSON.parse(await load(String(handle?.handle ?? handle?.uri ?? handle))),
   });
   const fail = (e) => done(false, JSON.stringify({
     name: String(e?.name ?? 'Error'), message: String(e?.message ?? e), stack: String(e?.stack ?? ''),
@@ -152,7 +158,7 @@ function release(loaded: Promise<QuickJSWASMModule>, free: () => void): void {
   }
 }
 
-/** `__call`, `__print` and `__done`: the only host functions the isolate gets. */
+/** `__call`, `__load`, `__print` and `__done`: the only host functions the isolate gets. */
 function define(
   ctx: QuickJSContext,
   host: IsolateHost,
@@ -161,33 +167,49 @@ function define(
   outcome: (result: IsolateOutcome) => void,
   over: () => boolean,
 ): void {
-  const call = ctx.newFunction('call', (serverH, toolH, argsH) => {
-    const [server, tool, args] = [serverH, toolH, argsH].map((h) => ctx.getString(h));
-    // Code still queued when the execution ended (a promise nobody awaited) calls for nobody.
-    if (over()) {
-      throw Object.assign(new Error(`tools.${server}.${tool}: refused: the execution has ended`), {
-        name: 'ToolRejected',
-      });
-    }
-    const deferred = ctx.newPromise();
-    pending.add(deferred);
-    const settle = (make: () => QuickJSHandle, ok: boolean) => {
-      // The execution ended meanwhile: its runtime (and this promise) are gone.
-      if (!pending.delete(deferred) || !ctx.alive) return;
-      const handle = make();
-      if (ok) deferred.resolve(handle);
-      else deferred.reject(handle);
-      handle.dispose();
-      deferred.dispose();
-      pump();
-    };
-    host.call(server!, tool!, args!).then(
-      (json) => settle(() => ctx.newString(json), true),
-      (error: Error) =>
-        settle(() => ctx.newError({ name: error.name, message: error.message }), false),
-    );
-    return deferred.handle;
-  });
+  /** A host function the code awaits: its promise settles with the host's answer. */
+  const bridged = (
+    name: string,
+    run: (args: string[]) => Promise<string>,
+    what: (args: string[]) => string,
+  ) =>
+    ctx.newFunction(name, (...handles: QuickJSHandle[]) => {
+      const args = handles.map((h) => ctx.getString(h));
+      // Code still queued when the execution ended (a promise nobody awaited) calls for nobody.
+      if (over()) {
+        throw Object.assign(new Error(`${what(args)}: refused: the execution has ended`), {
+          name: 'ToolRejected',
+        });
+      }
+      const deferred = ctx.newPromise();
+      pending.add(deferred);
+      const settle = (make: () => QuickJSHandle, ok: boolean) => {
+        // The execution ended meanwhile: its runtime (and this promise) are gone.
+        if (!pending.delete(deferred) || !ctx.alive) return;
+        const handle = make();
+        if (ok) deferred.resolve(handle);
+        else deferred.reject(handle);
+        handle.dispose();
+        deferred.dispose();
+        pump();
+      };
+      run(args).then(
+        (json) => settle(() => ctx.newString(json), true),
+        (error: Error) =>
+          settle(() => ctx.newError({ name: error.name, message: error.message }), false),
+      );
+      return deferred.handle;
+    });
+  const call = bridged(
+    'call',
+    ([server, tool, args]) => host.call(server!, tool!, args!),
+    ([server, tool]) => `tools.${server}.${tool}`,
+  );
+  const load = bridged(
+    'load',
+    ([handle]) => host.load(handle!),
+    () => 'results.load',
+  );
   const print = ctx.newFunction('print', (streamH, textH) => {
     if (over()) return;
     host.print(ctx.getString(streamH) === 'stderr' ? 'stderr' : 'stdout', ctx.getString(textH));
@@ -208,6 +230,7 @@ function define(
   });
   for (const [name, fn] of [
     ['__call', call],
+    ['__load', load],
     ['__print', print],
     ['__done', done],
   ] as const) {

@@ -31,6 +31,7 @@ import { TimeoutBudget } from '../../kernel/budget.ts';
 import { CodeExecutionError } from '../../kernel/errors.ts';
 import type { ExecutionResult } from '../../kernel/execution.ts';
 import type { IpyboxSettings } from '../../settings.ts';
+import { cellResults, type OpenCellResult, resultAsJson } from '../../toolserver/resultRoute.ts';
 import {
   type RunToolCallDeps,
   runToolCall,
@@ -125,6 +126,8 @@ interface CallerState {
   questions: UpstreamQuestions;
   /** The execution running now (set only while it runs). */
   running: { context?: ToolContext };
+  /** Stored results, opened as the caller of the execution running now. */
+  results: OpenCellResult;
   /** Resolves when this caller's previous execution has ended: one at a time. */
   turn: Promise<void>;
 }
@@ -211,6 +214,8 @@ export class JsRunner {
         state.session,
         {
           call: (server, tool, argsJson) => this.#call(state, server, tool, argsJson, stop.signal),
+          // Read as the caller of this execution, as Python's mcptools.results.load.
+          load: (handle) => resultAsJson(state.results, handle),
           print: (stream, line) => {
             (stream === 'stderr' ? stderr : stdout).append(`${line}\n`);
             text.append(`${line}\n`);
@@ -325,6 +330,10 @@ export class JsRunner {
     const state: CallerState = {
       session: '{}',
       running,
+      results: cellResults(
+        (handle, caller) => catalog.openResult(handle, caller),
+        () => running.context,
+      ),
       questions,
       turn: Promise.resolve(),
       deps: {

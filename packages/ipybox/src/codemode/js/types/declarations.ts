@@ -85,6 +85,13 @@ interface CacheEntry {
 const cache: CacheEntry[] = [];
 const CACHE_SIZE = 8;
 
+/** `results.load` (`isolate.ts`): the whole of a result the model saw as a preview. */
+const RESULTS_DECLARATION = `/** Stored tool results (the model saw a preview): the whole, parsed, for this caller alone. */
+declare const results: {
+  /** By handle (\`_meta["io.mcpbox/result"].handle\`), its results:// link, or that _meta entry. */
+  load(handle: string | { handle: string }): Promise<any>;
+};`;
+
 /**
  * The whole `.d.ts` for `tools` (the caller's view of the tools code may call): the result
  * types, `session`, `console`, and `declare const tools: {...}` with one method per tool.
@@ -118,6 +125,7 @@ function renderDeclarations(tools: readonly CatalogToolInfo[]): string {
     ...types.declarations.map((d) => `${d}\n`),
     '/** The tools of the catalog: `await tools.<server>.<tool>({...})`. */',
     `declare const tools: {\n${body.join('\n')}\n};`,
+    RESULTS_DECLARATION,
     '',
   ].join('\n');
 }
