@@ -39,5 +39,9 @@ export const miniSearch = lazyRequire<typeof import('minisearch').default>('mini
  * bindings, about 20 M instructions and 0.24 MB of heap (bench/startup.ts; callgrind).
  */
 export const nodeCrypto = lazyRequire<typeof import('node:crypto')>('node:crypto');
+/** jsdiff, for a pin's readable diff (pins/record.ts): ~25 ms of modules a start-up never uses. */
+export const diffPackage = lazyRequire<typeof import('diff')>('diff');
+/** JSONPath queries over a stored result (results/reading.ts), only when a caller asks one. */
+export const jsonPathPlus = lazyRequire<typeof import('jsonpath-plus')>('jsonpath-plus');
 /** zod 3's API, only for a plugin's zod 3 schemas (zod 3 is recognised by shape, not by copy). */
 export const zodV3 = lazyRequire<typeof import('zod/v3')>('zod/v3');

@@ -18,9 +18,9 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Principal } from '../contract/principal.ts';
+import { nodeCrypto } from '../lazy.ts';
 import { CredentialError } from '../secrets/references.ts';
 import { checkCredentialEndpoint } from './endpoint.ts';
 
@@ -104,7 +104,7 @@ export class TokenExchanger {
         `${this.#where} exchanges the caller's OAuth access token for its own, and ${principal.id} did not sign in with OAuth`,
       );
     }
-    const key = `${principal.id}\u0000${createHash('sha256').update(callerToken).digest('base64url')}`;
+    const key = `${principal.id}\u0000${nodeCrypto().createHash('sha256').update(callerToken).digest('base64url')}`;
     const now = this.#clock();
     const known = this.#issued.get(key);
     if (known && known.until > now) return known.token;

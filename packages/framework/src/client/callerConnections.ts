@@ -11,7 +11,8 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
+
+import { nodeCrypto } from '../lazy.ts';
 import { rememberSecretValues } from '../toollog/secretValues.ts';
 import { UpstreamConnection, type UpstreamConnectionOptions } from './connection.ts';
 import type { UpstreamParams } from './params.ts';
@@ -82,7 +83,10 @@ export class CallerConnections {
   }
 
   #entryFor(key: string, headers: Record<string, string>): Entry {
-    const digest = createHash('sha256').update(JSON.stringify(headers)).digest('base64url');
+    const digest = nodeCrypto()
+      .createHash('sha256')
+      .update(JSON.stringify(headers))
+      .digest('base64url');
     const existing = this.#entries.get(key);
     if (existing && existing.digest === digest && !existing.connection.closed) return existing;
     if (existing) this.#retire(key, existing);

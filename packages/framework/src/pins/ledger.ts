@@ -35,13 +35,19 @@ export class PinLedger {
   /** Written here, not yet in the store. */
   readonly #dirty = new Map<string, PinRecord>();
   readonly #listeners = new Set<() => void>();
-  /** Tells this replica's own messages from the others'. */
-  readonly #origin = nodeCrypto().randomUUID();
+  /** Tells this replica's own messages from the others'; made on first use (see #origin). */
+  #originId: string | undefined;
   #writing: Promise<void> = Promise.resolve();
   #writeQueued = false;
   #notifyQueued = false;
   #ready: Promise<void> | undefined;
   #unsubscribe: (() => void) | undefined;
+
+  /** Made when first needed: node:crypto is not loaded by a start-up that never uses pins. */
+  get #origin(): string {
+    this.#originId ??= nodeCrypto().randomUUID();
+    return this.#originId;
+  }
 
   constructor(options: PinLedgerOptions) {
     this.#store = options.records;

@@ -7,7 +7,7 @@
  */
 
 import canonicalize from 'canonicalize';
-import { createTwoFilesPatch } from 'diff';
+import { diffPackage } from '../lazy.ts';
 import { changedParts } from './definition.ts';
 import type { PinDiff, PinKind, PinnedDefinition, PinState, PinStatus } from './types.ts';
 
@@ -105,7 +105,7 @@ export function diffOf(record: PinRecord): PinDiff | undefined {
   if (!pending) return undefined;
   const before = record.pinned?.definition;
   const after = pending.definition;
-  const text = createTwoFilesPatch(
+  const text = diffPackage().createTwoFilesPatch(
     `${record.name} (pinned)`,
     `${record.name} (offered now)`,
     before ? readable(before) : '',

@@ -17,11 +17,11 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import type { ReadResourceResult } from '@modelcontextprotocol/server';
 import type { Skill, SkillReadResult, SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import type { Logger } from '../contract/logger.ts';
 import { errorMessage } from '../errors.ts';
+import { nodeCrypto } from '../lazy.ts';
 
 /** Reads one resource of the upstream for the caller of `ctx`. */
 export type ReadUpstream = (uri: string, ctx: unknown) => Promise<ReadResourceResult>;
@@ -62,7 +62,7 @@ export function renameSkillMd(text: string, name: string): string | undefined {
 }
 
 function digestOf(bytes: Uint8Array): string {
-  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+  return `sha256:${nodeCrypto().createHash('sha256').update(bytes).digest('hex')}`;
 }
 
 /** A `resources/read` result's first content as the SDK's skill read result. */

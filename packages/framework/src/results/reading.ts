@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { JSONPath } from 'jsonpath-plus';
+import { jsonPathPlus } from '../lazy.ts';
 import { arrayIndexOf, itemsOf } from './arrayIndex.ts';
 import type { StoredResult } from './store.ts';
 
@@ -150,7 +150,7 @@ export function query(
   }
   let matches: unknown[];
   try {
-    matches = JSONPath({
+    matches = jsonPathPlus().JSONPath({
       path,
       json: JSON.parse(text) as object,
       eval: 'safe',

@@ -16,7 +16,8 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto';
+
+import { nodeCrypto } from '../lazy.ts';
 import type { RecordStore } from '../state/records.ts';
 
 /** How long a description outlives its body, to answer "expired at". */
@@ -90,7 +91,7 @@ export class ResultStore {
     },
   ): Promise<StoredResult> {
     const now = this.#clock();
-    const id = randomBytes(16).toString('base64url');
+    const id = nodeCrypto().randomBytes(16).toString('base64url');
     const bytes = Buffer.byteLength(body.text);
     const meta: StoredResult = {
       id,

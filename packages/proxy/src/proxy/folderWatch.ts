@@ -10,7 +10,10 @@
  * @module
  */
 import { relative, sep } from 'node:path';
-import { watch } from 'chokidar';
+import { lazyRequire } from '@mcpbox/framework';
+
+/** chokidar, on the first watch: a server without `--watch` or a `skills_dir` never loads it. */
+const chokidar = lazyRequire<typeof import('chokidar')>('chokidar', import.meta.url);
 
 /** Files nothing is made of: hidden files, editor backups and swap files, dependencies. */
 const NOISE = /(^|\/)(\.|node_modules(\/|$))|~$|\.sw[px]$/;
@@ -41,7 +44,7 @@ export interface FolderWatchOptions {
 }
 
 export function watchFolder(target: string, options: FolderWatchOptions): FolderWatch {
-  const watcher = watch(target, {
+  const watcher = chokidar().watch(target, {
     ignoreInitial: true,
     // The servers keep the process alive; a watcher alone should not.
     persistent: false,
