@@ -63,6 +63,12 @@ export interface ExecuteOptions {
    * not throw.
    */
   onChunk?: (chunk: ExecutionChunk) => void;
+  /**
+   * Called when the cell's turn comes (every call submitted before it has finished), right
+   * before it starts; what it returns is called once the cell has ended. What belongs to the
+   * running cell only (ipybox's approver) is set up here, so callers need no queue of their own.
+   */
+  onTurn?: () => () => void;
 }
 
 interface CurrentExecution {
@@ -79,13 +85,25 @@ function checkCall(code: unknown, options: ExecuteOptions): void {
   if (timeout !== undefined && !(timeout instanceof TimeoutBudget)) new TimeoutBudget(timeout);
 }
 
+/** Runs `task` between `onTurn()` and the function it returned. */
+async function runInTurn<T>(onTurn: () => () => void, task: () => Promise<T>): Promise<T> {
+  const ended = onTurn();
+  try {
+    return await task();
+  } finally {
+    ended();
+  }
+}
+
 export class KernelClient {
-  readonly #backend: KernelBackend;
+  #backend: KernelBackend;
   readonly #env: Record<string, string>;
   readonly #cwd: string | undefined;
   readonly #imagesDir: string;
   readonly #startTimeout: number;
   readonly #interruptTimeout: number;
+  /** Set by `useBackend`: taken when the next kernel starts (the running one keeps its own). */
+  #nextBackend: KernelBackend | undefined;
   #active: ActiveKernel | undefined;
   #starting: Promise<ActiveKernel> | undefined;
   #current: CurrentExecution | undefined;
@@ -130,7 +148,23 @@ export class KernelClient {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#enqueue(options, () => this.#run(code, options, options.onChunk));
+    return this.#enqueue(options, () => this.#run(code, options, options.onChunk), options.onTurn);
+  }
+
+  /**
+   * Runs `work` in turn with the executions: after every call submitted before it has finished,
+   * and before any submitted after it starts (`cancel()` drops it like a queued cell).
+   */
+  inTurn<T>(work: () => Promise<T>): Promise<T> {
+    return this.#enqueue({}, work);
+  }
+
+  /**
+   * The backend the next kernel starts with (a new interpreter); a running kernel keeps its own
+   * until it ends or is reset.
+   */
+  useBackend(backend: KernelBackend): void {
+    this.#nextBackend = backend;
   }
 
   /**
@@ -201,6 +235,11 @@ export class KernelClient {
   /** Interrupts the running cell and drops every call queued behind it (`EXECUTION_CANCELLED`). */
   cancel(): void {
     this.#cancelEpoch += 1;
+    this.cancelRunning();
+  }
+
+  /** Interrupts the running cell (`EXECUTION_CANCELLED`); the calls queued behind it still run. */
+  cancelRunning(): void {
     this.#current?.interrupt({
       code: 'EXECUTION_CANCELLED',
       message: 'The execution was cancelled.',
@@ -239,7 +278,11 @@ export class KernelClient {
     }
   }
 
-  #enqueue<T>(options: ExecuteOptions, task: () => Promise<T>): Promise<T> {
+  #enqueue<T>(
+    options: ExecuteOptions,
+    task: () => Promise<T>,
+    onTurn?: () => () => void,
+  ): Promise<T> {
     const epoch = this.#cancelEpoch;
     const run = this.#queue.then(() => {
       if (this.#closed) throw new KernelError('CLIENT_CLOSED', 'The kernel client is closed.');
@@ -249,7 +292,7 @@ export class KernelClient {
           'The execution was cancelled before it started.',
         );
       }
-      return task();
+      return onTurn ? runInTurn(onTurn, task) : task();
     });
     this.#queue = run.catch(() => {});
     return run;
@@ -345,6 +388,10 @@ export class KernelClient {
       return Promise.reject(new KernelError('CLIENT_CLOSED', 'The kernel client is closed.'));
     }
     if (this.#active) return Promise.resolve(this.#active);
+    if (!this.#starting && this.#nextBackend) {
+      this.#backend = this.#nextBackend;
+      this.#nextBackend = undefined;
+    }
     this.#starting ??= this.#startKernel().finally(() => {
       this.#starting = undefined;
     });
