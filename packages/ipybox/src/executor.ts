@@ -90,6 +90,21 @@ export class CodeExecutor {
     this.#client.cancel();
   }
 
+  /** Interrupts the running cell; the ones queued behind it still run. */
+  cancelRunning(): void {
+    this.#client.cancelRunning();
+  }
+
+  /** Runs `work` in turn with the cells (see `KernelClient.inTurn`). */
+  inTurn<T>(work: () => Promise<T>): Promise<T> {
+    return this.#client.inTurn(work);
+  }
+
+  /** The backend the next kernel starts with (see `KernelClient.useBackend`). */
+  useBackend(backend: KernelBackend): void {
+    this.#client.useBackend(backend);
+  }
+
   /** Runs `code`; `options.onChunk` sees the output as it arrives (see `ExecuteOptions`). */
   execute(code: string, options: ExecuteOptions = {}): Promise<ExecutionResult> {
     return this.#client.execute(code, options);

@@ -230,6 +230,33 @@ describe('KernelClient', () => {
     assert.equal((await client.execute('"after"')).text, "'after'");
   });
 
+  it('cancelRunning() interrupts the running cell and runs the ones queued behind it', async () => {
+    const running = client.execute('import time\ntime.sleep(30)');
+    const queued = client.execute('"queued"');
+    setTimeout(() => client.cancelRunning(), 100);
+    await assert.rejects(running, { code: 'EXECUTION_CANCELLED' });
+    assert.equal((await queued).text, "'queued'");
+  });
+
+  it("runs inTurn() work and each cell's onTurn() in turn with the cells", async () => {
+    const events: string[] = [];
+    const first = client.execute('import time\ntime.sleep(0.2)').then(() => events.push('first'));
+    const work = client.inTurn(async () => {
+      events.push('work');
+      return 'done';
+    });
+    const second = client.execute('"second"', {
+      onTurn: () => {
+        events.push('second turn');
+        return () => events.push('second ended');
+      },
+    });
+    assert.equal(await work, 'done');
+    assert.equal((await second).text, "'second'");
+    await first;
+    assert.deepEqual(events, ['first', 'work', 'second turn', 'second ended']);
+  });
+
   it('cancels the cell when a stream consumer stops early', async () => {
     await client.execute('progress = 0');
     for await (const item of client.stream(

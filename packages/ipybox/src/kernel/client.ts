@@ -16,8 +16,10 @@ import { currentTraceContext } from '@mcpbox/framework';
 import type { KernelBackend, KernelExit } from './backends/backend.ts';
 import { chooseKernelBackend } from './backends/choose.ts';
 import { TimeoutBudget } from './budget.ts';
+import { chunkStream } from './chunkStream.ts';
 import { KernelError } from './errors.ts';
 import { Execution, type ExecutionResult, type InterruptReason } from './execution.ts';
+import { ExecutionQueue } from './executionQueue.ts';
 import {
   type ActiveKernel,
   applyEnvironment,
@@ -63,6 +65,12 @@ export interface ExecuteOptions {
    * not throw.
    */
   onChunk?: (chunk: ExecutionChunk) => void;
+  /**
+   * Called when the cell's turn comes (every call submitted before it has finished), right
+   * before it starts; what it returns is called once the cell has ended. What belongs to the
+   * running cell only (ipybox's approver) is set up here, so callers need no queue of their own.
+   */
+  onTurn?: () => () => void;
 }
 
 interface CurrentExecution {
@@ -80,19 +88,18 @@ function checkCall(code: unknown, options: ExecuteOptions): void {
 }
 
 export class KernelClient {
-  readonly #backend: KernelBackend;
+  #backend: KernelBackend;
   readonly #env: Record<string, string>;
   readonly #cwd: string | undefined;
   readonly #imagesDir: string;
   readonly #startTimeout: number;
   readonly #interruptTimeout: number;
+  /** Set by `useBackend`: taken when the next kernel starts (the running one keeps its own). */
+  #nextBackend: KernelBackend | undefined;
   #active: ActiveKernel | undefined;
   #starting: Promise<ActiveKernel> | undefined;
   #current: CurrentExecution | undefined;
-  /** Tail of the execution queue: each call waits for the one before it. */
-  #queue: Promise<unknown> = Promise.resolve();
-  /** Calls queued before the latest `cancel()` are rejected instead of run. */
-  #cancelEpoch = 0;
+  readonly #queue = new ExecutionQueue(() => this.#closed);
   /** A remote kernel lost while no cell ran: told to the next call, once (see `remote`). */
   #lost: KernelError | undefined;
   #closed = false;
@@ -130,7 +137,23 @@ export class KernelClient {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#enqueue(options, () => this.#run(code, options, options.onChunk));
+    return this.#queue.add(() => this.#run(code, options, options.onChunk), options);
+  }
+
+  /**
+   * Runs `work` in turn with the executions: after every call submitted before it has finished,
+   * and before any submitted after it starts (`cancel()` drops it like a queued cell).
+   */
+  inTurn<T>(work: () => Promise<T>): Promise<T> {
+    return this.#queue.add(work);
+  }
+
+  /**
+   * The backend the next kernel starts with (a new interpreter); a running kernel keeps its own
+   * until it ends or is reset.
+   */
+  useBackend(backend: KernelBackend): void {
+    this.#nextBackend = backend;
   }
 
   /**
@@ -142,55 +165,11 @@ export class KernelClient {
     options: ExecuteOptions = {},
   ): AsyncGenerator<ExecutionChunk | ExecutionResult, void, undefined> {
     checkCall(code, options);
-    const abort = new AbortController();
-    const forward = () => abort.abort();
-    options.signal?.addEventListener('abort', forward, { once: true });
-    if (options.signal?.aborted) abort.abort();
-    const chunks: ExecutionChunk[] = [];
-    let wake: (() => void) | undefined;
-    let finished = false;
-    let outcome: { result: ExecutionResult } | { error: unknown } | undefined;
-    const onChunk = (chunk: ExecutionChunk) => {
-      chunks.push(chunk);
-      wake?.();
-    };
-    // One signal for both ways to stop: the caller's signal, and the consumer leaving the loop.
-    const run = this.#enqueue({ signal: abort.signal }, () =>
-      this.#run(code, { timeout: options.timeout, signal: abort.signal }, onChunk),
-    ).then(
-      (result) => {
-        outcome = { result };
-      },
-      (error: unknown) => {
-        outcome = { error };
-      },
+    yield* chunkStream(options.signal, (signal, onChunk) =>
+      this.#queue.add(() => this.#run(code, { timeout: options.timeout, signal }, onChunk), {
+        signal,
+      }),
     );
-    void run.finally(() => {
-      finished = true;
-      wake?.();
-    });
-    try {
-      while (true) {
-        const chunk = chunks.shift();
-        if (chunk) {
-          yield chunk;
-          continue;
-        }
-        if (finished) break;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
-      }
-      if (outcome && 'error' in outcome) throw outcome.error;
-      if (outcome) yield outcome.result;
-    } finally {
-      options.signal?.removeEventListener('abort', forward);
-      if (!finished) {
-        abort.abort();
-        await run;
-      }
-    }
   }
 
   /** Interrupts the running cell: `interrupt_request` on the control channel, a signal as fallback. */
@@ -200,7 +179,12 @@ export class KernelClient {
 
   /** Interrupts the running cell and drops every call queued behind it (`EXECUTION_CANCELLED`). */
   cancel(): void {
-    this.#cancelEpoch += 1;
+    this.#queue.dropQueued();
+    this.cancelRunning();
+  }
+
+  /** Interrupts the running cell (`EXECUTION_CANCELLED`); the calls queued behind it still run. */
+  cancelRunning(): void {
     this.#current?.interrupt({
       code: 'EXECUTION_CANCELLED',
       message: 'The execution was cancelled.',
@@ -239,22 +223,6 @@ export class KernelClient {
     }
   }
 
-  #enqueue<T>(options: ExecuteOptions, task: () => Promise<T>): Promise<T> {
-    const epoch = this.#cancelEpoch;
-    const run = this.#queue.then(() => {
-      if (this.#closed) throw new KernelError('CLIENT_CLOSED', 'The kernel client is closed.');
-      if (epoch !== this.#cancelEpoch || options.signal?.aborted) {
-        throw new KernelError(
-          'EXECUTION_CANCELLED',
-          'The execution was cancelled before it started.',
-        );
-      }
-      return task();
-    });
-    this.#queue = run.catch(() => {});
-    return run;
-  }
-
   async #run(
     code: string,
     options: ExecuteOptions,
@@ -265,7 +233,7 @@ export class KernelClient {
       this.#lost = undefined;
       throw lost;
     }
-    // A running kernel is used without an await (a turn per cell); #enqueue checked `closed`.
+    // A running kernel is used without an await (a turn per cell); the queue checked `closed`.
     const active = this.#active ?? (await this.#ensureKernel());
     if (this.#backend.shared) await applyEnvironment(active, this.#startSettings());
     const { connection } = active;
@@ -345,6 +313,10 @@ export class KernelClient {
       return Promise.reject(new KernelError('CLIENT_CLOSED', 'The kernel client is closed.'));
     }
     if (this.#active) return Promise.resolve(this.#active);
+    if (!this.#starting && this.#nextBackend) {
+      this.#backend = this.#nextBackend;
+      this.#nextBackend = undefined;
+    }
     this.#starting ??= this.#startKernel().finally(() => {
       this.#starting = undefined;
     });

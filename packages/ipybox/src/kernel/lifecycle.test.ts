@@ -2,7 +2,7 @@
 // several kernels side by side, the ipc transport. Each test owns its client and closes it.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -123,6 +123,20 @@ describe('kernel lifecycle', () => {
     assert.throws(() => process.kill(oldPid, 0), { code: 'ESRCH' });
     assert.notEqual(client.pid, oldPid);
     assert.equal((await client.execute('"secret" in globals()')).text, 'False');
+  });
+
+  it('useBackend() leaves the running kernel alone and starts the next one with it', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcpbox-backend-test-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const python = join(dir, 'python3');
+    await symlink('/usr/bin/python3', python);
+    const client = newClient(t);
+    const executable = async () => (await client.execute('import sys\nsys.executable')).text;
+    assert.equal(await executable(), "'/usr/bin/python3'");
+    client.useBackend(zmqKernelBackend({ python }));
+    assert.equal(await executable(), "'/usr/bin/python3'", 'the running kernel stays');
+    await client.reset();
+    assert.equal(await executable(), `'${python}'`);
   });
 
   it('close() ends the kernel, its subprocesses and its files', async (t) => {

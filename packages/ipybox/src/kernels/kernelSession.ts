@@ -23,6 +23,7 @@ import { attachCellApprover } from '../approval/cellApprover.ts';
 import type { Elicit } from '../approval/elicitApprover.ts';
 import { sessionApprovalGate } from '../approval/sessionGate.ts';
 import { CodeExecutor, type CodeExecutorOptions } from '../executor.ts';
+import type { KernelBackend } from '../kernel/backends/backend.ts';
 import { chooseKernelBackend } from '../kernel/backends/choose.ts';
 import type { SharedRemoteKernel } from '../kernel/backends/jupyterServer.ts';
 import { TimeoutBudget } from '../kernel/budget.ts';
@@ -87,13 +88,11 @@ export class KernelSession {
   readonly #logger: Logger;
   readonly #toolServer: ToolServer;
   readonly #pool: UpstreamPool;
-  #executor: CodeExecutor;
+  readonly #executor: CodeExecutor;
   #python: string;
   #running = 0;
   /** The context of the cell running now (set only while it runs, not while it waits). */
   readonly #cell: { context?: ToolContext };
-  /** Resolves when the cell before the next one has finished. */
-  #turn: Promise<void> = Promise.resolve();
   #lastUsed = Date.now();
   #closed = false;
   /** The code of the cells that worked, for `save_skill`'s cell references. */
@@ -174,12 +173,27 @@ export class KernelSession {
 
   /** Interrupts the running cell (an operator's button); the kernel and its state stay. */
   interrupt(): void {
-    this.#executor.cancel();
+    this.#executor.cancelRunning();
   }
 
-  /** Runs one cell. Rejects with the kernel layer's errors (see `output/cellResult.ts`). */
+  /**
+   * Runs one cell. Rejects with the kernel layer's errors (see `output/cellResult.ts`). Cells
+   * and approvals wait in the kernel client's one queue: what belongs to the running cell (its
+   * approver, its caller) is attached when its turn comes, so it is never a waiting cell's.
+   */
   runCell(code: string, options: RunCellOptions): Promise<ExecutionResult> {
-    return this.#inTurn(() => this.#runCell(code, options));
+    return this.#counted(async () => {
+      const budget = new TimeoutBudget(options.timeoutMs);
+      const result = await this.#executor.execute(code, {
+        timeout: budget,
+        signal: options.signal,
+        // Chunks by callback rather than through stream()'s iterators: the same order, fewer hops.
+        onChunk: options.onChunk,
+        onTurn: () => this.#startCell(budget, options),
+      });
+      this.history.add(result.executionCount, code);
+      return result;
+    });
   }
 
   /**
@@ -192,48 +206,41 @@ export class KernelSession {
     call: ToolCall,
     options: Pick<RunCellOptions, 'elicit' | 'signal' | 'context'>,
   ): Promise<string | undefined> {
-    return this.#inTurn(async () => {
-      // No clock runs here: the pause the approver asks for has nothing to stop.
-      const stopDeciding = this.#attachApprover({ pause() {}, resume() {} }, options.elicit);
-      this.#cell.context = options.context;
-      try {
-        return await this.#toolServer.approval.check(call, { signal: options.signal });
-      } finally {
-        this.#cell.context = undefined;
-        stopDeciding();
-      }
-    });
+    return this.#counted(() =>
+      this.#executor.inTurn(async () => {
+        // No clock runs here: the pause the approver asks for has nothing to stop.
+        const stopDeciding = this.#attachApprover({ pause() {}, resume() {} }, options.elicit);
+        this.#cell.context = options.context;
+        try {
+          return await this.#toolServer.approval.check(call, { signal: options.signal });
+        } finally {
+          this.#cell.context = undefined;
+          stopDeciding();
+        }
+      }),
+    );
   }
 
-  /** Runs `work` when the cells and approvals before it have finished (one at a time). */
-  async #inTurn<T>(work: () => Promise<T>): Promise<T> {
+  /** Runs `work` (queued in the kernel client), counting it as use while it runs or waits. */
+  async #counted<T>(work: () => Promise<T>): Promise<T> {
     this.#assertOpen();
-    // Nothing ran or waited here: the turn before this one has been released (no await for it).
-    const idle = this.#running === 0;
     this.#running += 1;
-    // One cell at a time (the kernel runs them in turn anyway): the approver attached below must
-    // belong to the cell that is running, not to one waiting behind it.
-    const previous = this.#turn;
-    let release!: () => void;
-    this.#turn = new Promise<void>((resolve) => {
-      release = resolve;
-    });
     try {
-      if (!idle) await previous;
       return await work();
     } finally {
-      release();
       this.#running -= 1;
       this.#lastUsed = Date.now();
     }
   }
 
-  async #runCell(code: string, options: RunCellOptions): Promise<ExecutionResult> {
-    const budget = new TimeoutBudget(options.timeoutMs);
-    // Approvals are decided here, in the loop of the call that runs the cell: an elicitation
-    // goes to the client that sent this cell, and the clock stops while the user decides.
-    // Under `approval: channel` the approval clients decide (WebSocket, mcp-proxy's console);
-    // the clock still stops while they do.
+  /**
+   * A cell's turn has come: approvals are decided in the loop of the call that runs it (an
+   * elicitation goes to the client that sent this cell, the clock stops while the user
+   * decides; under `approval: channel` the approval clients decide, the clock still stops), its
+   * code's tool calls run as its caller. Returns what ends all that when the cell has ended.
+   */
+  #startCell(budget: TimeoutBudget, options: RunCellOptions): () => void {
+    this.#switchInterpreterIfIdle();
     const stopDeciding = this.#attachApprover(budget, options.elicit);
     const stopAsking = this.#toolServer.questions.attach({
       askers: options.askUser ?? {},
@@ -241,21 +248,11 @@ export class KernelSession {
       resume: () => budget.resume(),
     });
     this.#cell.context = options.context;
-    try {
-      this.#switchInterpreterIfIdle();
-      // Chunks by callback rather than through stream()'s iterators: the same order, fewer hops.
-      const result = await this.#executor.execute(code, {
-        timeout: budget,
-        signal: options.signal,
-        onChunk: options.onChunk,
-      });
-      this.history.add(result.executionCount, code);
-      return result;
-    } finally {
+    return () => {
       this.#cell.context = undefined;
       stopAsking();
       stopDeciding();
-    }
+    };
   }
 
   /**
@@ -293,14 +290,13 @@ export class KernelSession {
     try {
       this.history.clear();
       await this.#toolServer.reset();
-      if (this.#python !== this.#context.python()) {
-        await this.#executor.stop();
-        this.#python = this.#context.python();
-        this.#executor = this.#newExecutor();
-        await this.#executor.start();
-      } else {
-        await this.#executor.reset();
+      const python = this.#context.python();
+      if (python !== this.#python) {
+        // The fresh kernel starts from the interpreter that applies now (the workspace venv's).
+        this.#python = python;
+        this.#executor.useBackend(this.#backend());
       }
+      await this.#executor.reset();
     } finally {
       this.#running -= 1;
       this.#lastUsed = Date.now();
@@ -330,9 +326,8 @@ export class KernelSession {
     if (this.#executor.kernelPid !== undefined) return;
     const python = this.#context.python();
     if (python === this.#python) return;
-    void this.#executor.stop();
     this.#python = python;
-    this.#executor = this.#newExecutor();
+    this.#executor.useBackend(this.#backend());
   }
 
   /** The tool server's address as the kernel sees it (`tool_server_url` for kernels elsewhere). */
@@ -346,18 +341,24 @@ export class KernelSession {
 
   #newExecutor(): CodeExecutor {
     const { settings } = this.#context;
-    const { kernelGateway } = settings;
     const options: CodeExecutorOptions = {
       workingDir: settings.workspace,
       imagesDir: settings.imagesDir,
       kernelEnv: { ...this.#context.kernelEnv, ...this.#toolServerEnv() },
-      backend: chooseKernelBackend({
-        python: this.#python,
-        sandbox: settings.sandbox,
-        sandboxConfig: settings.sandboxConfig,
-        jupyterServer: kernelGateway && { ...kernelGateway, shared: this.#context.sharedKernel },
-      }),
+      backend: this.#backend(),
     };
     return new CodeExecutor(options);
+  }
+
+  /** How this session's kernels start, with the interpreter `#python`. */
+  #backend(): KernelBackend {
+    const { settings } = this.#context;
+    const { kernelGateway } = settings;
+    return chooseKernelBackend({
+      python: this.#python,
+      sandbox: settings.sandbox,
+      sandboxConfig: settings.sandboxConfig,
+      jupyterServer: kernelGateway && { ...kernelGateway, shared: this.#context.sharedKernel },
+    });
   }
 }
