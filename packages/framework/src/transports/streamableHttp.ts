@@ -7,7 +7,8 @@
  * - **2026-07-28** (the request carries the `_meta` envelope): served statelessly by the SDK's
  *   `createMcpHandler` (`legacy: 'reject'`) — a fresh session server per request reading the
  *   shared catalog, `server/discover`, header checks (-32020/-32021/-32022), `input_required`,
- *   and `subscriptions/listen` streams fed with catalog changes.
+ *   and `subscriptions/listen` streams fed with catalog changes; a plain `tools/list` is
+ *   answered from its serialized answer once the SDK gave it (toolsListCache.ts).
  * - **2025-era** (`initialize`, or no envelope): sessions as before. An `initialize` POST opens a
  *   session (its own SDK server), the response carries `Mcp-Session-Id`, later requests name it,
  *   DELETE ends it, an unknown id gets 404 (spec 2025-11-25, basic/transports "Session
@@ -45,6 +46,7 @@ import { refuseTooDeep } from './jsonDepth.ts';
 import { DEFAULT_MAX_LISTENS, type ListenLimits, listenAdmission, sdkCap } from './listenLimits.ts';
 import { paramHeaderMismatch, paramHeadersOf } from './paramHeaders.ts';
 import { type SessionLimits, SessionTable, sessionSlots, takeSessionSlot } from './sessionTable.ts';
+import { toolsListCache } from './toolsListCache.ts';
 import { serveWeb, serveWebTransport } from './webResponse.ts';
 
 /** How long a client waits before reconnecting after the server closed its SSE stream (ms). */
@@ -197,13 +199,17 @@ function modernHandler({ hub, counters, listenLimits = {}, view }: StreamableHtt
     },
   });
   const stopNotifying = hub.addModernNotifier(handler.notify);
-  const serve = (req: McpRequest, res: ServerResponse) =>
+  const cachedToolsList = toolsListCache(hub, view);
+  const serve = (req: McpRequest, res: ServerResponse, keep?: (answer: Response) => void) =>
     serveWeb(
-      (request) =>
-        handler.fetch(request, {
+      async (request) => {
+        const answer = await handler.fetch(request, {
           ...(req.auth !== undefined && { authInfo: req.auth }),
           parsedBody: req.body,
-        }),
+        });
+        keep?.(answer);
+        return answer;
+      },
       req,
       res,
       req.body,
@@ -211,6 +217,8 @@ function modernHandler({ hub, counters, listenLimits = {}, view }: StreamableHtt
   return {
     handle: (req: McpRequest, res: ServerResponse) => {
       if (!admitListen(req, res)) return;
+      const cached = cachedToolsList(req, res);
+      if (cached === true) return;
       // `Mcp-Param-*` headers must match the call's arguments (400, -32020), checked against
       // the catalog's schema here because the SDK checks them only for McpServer products.
       const mismatch = paramHeadersCheck(hub, req, view);
@@ -221,7 +229,7 @@ function modernHandler({ hub, counters, listenLimits = {}, view }: StreamableHtt
           .end(JSON.stringify({ jsonrpc: '2.0', id: mismatch.id, error: mismatch.error }));
         return;
       }
-      return serve(req, res);
+      return serve(req, res, cached || undefined);
     },
     async close() {
       stopNotifying();
