@@ -3,35 +3,16 @@
 // or to the views shows on the very next request. Requests and callers are counted as before.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { rawModern } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { createServer } from '../server.ts';
 
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
 /** A plain 2026 `tools/list` with the given id: the answer's id and its tools' names. */
 async function list(url: string, id: string | number) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/list',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: META } }),
-  });
-  assert.equal(response.status, 200);
-  assert.equal(response.headers.get('content-type'), 'application/json');
-  const message = (await response.json()) as {
-    id: unknown;
-    result: { tools: { name: string }[]; _meta?: unknown };
-  };
-  return { id: message.id, names: message.result.tools.map((tool) => tool.name), message };
+  const answer = await rawModern(url, 'tools/list', {}, { id });
+  const tools = (answer.result?.tools ?? []) as { name: string }[];
+  return { id: answer.id, names: tools.map((tool) => tool.name), result: answer.result };
 }
 
 test('a 2026 tools/list answers from its kept answer, per view, until the catalog or views change', async (t) => {
@@ -47,7 +28,7 @@ test('a 2026 tools/list answers from its kept answer, per view, until the catalo
   const requestsBefore = server.stats.requests;
   const again = await list(url, 'second');
   assert.equal(again.id, 'second');
-  assert.deepEqual(again.message.result, first.message.result);
+  assert.deepEqual(again.result, first.result);
   assert.equal(server.stats.requests, requestsBefore + 1, 'a kept answer is counted');
 
   assert.deepEqual((await list(`${url}/x`, 3)).names, ['alpha']);

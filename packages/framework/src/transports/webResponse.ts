@@ -69,6 +69,7 @@ export async function serveWeb(
   if (headers['content-type'] === 'application/json' && response.body) {
     // A whole answer: one write, no stream to pump.
     const body = Buffer.from(await response.arrayBuffer());
+    headers['content-length'] = String(body.length); // not chunked
     res.writeHead(response.status, headers).end(body);
     return;
   }
