@@ -16,6 +16,8 @@ function nameOf(method: string, params: Record<string, unknown>): string | undef
 let nextId = 1;
 
 export interface RawResponse {
+  /** The id the answer names (the request's, unless the server got it wrong). */
+  id?: unknown;
   result?: Record<string, unknown>;
   error?: { code: number; message: string; data?: unknown };
 }
@@ -24,7 +26,12 @@ export async function rawModern(
   url: string | URL,
   method: string,
   params: Record<string, unknown>,
-  options: { capabilities?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  options: {
+    capabilities?: Record<string, unknown>;
+    headers?: Record<string, string>;
+    /** The request's id; default the next of a counter. */
+    id?: string | number;
+  } = {},
 ): Promise<RawResponse> {
   const name = nameOf(method, params);
   const response = await fetch(url, {
@@ -39,7 +46,7 @@ export async function rawModern(
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
-      id: nextId++,
+      id: options.id ?? nextId++,
       method,
       params: {
         ...params,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Implementation } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, Implementation, Tool } from '@modelcontextprotocol/server';
 import type { AccessControl } from '../access/access.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ToolCallDispatcher } from '../catalog/toolCalls.ts';
@@ -15,6 +15,7 @@ import type { ClosedSession } from '../contract/session.ts';
 import { nodeCrypto } from '../lazy.ts';
 import type { Era } from '../protocol/era.ts';
 import type { SkillsServing } from '../skills/serve.ts';
+import { listedTools } from './handlers/tools.ts';
 import { createRoundsCodec, type RoundsCodec } from './inputRounds.ts';
 import { type CacheHints, McpSession } from './session.ts';
 import type { ServerCounters } from './stats.ts';
@@ -115,6 +116,27 @@ export class SessionHub {
   onSessionClosed(listener: (closed: ClosedSession) => void): () => void {
     this.#closeListeners.add(listener);
     return () => this.#closeListeners.delete(listener);
+  }
+
+  /**
+   * What a 2026 `tools/list` through `view` shows this caller, for the HTTP entry's cache of
+   * serialized answers (transports/toolsListCache.ts): the session handler's own listing.
+   */
+  listedTools(
+    principal: Principal,
+    view: string | undefined,
+    capabilities: ClientCapabilities | undefined,
+  ): Tool[] {
+    const { catalog, access } = this.#options;
+    return listedTools(catalog, access, principal, view, capabilities);
+  }
+
+  /** Counts a request answered without a session, as a session's handler counts its own. */
+  countAnswered(principal: Principal, view: string | undefined): void {
+    const { counters, access } = this.#options;
+    counters.requests += 1;
+    counters.last_request = Date.now();
+    access.seen.request(principal, view);
   }
 
   /**

@@ -39,6 +39,11 @@ function isToolError(result: unknown): boolean {
 
 const failureOf = (result: unknown) => (isToolError(result) ? 'tool_error' : undefined);
 
+/** Whether requests are traced or counted: when not, a request may be answered without its handler. */
+export function requestsObserved(): boolean {
+  return requests.hasSubscribers || tracingEnabled();
+}
+
 /**
  * Runs one request handler, traced and counted when either is on. `era` is the session's (the
  * transport entry decided it); `params` are the request's, for the span's name (`tools/call echo`).
@@ -49,8 +54,8 @@ export function observeRequest<R>(
   params: unknown,
   run: () => Promise<R>,
 ): Promise<R> {
+  if (!requestsObserved()) return run();
   const counting = requests.hasSubscribers;
-  if (!counting && !tracingEnabled()) return run();
   const traced = tracingEnabled() ? inSpan(() => requestSpan(ctx, params), run, failureOf) : run();
   if (!counting) return traced;
   // The global `performance`: node:perf_hooks loads on the first request, not at start-up.

@@ -1,5 +1,5 @@
-// The quick 2025 check in front of the SDK's era classifier agrees with the classifier on every
-// kind of POST, and answers plain 2025 requests without calling it.
+// The quick checks in front of the SDK's era classifier agree with the classifier on every kind
+// of POST, and answer plain 2025 requests and requests carrying the 2026 envelope without it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
@@ -49,12 +49,86 @@ const CASES: Array<[string, string | undefined, unknown, boolean]> = [
     'the 2026 envelope',
     '2026-07-28',
     { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { ...CALL, _meta: MODERN_META } },
-    false,
+    true,
   ],
   [
     'the envelope, no header',
     undefined,
     { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: MODERN_META } },
+    true,
+  ],
+  [
+    'the envelope naming an unknown revision',
+    '2026-07-28',
+    {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/list',
+      params: {
+        _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+      },
+    },
+    true,
+  ],
+  [
+    'a malformed envelope',
+    '2026-07-28',
+    {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'ping',
+      params: { _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientInfo': 7 } },
+    },
+    true,
+  ],
+  [
+    'a 2026 notification',
+    '2026-07-28',
+    {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 1, _meta: MODERN_META },
+    },
+    true,
+  ],
+  [
+    'a malformed request with the envelope',
+    '2026-07-28',
+    { jsonrpc: '2.0', id: { no: 1 }, method: 'ping', params: { _meta: MODERN_META } },
+    true,
+  ],
+  [
+    'initialize with the envelope',
+    undefined,
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', _meta: MODERN_META },
+    },
+    false,
+  ],
+  [
+    'initialize with an envelope claiming 2025',
+    undefined,
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } },
+    },
+    false,
+  ],
+  [
+    'a response carrying the envelope',
+    '2026-07-28',
+    {
+      jsonrpc: '2.0',
+      id: 9,
+      result: { _meta: MODERN_META },
+      method: 'x',
+      params: { _meta: MODERN_META },
+    },
     false,
   ],
   [

@@ -7,7 +7,8 @@
  * - **2026-07-28** (the request carries the `_meta` envelope): served statelessly by the SDK's
  *   `createMcpHandler` (`legacy: 'reject'`) — a fresh session server per request reading the
  *   shared catalog, `server/discover`, header checks (-32020/-32021/-32022), `input_required`,
- *   and `subscriptions/listen` streams fed with catalog changes.
+ *   and `subscriptions/listen` streams fed with catalog changes; a plain `tools/list` is
+ *   answered from its serialized answer once the SDK gave it (toolsListCache.ts).
  * - **2025-era** (`initialize`, or no envelope): sessions as before. An `initialize` POST opens a
  *   session (its own SDK server), the response carries `Mcp-Session-Id`, later requests name it,
  *   DELETE ends it, an unknown id gets 404 (spec 2025-11-25, basic/transports "Session
@@ -26,11 +27,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
   classifyInboundRequest,
   createMcpHandler,
   isInitializeRequest,
+  PROTOCOL_VERSION_META_KEY,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { Express } from 'express';
@@ -45,7 +46,8 @@ import { refuseTooDeep } from './jsonDepth.ts';
 import { DEFAULT_MAX_LISTENS, type ListenLimits, listenAdmission, sdkCap } from './listenLimits.ts';
 import { paramHeaderMismatch, paramHeadersOf } from './paramHeaders.ts';
 import { type SessionLimits, SessionTable, sessionSlots, takeSessionSlot } from './sessionTable.ts';
-import { serveWebTransport } from './webResponse.ts';
+import { toolsListCache } from './toolsListCache.ts';
+import { serveWeb, serveWebTransport } from './webResponse.ts';
 
 /** How long a client waits before reconnecting after the server closed its SSE stream (ms). */
 const SSE_RETRY_MS = 1000;
@@ -138,10 +140,13 @@ function isLegacy(req: McpRequest): boolean {
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /**
- * Whether a POST is 2025-era, answered at once for the common case: a single JSON-RPC request
- * without `_meta` and without a 2026 version header, which the SDK's classifier always calls
- * legacy. Anything else goes to `classify` (the SDK's), whose three zod checks per request
- * (response? error? request?) cost about 0.09 ms of every 2025 HTTP call.
+ * Whether a POST is 2025-era, answered at once for the two common cases: a single JSON-RPC
+ * request without `_meta` and without a 2026 version header, which the SDK's classifier always
+ * calls legacy, and a single request or notification (not `initialize`) whose `_meta` carries
+ * the 2026 envelope's protocol-version claim, which it never does (it serves it as 2026 or
+ * answers it with a 2026 error, both on the 2026 route, which classifies it once more anyway).
+ * Anything else goes to `classify` (the SDK's), whose three zod checks per request (response?
+ * error? request?) cost about 0.09 ms of every HTTP call.
  */
 export function isLegacyPost(
   versionHeader: string | undefined,
@@ -149,7 +154,15 @@ export function isLegacyPost(
   classify: () => { kind: string },
 ): boolean {
   if (isPlainLegacyRequest(versionHeader, body)) return true;
+  if (claimsModernEnvelope(body)) return false;
   return classify().kind === 'legacy';
+}
+
+function claimsModernEnvelope(body: unknown): boolean {
+  if (!isPlainObject(body) || 'result' in body || 'error' in body) return false;
+  if (typeof body.method !== 'string' || body.method === 'initialize') return false;
+  const meta = isPlainObject(body.params) ? body.params._meta : undefined;
+  return isPlainObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 function isPlainLegacyRequest(versionHeader: string | undefined, body: unknown): boolean {
@@ -186,10 +199,26 @@ function modernHandler({ hub, counters, listenLimits = {}, view }: StreamableHtt
     },
   });
   const stopNotifying = hub.addModernNotifier(handler.notify);
-  const serve = toNodeHandler(handler);
+  const cachedToolsList = toolsListCache(hub, view);
+  const serve = (req: McpRequest, res: ServerResponse, keep?: (answer: Response) => void) =>
+    serveWeb(
+      async (request) => {
+        const answer = await handler.fetch(request, {
+          ...(req.auth !== undefined && { authInfo: req.auth }),
+          parsedBody: req.body,
+        });
+        keep?.(answer);
+        return answer;
+      },
+      req,
+      res,
+      req.body,
+    );
   return {
     handle: (req: McpRequest, res: ServerResponse) => {
       if (!admitListen(req, res)) return;
+      const cached = cachedToolsList(req, res);
+      if (cached === true) return;
       // `Mcp-Param-*` headers must match the call's arguments (400, -32020), checked against
       // the catalog's schema here because the SDK checks them only for McpServer products.
       const mismatch = paramHeadersCheck(hub, req, view);
@@ -200,7 +229,7 @@ function modernHandler({ hub, counters, listenLimits = {}, view }: StreamableHtt
           .end(JSON.stringify({ jsonrpc: '2.0', id: mismatch.id, error: mismatch.error }));
         return;
       }
-      return serve(req, res, req.body);
+      return serve(req, res, cached || undefined);
     },
     async close() {
       stopNotifying();

@@ -1,6 +1,6 @@
 /**
- * Serves one Node request with the SDK's web-standard Streamable HTTP transport and writes the
- * `Response` it returns back to Node, each body chunk as soon as it comes.
+ * Serves one Node request with the SDK's web-standard Streamable HTTP transport (or its 2026
+ * handler) and writes the `Response` it returns back to Node, each body chunk as soon as it comes.
  *
  * Instead of the SDK's Node wrapper (`NodeStreamableHTTPServerTransport`), because that wrapper
  * (through @hono/node-server) waits a timer tick — at least a millisecond — whenever a response's
@@ -19,8 +19,29 @@ import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprot
 import { type McpRequest, sendJsonRpcError } from './httpApp.ts';
 
 /** `transport.handleRequest` for Node: the request (its parsed body), then the response. */
-export async function serveWebTransport(
+export function serveWebTransport(
   transport: WebStandardStreamableHTTPServerTransport,
+  req: McpRequest,
+  res: ServerResponse,
+  parsedBody: unknown,
+): Promise<void> {
+  return serveWeb(
+    (request) => transport.handleRequest(request, { authInfo: req.auth, parsedBody }),
+    req,
+    res,
+    parsedBody,
+  );
+}
+
+/**
+ * Serves one Node request with a web-standard handler (`fetch` of the SDK's `createMcpHandler`,
+ * a transport's `handleRequest`): what `toNodeHandler` does, with the writing described above
+ * and, for a body already parsed, a `Request` without a body. The handlers take a parsed body
+ * from their options and never read the request's own, so serializing it again (as
+ * `toWebRequest` does) and wrapping it in a stream was wasted work on every call.
+ */
+export async function serveWeb(
+  fetch: (request: globalThis.Request) => Promise<globalThis.Response>,
   req: McpRequest,
   res: ServerResponse,
   parsedBody: unknown,
@@ -33,18 +54,30 @@ export async function serveWebTransport(
   res.once('close', onClose);
   let response: globalThis.Response;
   try {
-    const request = await toWebRequest(req, parsedBody, { signal: gone.signal });
-    response = await transport.handleRequest(request, { authInfo: req.auth, parsedBody });
+    const request =
+      parsedBody === undefined
+        ? await toWebRequest(req, parsedBody, { signal: gone.signal })
+        : bodilessRequest(req, gone.signal);
+    response = await fetch(request);
   } catch {
     res.off('close', onClose);
     if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
+    return;
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  if (headers['content-type'] === 'application/json' && response.body) {
+    // A whole answer: one write, no stream to pump.
+    const body = Buffer.from(await response.arrayBuffer());
+    headers['content-length'] = String(body.length); // not chunked
+    res.writeHead(response.status, headers).end(body);
     return;
   }
   res.cork();
   setImmediate(() => {
     if (!res.writableEnded) res.uncork();
   });
-  res.writeHead(response.status, Object.fromEntries(response.headers));
+  res.writeHead(response.status, headers);
   // Into the corked socket, so they still leave with the first chunk when one is ready; without
   // it Node holds the headers back until the first body write, and a stream with nothing to say
   // yet (a 2025 GET stream) would answer only with its first event or keepalive (15 s). After
@@ -55,6 +88,26 @@ export async function serveWebTransport(
     return;
   }
   await pipeBody(response.body, res);
+}
+
+const UNFRAMED = new Set(['content-length', 'content-encoding', 'transfer-encoding']);
+
+/** The web `Request` of a Node request whose body is already parsed: its method, URL and headers. */
+function bodilessRequest(req: McpRequest, signal: AbortSignal): globalThis.Request {
+  const headers = new Headers();
+  for (const name in req.headers) {
+    const value = req.headers[name];
+    // The body is not in this request, so neither is its framing.
+    if (value === undefined || name.startsWith(':') || UNFRAMED.has(name)) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  const host = req.headers.host ?? 'localhost';
+  return new Request(`http://${host}${req.url ?? '/'}`, {
+    method: req.method ?? 'GET',
+    headers,
+    signal,
+  });
 }
 
 /** Writes the body's chunks to `res` (minding backpressure) until it ends or `res` closes. */

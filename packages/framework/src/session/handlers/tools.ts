@@ -6,10 +6,14 @@
  */
 import {
   type CallToolResult,
+  type ClientCapabilities,
   ProtocolError,
   ProtocolErrorCode,
+  type Tool,
 } from '@modelcontextprotocol/server';
+import type { AccessControl } from '../../access/access.ts';
 import type { Catalog } from '../../catalog/catalog.ts';
+import type { Principal } from '../../contract/principal.ts';
 import type { RequestExtra } from '../../contract/tool.ts';
 import { GATE_HANDLE_ARGUMENT } from '../../gate/handles.ts';
 import { toolsFor } from '../appOnlyTools.ts';
@@ -47,17 +51,29 @@ function catalogName(host: SessionHost, called: string, view: string | undefined
   return named ?? called;
 }
 
+/**
+ * What `tools/list` shows this caller through `view`: the same array until the catalog, the
+ * access settings or the view change (each layer caches it), which the 2026 HTTP route's cache
+ * of serialized answers keys on (transports/toolsListCache.ts).
+ */
+export function listedTools(
+  catalog: Catalog,
+  access: AccessControl,
+  principal: Principal,
+  view: string | undefined,
+  capabilities: ClientCapabilities | undefined,
+): Tool[] {
+  const lookup = (name: string) => catalog.getTool(name);
+  return toolsFor(access.listTools(principal, view, catalog.listTools(), lookup), capabilities);
+}
+
 export function registerToolHandlers(host: SessionHost): void {
   const { server, catalog, dispatcher, access, counters, counted, withRounds } = host;
-  const lookup = (name: string) => catalog.getTool(name);
 
   server.setRequestHandler(
     'tools/list',
     counted(async (_request, extra) => ({
-      tools: toolsFor(
-        access.listTools(extra.principal, extra.view, catalog.listTools(), lookup),
-        extra.clientCapabilities,
-      ),
+      tools: listedTools(catalog, access, extra.principal, extra.view, extra.clientCapabilities),
     })),
   );
 
