@@ -22,8 +22,8 @@
  * serve that path; a server that fails to start, to negotiate the era or to answer makes the
  * run exit 1.
  *
- * Tuning: BENCH_ROUNDS (3), BENCH_LATENCY_CALLS (300), BENCH_THROUGHPUT_CALLS (2000),
- * BENCH_WARMUP_CALLS (300), BENCH_CLIENTS (50), BENCH_COLD_ROUNDS (5), BENCH_SERVERS
+ * Tuning: BENCH_ROUNDS (3), BENCH_LATENCY_CALLS (200), BENCH_THROUGHPUT_CALLS (1000),
+ * BENCH_WARMUP_CALLS (200), BENCH_CLIENTS (50), BENCH_COLD_ROUNDS (5), BENCH_SERVERS
  * (comma-separated column names), BENCH_GROUPS (of http-2025, http-2026, stdio-2025,
  * stdio-2026, cold-start). On Node 22: `npx -y -p node@22 node --conditions=mcpbox-source
  * --import tsx bench/peers.ts` (the servers run on the Node that runs this).
@@ -43,9 +43,9 @@ import {
 import { envList, firstLine, median, rssMb, table } from './lib/measure.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const LATENCY_CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 300);
-const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 2000);
-const WARMUP_CALLS = Number(process.env.BENCH_WARMUP_CALLS ?? 300);
+const LATENCY_CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 200);
+const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 1000);
+const WARMUP_CALLS = Number(process.env.BENCH_WARMUP_CALLS ?? 200);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
 const COLD_ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 5);
 const OURS = 'mcp-factory';
@@ -151,7 +151,11 @@ async function measureGroup(group: Group): Promise<void> {
             : await startHttp(kind, group, args, CLIENTS);
         runs.push(run);
         negotiated.push(`${group.name} ${kind.name}: ${run.version}`);
-        await measureLatency(run, WARMUP_CALLS).catch((e) => fail(kind.name, e, run));
+        await measureLatency(run, WARMUP_CALLS)
+          .then(() =>
+            group.transport === 'http' ? measureThroughput(run, WARMUP_CALLS, CLIENTS) : 0,
+          )
+          .catch((e) => fail(kind.name, e, run));
       } catch (error) {
         await fail(kind.name, error);
       }
