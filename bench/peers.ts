@@ -40,7 +40,7 @@ import {
   startHttp,
   startStdio,
 } from './lib/echoServers.ts';
-import { envList, firstLine, median, rssMb, table } from './lib/measure.ts';
+import { benchScratch, envList, firstLine, median, rssMb, table } from './lib/measure.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LATENCY_CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 200);
@@ -49,6 +49,7 @@ const WARMUP_CALLS = Number(process.env.BENCH_WARMUP_CALLS ?? 200);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
 const COLD_ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 5);
 const OURS = 'mcp-factory';
+benchScratch('bench-peers-');
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PEER_FILES = ['floor', 'tmcp', 'sdk', 'fastmcp', 'handler', 'mcp-use'].map(

@@ -3,7 +3,9 @@
  * statistics and table printing. Not a benchmark itself (bench/run.ts runs only the files
  * directly in bench/).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ERAS, type Era, versionOfEra } from '@mcpbox/framework';
 import { Client } from '@modelcontextprotocol/client';
 
@@ -11,6 +13,19 @@ import { Client } from '@modelcontextprotocol/client';
 // bench` builds them first), not the TypeScript sources through tsx, which a checkout's bins
 // would otherwise fall back to. The servers inherit this environment.
 process.env.MCPBOX_BIN ??= 'dist';
+
+/**
+ * A scratch directory of the benchmark's own, removed at exit, whose `home` and `cache` the
+ * servers inherit as HOME and XDG_CACHE_HOME: mcp-factory's tool-call log of every benchmark call
+ * and Node's compile cache of our bins go there, not into the user's ~/.mcp_proxy or ~/.cache.
+ */
+export function benchScratch(prefix: string): string {
+  const scratch = mkdtempSync(join(tmpdir(), prefix));
+  process.env.HOME = join(scratch, 'home');
+  process.env.XDG_CACHE_HOME = join(scratch, 'cache');
+  process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+  return scratch;
+}
 
 /** How a benchmark prints an era, and how BENCH_ERAS names it: by its year, 2025 or 2026. */
 export const eraLabel = (era: Era): string => (era === 'modern' ? '2026' : '2025');
