@@ -237,7 +237,7 @@ const failures = [...cells].flatMap(([label, row]) =>
 console.log(
   `\nMCP echo servers side by side — ${ROUNDS} interleaved rounds × ${LATENCY_CALLS} sequential ` +
     `calls (latency) and ${THROUGHPUT_CALLS} calls from ${CLIENTS} HTTP clients (throughput); ` +
-    `${COLD_ROUNDS} cold starts each\nnode ${process.version}, load average ` +
+    `${COLD_ROUNDS} cold starts each\nnode ${process.version} (servers too), load average ` +
     `${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')} (1, 5, 15 min) at the end\n`,
