@@ -70,21 +70,29 @@ export function cpuTimeMs(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8');
-      for (const child of children.split(' ').filter(Boolean)) total += cpuTimeMs(Number(child));
-    }
+    for (const child of childrenOf(pid)) total += cpuTimeMs(child);
   } catch {
     // The process (or one of its threads) ended while being read: it adds nothing more.
   }
   return total;
 }
 
-/** Resident memory of a process in MB (VmRSS), or NaN once it has ended. */
+/** The pids of a process's live children. */
+function childrenOf(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+      .split(' ')
+      .filter(Boolean)
+      .map(Number),
+  );
+}
+
+/** Resident memory (VmRSS) of a process and its live descendants in MB; NaN once it has ended. */
 export function rssMb(pid: number): number {
   try {
     const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : Number.NaN;
+    const own = match ? Number(match[1]) / 1024 : Number.NaN;
+    return childrenOf(pid).reduce((sum, child) => sum + (rssMb(child) || 0), own);
   } catch {
     return Number.NaN;
   }
