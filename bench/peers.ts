@@ -11,7 +11,7 @@
  * - cold start over stdio: spawn to the answer of `initialize`, a fresh process each time.
  *
  * Every server is the compiled JavaScript a user runs: mcp-factory's dist/ bin (`-p echo`), and
- * the peers (bench/peers/*-server.ts) bundled by esbuild into bench/dist/ (their packages stay
+ * the peers (bench/peers/*-server.ts) bundled by esbuild into bench/.tmp-peers-node<N>/ (packages stay
  * external), so no TypeScript loader runs in any server. The Fetch-based peers (tmcp,
  * mcp-handler) and the SDK listen on node:http behind the SDK's own Node adapter and localhost
  * guards (bench/peers/listen.ts); mcp-use on its own listener; fastmcp on its own.
@@ -55,9 +55,12 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PEER_FILES = ['floor', 'tmcp', 'sdk', 'fastmcp', 'handler', 'mcp-use'].map(
   (name) => `bench/peers/${name}-server.ts`,
 );
+// One directory per Node major, so runs on two Nodes at once never read each other's half-written
+// files; beside bench/peers/, so the bundles resolve packages as the sources do.
+const OUT = `bench/.tmp-peers-node${process.versions.node.split('.')[0]}`;
 await build({
   entryPoints: PEER_FILES.map((f) => `${ROOT}${f}`),
-  outdir: `${ROOT}bench/dist`,
+  outdir: `${ROOT}${OUT}`,
   outExtension: { '.js': '.mjs' },
   bundle: true,
   packages: 'external',
@@ -67,7 +70,7 @@ await build({
   logLevel: 'warning',
 });
 /** A peer's compiled entry; its imports resolve from bench/ (bench/node_modules first). */
-const peer = (name: string, ...args: string[]) => [`bench/dist/${name}-server.mjs`, ...args];
+const peer = (name: string, ...args: string[]) => [`${OUT}/${name}-server.mjs`, ...args];
 
 /** Each column: how to start it per group, or undefined where the framework does not serve it. */
 const COLUMNS: ServerKind[] = [
