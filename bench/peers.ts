@@ -11,8 +11,8 @@
  * - cold start over stdio: spawn to the answer of `initialize`, a fresh process each time.
  *
  * Every server is the compiled JavaScript a user runs: mcp-factory's dist/ bin (`-p echo`), and
- * the peers (bench/peers/*-server.ts) bundled by esbuild into bench/.tmp-peers-node<N>/ (packages stay
- * external), so no TypeScript loader runs in any server. The Fetch-based peers (tmcp,
+ * the peers (bench/peers/*-server.ts) bundled by esbuild into bench/.tmp-peers-node<N>/
+ * (packages stay external), so no TypeScript loader runs in any server. The Fetch-based peers (tmcp,
  * mcp-handler) and the SDK listen on node:http behind the SDK's own Node adapter and localhost
  * guards (bench/peers/listen.ts); mcp-use on its own listener; fastmcp on its own.
  *
