@@ -13,8 +13,8 @@
  * BENCH_WARMUP_CALLS (500), BENCH_GROUPS (comma-separated, of stdio-2025, stdio-2026, http-2025,
  * http-2026), BENCH_PINS=off (measure the audit log alone, without the pinned server).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { ERAS, verifyAuditLog } from '@mcpbox/framework';
 import { measureLatency, measureThroughput } from './lib/echoCalls.ts';
@@ -26,6 +26,7 @@ import {
   startStdio,
 } from './lib/echoServers.ts';
 import {
+  benchScratch,
   cpuTimeMs,
   envList,
   eraLabel,
@@ -50,10 +51,8 @@ const groups: Group[] = (['stdio', 'http'] as const)
   )
   .filter((g) => !wantedGroups || wantedGroups.includes(g.name));
 
-const scratch = mkdtempSync(join(tmpdir(), 'bench-audit-'));
 // The tool-call log (on in both) goes to a HOME of the benchmark's own, removed at exit.
-process.env.HOME = join(scratch, 'home');
-process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+const scratch = benchScratch('bench-audit-');
 
 // One audit log per server: a file has one writer, whose chain it is.
 const factory = ['packages/proxy/bin/mcp-factory.js', '-p', 'echo', '--log-level', 'warning'];

@@ -30,8 +30,8 @@
  * BENCH_WARMUP_CALLS (500), BENCH_SERVERS (comma-separated names; the bare SDK always runs as the
  * baseline), BENCH_GROUPS (comma-separated, of stdio-2025, stdio-2026, http-2025, http-2026).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { ERAS, FIRST_MODERN_VERSION } from '@mcpbox/framework';
 import { measureLatency, measureThroughput } from './lib/echoCalls.ts';
@@ -45,6 +45,7 @@ import {
   startStdio,
 } from './lib/echoServers.ts';
 import {
+  benchScratch,
   cpuTimeMs,
   envList,
   eraLabel,
@@ -70,13 +71,9 @@ const ALL_GROUPS: Group[] = (['stdio', 'http'] as const).flatMap((transport) =>
 const factory = ['packages/proxy/bin/mcp-factory.js', '-p', 'echo', '--log-level', 'warning'];
 // mcp-factory keeps an SSE event store per 2025 session (Last-Event-ID resumption) by default;
 // the bare SDK keeps none. The variant without it shows what resumability costs.
-const scratch = mkdtempSync(join(tmpdir(), 'bench-echo-'));
+const scratch = benchScratch('bench-echo-');
 const noResume = join(scratch, 'no-resume.yaml');
 writeFileSync(noResume, 'resumable_streams: false\n');
-// The servers inherit a HOME of their own: mcp-factory's tool-call log of every benchmark call
-// goes there (removed at exit), not into the user's ~/.mcp_proxy/logs.
-process.env.HOME = join(scratch, 'home');
-process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 const SERVERS: ServerKind[] = [
   {
     name: 'bare SDK',

@@ -30,8 +30,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ERAS, type Era } from '@mcpbox/framework';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { benchClient, checkEra, eraLabel } from './lib/measure.ts';
+import { coldStartMs } from './lib/echoServers.ts';
+import { eraLabel } from './lib/measure.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
@@ -70,24 +70,7 @@ env.NODE_OPTIONS = (env.NODE_OPTIONS ?? '').replace(/--conditions=mcpbox-source/
 env.XDG_CACHE_HOME = cacheHome;
 
 /** Milliseconds from spawn to the first answer. */
-async function coldStart(server: Server, era: Era): Promise<number> {
-  const transport = new StdioClientTransport({
-    command: NODE,
-    args: server.args,
-    env,
-    stderr: 'ignore',
-  });
-  const client = benchClient(era);
-  const start = performance.now();
-  try {
-    await client.connect(transport);
-    const elapsed = performance.now() - start;
-    checkEra(client, era);
-    return elapsed;
-  } finally {
-    await client.close();
-  }
-}
+const coldStart = (server: Server, era: Era) => coldStartMs(NODE, server.args, env, era);
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -24,14 +24,18 @@ export async function measureLatency(run: Running, calls: number): Promise<numbe
   return samples;
 }
 
-/** Calls per second, `calls` calls from {@link CONCURRENCY} concurrent callers. */
-export async function measureThroughput(run: Running, calls: number): Promise<number> {
+/** Calls per second, `calls` calls from `concurrency` concurrent callers. */
+export async function measureThroughput(
+  run: Running,
+  calls: number,
+  concurrency = CONCURRENCY,
+): Promise<number> {
   let next = 0;
   const worker = async (w: number) => {
     const client = run.clients[w % run.clients.length];
     while (next < calls) await call(client, next++);
   };
   const start = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
+  await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)));
   return calls / (Number(process.hrtime.bigint() - start) / 1e9);
 }

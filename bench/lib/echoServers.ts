@@ -57,6 +57,29 @@ async function checkConnected(client: Client, group: Group): Promise<string> {
 /** The measurements of a server not measured yet. */
 export const blank = () => ({ latencies: [], throughputs: [], cpuMs: 0, cpuCalls: 0 });
 
+/**
+ * Milliseconds from spawning `command args` to the answer of its era's first request
+ * (`initialize` for 2025, the pinned 2026 client's first request): a stdio client's cold start.
+ */
+export async function coldStartMs(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  era: Era,
+): Promise<number> {
+  const transport = new StdioClientTransport({ command, args, env, cwd: ROOT, stderr: 'ignore' });
+  const client = benchClient(era);
+  const start = performance.now();
+  try {
+    await client.connect(transport);
+    const elapsed = performance.now() - start;
+    checkEra(client, era);
+    return elapsed;
+  } finally {
+    await client.close();
+  }
+}
+
 export async function startStdio(kind: ServerKind, group: Group, args: string[]): Promise<Running> {
   const client = benchClient(group.era);
   const transport = new StdioClientTransport({
@@ -108,7 +131,13 @@ async function endpointOf(child: ChildProcess, name: string): Promise<URL> {
   }
 }
 
-export async function startHttp(kind: ServerKind, group: Group, args: string[]): Promise<Running> {
+/** Starts an HTTP server and connects `clientCount` clients to it (one per concurrent caller). */
+export async function startHttp(
+  kind: ServerKind,
+  group: Group,
+  args: string[],
+  clientCount = CONCURRENCY,
+): Promise<Running> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   const clients: Client[] = [];
   const close = async () => {
@@ -121,7 +150,7 @@ export async function startHttp(kind: ServerKind, group: Group, args: string[]):
   try {
     const url = await endpointOf(child, kind.name);
     let version = '?';
-    for (let i = 0; i < CONCURRENCY; i++) {
+    for (let i = 0; i < clientCount; i++) {
       const client = benchClient(group.era);
       clients.push(client);
       await client.connect(new StreamableHTTPClientTransport(url));

@@ -3,7 +3,9 @@
  * statistics and table printing. Not a benchmark itself (bench/run.ts runs only the files
  * directly in bench/).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ERAS, type Era, versionOfEra } from '@mcpbox/framework';
 import { Client } from '@modelcontextprotocol/client';
 
@@ -11,6 +13,19 @@ import { Client } from '@modelcontextprotocol/client';
 // bench` builds them first), not the TypeScript sources through tsx, which a checkout's bins
 // would otherwise fall back to. The servers inherit this environment.
 process.env.MCPBOX_BIN ??= 'dist';
+
+/**
+ * A scratch directory of the benchmark's own, removed at exit, whose `home` and `cache` the
+ * servers inherit as HOME and XDG_CACHE_HOME: mcp-factory's tool-call log of every benchmark call
+ * and Node's compile cache of our bins go there, not into the user's ~/.mcp_proxy or ~/.cache.
+ */
+export function benchScratch(prefix: string): string {
+  const scratch = mkdtempSync(join(tmpdir(), prefix));
+  process.env.HOME = join(scratch, 'home');
+  process.env.XDG_CACHE_HOME = join(scratch, 'cache');
+  process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+  return scratch;
+}
 
 /** How a benchmark prints an era, and how BENCH_ERAS names it: by its year, 2025 or 2026. */
 export const eraLabel = (era: Era): string => (era === 'modern' ? '2026' : '2025');
@@ -55,14 +70,32 @@ export function cpuTimeMs(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8');
-      for (const child of children.split(' ').filter(Boolean)) total += cpuTimeMs(Number(child));
-    }
+    for (const child of childrenOf(pid)) total += cpuTimeMs(child);
   } catch {
     // The process (or one of its threads) ended while being read: it adds nothing more.
   }
   return total;
+}
+
+/** The pids of a process's live children. */
+function childrenOf(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+      .split(' ')
+      .filter(Boolean)
+      .map(Number),
+  );
+}
+
+/** Resident memory (VmRSS) of a process and its live descendants in MB; NaN once it has ended. */
+export function rssMb(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const own = match ? Number(match[1]) / 1024 : Number.NaN;
+    return childrenOf(pid).reduce((sum, child) => sum + (rssMb(child) || 0), own);
+  } catch {
+    return Number.NaN;
+  }
 }
 
 export function percentile(values: number[], p: number): number {

@@ -9,23 +9,16 @@
  * - `http-legacy`: one `McpServer` per session on a `NodeStreamableHTTPServerTransport`, the
  *   SDK README's sessionful 2025 serving (SSE responses by default).
  *
- * Both HTTP modes put the SDK's localhost Host/Origin guards in front, as the SDK's node:http
- * recipe does (mcp-factory checks Host too), and print `MCP endpoint:  <url>` on stderr once
- * listening, like mcp-factory.
+ * Both HTTP modes listen through ./listen.ts (the SDK's localhost Host/Origin guards in front,
+ * `MCP endpoint:  <url>` on stderr once listening).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { NodeStreamableHTTPServerTransport as HttpTransport } from '@modelcontextprotocol/node';
+import { listen } from './listen.ts';
 import { fromWorkspace, workspaceSdk } from './workspace.ts';
 
 const { McpServer, createMcpHandler, serveStdio, z } = await workspaceSdk();
-const {
-  NodeStreamableHTTPServerTransport,
-  localhostHostValidation,
-  localhostOriginValidation,
-  toNodeHandler,
-} = (await fromWorkspace(
+const { NodeStreamableHTTPServerTransport, toNodeHandler } = (await fromWorkspace(
   '@modelcontextprotocol/node',
 )) as typeof import('@modelcontextprotocol/node');
 
@@ -40,27 +33,6 @@ function echoServer() {
     ({ message }) => ({ content: [{ type: 'text', text: message }] }),
   );
   return server;
-}
-
-type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-
-/** Serves `handle` at /mcp on a free loopback port behind the Host and Origin guards. */
-function listen(handle: NodeHandler, close: () => Promise<void>): void {
-  const validateHost = localhostHostValidation();
-  const validateOrigin = localhostOriginValidation();
-  const http = createServer((req, res) => {
-    if (!req.url?.startsWith('/mcp')) {
-      res.writeHead(404).end();
-      return;
-    }
-    if (!validateHost(req, res) || !validateOrigin(req, res)) return;
-    void handle(req, res);
-  });
-  http.listen(0, '127.0.0.1', () => {
-    const { port } = http.address() as AddressInfo;
-    process.stderr.write(`MCP endpoint:  http://127.0.0.1:${port}/mcp\n`);
-  });
-  process.on('SIGTERM', () => void close().finally(() => process.exit(0)));
 }
 
 /** 2026-07-28 only: the SDK's per-request entry. */
