@@ -2,7 +2,8 @@
  * The bins' launcher (`@mcpbox/framework/launch`, packages/framework/launch.js) and Node's
  * compile cache it turns on: the compiled bins (`npm run build`, MCPBOX_BIN=dist), started with
  * a real SDK client over stdio, on the Node running the tests and on Node 22 from the npm package
- * `node@22` (Node 20 has no compile cache; on 22 it is what makes a stdio server start fast).
+ * `node@22` (Node 20 has no compile cache; on 22 it is what makes a stdio server start fast),
+ * and the HTTP endpoint on Node 22, whose streamed answers leave a socket differently.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -15,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { compileCacheDirectories, compileCacheDirectory } from '@mcpbox/framework/launch';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { RAW_INITIALIZE } from './__fixtures__/testServer.ts';
 
@@ -140,6 +141,38 @@ describe('on Node 22', () => {
     writeFileSync(notADirectory, '');
     // mcpbox/… below a regular file cannot be created: the server starts and answers anyway.
     await echoOverStdio(node22, { XDG_CACHE_HOME: notADirectory });
+  });
+
+  test('over HTTP it answers clients of both eras (a 2025 answer streamed as server-sent events)', async (t) => {
+    if (unavailable) return t.skip(unavailable);
+    const child = spawn(node22, [FACTORY_BIN, '-p', 'echo', '--http', '0'], {
+      env: binEnv({ XDG_CACHE_HOME: cacheHome().home }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    t.after(() => child.kill('SIGKILL'));
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += String(chunk);
+        const found = /MCP endpoint:\s+(\S+)/.exec(stderr);
+        if (found) resolve(found[1] as string);
+      });
+      child.once('exit', () => reject(new Error(`mcp-factory exited:\n${stderr}`)));
+    });
+    for (const pin of [undefined, '2026-07-28' as const]) {
+      const options = pin && { versionNegotiation: { mode: { pin } } };
+      const client = new Client(
+        { name: `launch-test-${pin ?? '2025'}`, version: '1.0.0' },
+        options,
+      );
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      try {
+        const result = await client.callTool({ name: 'echo', arguments: { message: 'hi' } });
+        assert.deepEqual(result.content, [{ type: 'text', text: 'hi' }]);
+      } finally {
+        await client.close();
+      }
+    }
   });
 
   test('a server its client SIGKILLs has written the cache shortly after starting', async (t) => {

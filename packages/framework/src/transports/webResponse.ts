@@ -73,10 +73,16 @@ export async function serveWeb(
     res.writeHead(response.status, headers).end(body);
     return;
   }
+  // Uncorked exactly once: at the end of this turn, or before the end of an answer finished
+  // sooner. Node 22's end() leaves a socket corked by the response corked, with the answer in it.
+  let corked = true;
+  const uncork = () => {
+    if (!corked) return;
+    corked = false;
+    res.uncork();
+  };
   res.cork();
-  setImmediate(() => {
-    if (!res.writableEnded) res.uncork();
-  });
+  setImmediate(uncork);
   res.writeHead(response.status, headers);
   // Into the corked socket, so they still leave with the first chunk when one is ready; without
   // it Node holds the headers back until the first body write, and a stream with nothing to say
@@ -84,10 +90,11 @@ export async function serveWeb(
   // writeHead() `res.headersSent` is already true, so it cannot tell whether they went out.
   res.flushHeaders();
   if (!response.body) {
+    uncork();
     res.end();
     return;
   }
-  await pipeBody(response.body, res);
+  await pipeBody(response.body, res, uncork);
 }
 
 const UNFRAMED = new Set(['content-length', 'content-encoding', 'transfer-encoding']);
@@ -110,8 +117,15 @@ function bodilessRequest(req: McpRequest, signal: AbortSignal): globalThis.Reque
   });
 }
 
-/** Writes the body's chunks to `res` (minding backpressure) until it ends or `res` closes. */
-async function pipeBody(body: ReadableStream<Uint8Array>, res: ServerResponse): Promise<void> {
+/**
+ * Writes the body's chunks to `res` (minding backpressure) until it ends or `res` closes;
+ * `beforeEnd` runs before the response is ended.
+ */
+async function pipeBody(
+  body: ReadableStream<Uint8Array>,
+  res: ServerResponse,
+  beforeEnd: () => void,
+): Promise<void> {
   const reader = body.getReader();
   const cancel = () => {
     reader.cancel().catch(() => undefined);
@@ -134,6 +148,7 @@ async function pipeBody(body: ReadableStream<Uint8Array>, res: ServerResponse): 
         });
       }
     }
+    beforeEnd();
     res.end();
   } catch (error) {
     res.destroy(error instanceof Error ? error : new Error(String(error)));
