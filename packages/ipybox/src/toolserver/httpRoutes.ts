@@ -1,7 +1,6 @@
 /**
  * The tool server's node:http side: the routes (`GET /status`, `POST /run`, `POST /result`), the
- * token check
- * before a body is read, the body limit and the JSON replies. Requests of the one shape kernel
+ * token check before a body is read, the body limit and the JSON replies. Requests of the one shape kernel
  * code sends over and over are answered on the lane (`runLane.ts`) instead; everything else lands
  * here, and both hand a call to the same {@link HttpRoutes.call}, so the two paths answer alike.
  *

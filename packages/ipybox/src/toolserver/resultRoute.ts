@@ -80,12 +80,10 @@ export async function readResult(
   } catch (error) {
     // The store's refusals (unknown, another caller's, expired, dropped) and ours carry a message
     // meant for the user; anything else is the store failing (e.g. Redis down), said as such.
-    const refusal =
-      error instanceof ResultRefused || (error as { code?: unknown }).code === 'RESULT_UNAVAILABLE';
     return {
       status: 200,
       body: {
-        error: refusal
+        error: isRefusal(error)
           ? errorMessage(error)
           : `the result store failed reading "${handle}": ${errorMessage(error)}`,
         type: 'result_unavailable',

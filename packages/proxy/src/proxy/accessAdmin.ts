@@ -72,7 +72,7 @@ export type PolicyReload =
   | { ok: false; error: string };
 
 const KEYS_AT_START =
-  'api_keys were not reloaded: this server started without API keys on its HTTP endpoint; restart it to turn them on';
+  'api_keys were not reloaded: this server started without API keys (or serves stdio, which takes none); restart it to turn them on';
 
 export interface NameChanges {
   added: string[];
