@@ -33,6 +33,10 @@ if (approve) {
   server.access.update(parseAccessSettings({ policy: { default: 'allow', rules } }));
 }
 server.registerTool('pid', { description: 'The server process id' }, () => String(process.pid));
+// A plugin bug: a text block without its text, which no client could read.
+server.registerTool('malformed', { description: 'Returns a result that is not one' }, () => ({
+  content: [{ type: 'text' } as never],
+}));
 await server.start();
 await server.closed;
 await upstream?.dispose();

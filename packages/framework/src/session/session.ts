@@ -7,11 +7,11 @@
  *
  * @module
  */
-import {
-  type CacheHint,
-  type Implementation,
-  Server,
-  type ServerContext,
+import type {
+  CacheHint,
+  Implementation,
+  JSONRPCMessage,
+  ServerContext,
 } from '@modelcontextprotocol/server';
 import type { AccessControl } from '../access/access.ts';
 import { ANONYMOUS_PRINCIPAL, principalFromAuth } from '../auth/principal.ts';
@@ -23,13 +23,15 @@ import type { Era } from '../protocol/era.ts';
 import type { SkillsServing } from '../skills/serve.ts';
 import { observeRequest } from '../telemetry/requests.ts';
 import { withV1Aliases } from './context.ts';
+import { DirectAnswers, type DirectHandler } from './directAnswers.ts';
 import { registerCompletionHandler } from './handlers/completion.ts';
 import type { Counted, SessionHost } from './handlers/host.ts';
 import { registerPromptHandlers } from './handlers/prompts.ts';
 import { registerResourceHandlers, registerSubscriptionHandlers } from './handlers/resources.ts';
-import { registerToolHandlers } from './handlers/tools.ts';
+import { answersAtOnce, registerToolHandlers } from './handlers/tools.ts';
 import { roundsRunner } from './handlers/withRounds.ts';
 import type { RoundsCodec } from './inputRounds.ts';
+import { SessionServer } from './sessionServer.ts';
 import type { ServerCounters } from './stats.ts';
 import { registerTaskMethods, TASKS_EXTENSION } from './tasks.ts';
 
@@ -95,13 +97,14 @@ export class McpSession {
    * the SDK drops the transport (and with it the id) before its close hook runs.
    */
   sessionId: string | undefined;
-  readonly server: Server;
+  readonly server: SessionServer;
   /** See {@link SessionOptions.era}. */
   readonly era: Era;
   /** See {@link SessionOptions.view}. */
   readonly view: string | undefined;
   readonly #principal: Principal;
   readonly #access: AccessControl;
+  readonly #direct: DirectAnswers;
   /** Resource URIs this client subscribed to (2025 `resources/subscribe`). */
   readonly subscriptions = new Set<string>();
 
@@ -114,7 +117,7 @@ export class McpSession {
   constructor(options: SessionOptions) {
     const { catalog, dispatcher, counters } = options;
     this.#connectionId = options.connectionId;
-    const server = new Server(options.info, {
+    const server = new SessionServer(options.info, {
       capabilities: CAPABILITIES,
       instructions: options.instructions || undefined,
       cacheHints: options.cacheHints,
@@ -133,6 +136,7 @@ export class McpSession {
       counters,
       counted: this.#counted(counters),
       withRounds: roundsRunner(catalog, options.rounds),
+      direct: new Map<string, DirectHandler>(),
     };
     registerTaskMethods(server, host.counted as never);
     registerToolHandlers(host);
@@ -141,6 +145,20 @@ export class McpSession {
     registerPromptHandlers(host);
     registerCompletionHandler(host);
     options.skills?.attach(server, host.counted);
+    this.#direct = new DirectAnswers({
+      server,
+      era: this.era,
+      handlers: host.direct,
+      callable: (name) => answersAtOnce(host, name, this.view),
+    });
+  }
+
+  /**
+   * Answers `message` past the SDK when it is a request the session answers itself
+   * (directAnswers.ts), sending the answer through `send`; false: give it to the SDK.
+   */
+  answerDirectly(message: JSONRPCMessage, send: (message: JSONRPCMessage) => unknown): boolean {
+    return this.#direct.answer(message, send);
   }
 
   /** Counts every request and every failure for the health endpoints, one wrapper per handler. */
@@ -153,6 +171,7 @@ export class McpSession {
         try {
           this.sessionId ??= ctx.sessionId;
           const { era, connectionId, view } = this;
+          if (era === 'modern') this.#direct.accept(ctx.mcpReq.envelope);
           // Identity comes from authentication alone: the verified token, else the connection's.
           const principal = principalFromAuth(ctx.http?.authInfo) ?? this.#principal;
           this.#access.seen.request(principal, view);
@@ -187,6 +206,7 @@ export class McpSession {
   }
 
   close(): Promise<void> {
+    this.#direct.close();
     return this.server.close();
   }
 }

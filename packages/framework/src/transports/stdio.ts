@@ -71,7 +71,7 @@ export async function serveStdio(options: StdioOptions): Promise<MountedTranspor
   const stdout = options.stdout ?? reserveStdoutForProtocol();
   let session: McpSession | undefined;
   let gone = false;
-  const transport = new StdioServerTransport({
+  const transport: StdioServerTransport = new StdioServerTransport({
     stdin,
     stdout,
     maxMessageBytes: options.maxMessageBytes,
@@ -80,6 +80,9 @@ export async function serveStdio(options: StdioOptions): Promise<MountedTranspor
       const problem = isListenRequest(message) ? listenSizeProblem(message) : undefined;
       return problem === undefined ? undefined : { code: -32602, message: problem };
     },
+    // Once the session is established, it answers its load-carrying requests itself.
+    direct: (message) =>
+      session?.answerDirectly(message, (reply) => transport.send(reply)) ?? false,
     onclosed: (reason) => {
       options.logger?.info(`stdio: connection closed: ${reason}`);
       if (gone) return;

@@ -41,6 +41,11 @@ export interface StdioTransportOptions {
    * the error for the message's id, and the message is dropped.
    */
   screen?: (message: JSONRPCMessage) => { code: number; message: string } | undefined;
+  /**
+   * Offered each well-formed message that passed `screen`; returning true means it was answered
+   * there (past the SDK's dispatch) and is not delivered.
+   */
+  direct?: (message: JSONRPCMessage) => boolean;
 }
 
 type Id = string | number;
@@ -179,6 +184,7 @@ export class StdioServerTransport implements Transport {
       this.#reject(echoableId(value), refused.code, refused.message);
       return;
     }
+    if (this.#options.direct?.(value as JSONRPCMessage)) return;
     this.onmessage?.(value as JSONRPCMessage);
   }
 

@@ -9,6 +9,7 @@ import type { AccessControl } from '../../access/access.ts';
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { ToolCallDispatcher } from '../../catalog/toolCalls.ts';
 import type { RequestExtra, ToolContext } from '../../contract/tool.ts';
+import type { DirectHandler } from '../directAnswers.ts';
 import type { ServerCounters } from '../stats.ts';
 
 /** Wraps a handler so the session counts, traces and contextualises each request it serves. */
@@ -41,4 +42,6 @@ export interface SessionHost {
   readonly counters: ServerCounters;
   readonly counted: Counted;
   readonly withRounds: WithRounds;
+  /** The handlers the session also answers itself, past the SDK (directAnswers.ts). */
+  readonly direct: Map<string, DirectHandler>;
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import {
+  type CallToolRequest,
   type CallToolResult,
   type ClientCapabilities,
   ProtocolError,
@@ -77,9 +78,8 @@ export function registerToolHandlers(host: SessionHost): void {
     })),
   );
 
-  server.setRequestHandler(
-    'tools/call',
-    counted(async (request, extra) => {
+  const call = counted(
+    async (request: CallToolRequest, extra: RequestExtra): Promise<CallToolResult> => {
       // The view may list a tool under another name; the catalog and its routes know its own.
       const name = catalogName(host, request.params.name, extra.view);
       const args = takeGateHandle(catalog, name, request.params.arguments, extra);
@@ -107,6 +107,17 @@ export function registerToolHandlers(host: SessionHost): void {
       const result = asked.result;
       if (result.isError) counters.errors += 1;
       return result;
-    }),
+    },
   );
+  server.setRequestHandler('tools/call', call);
+  host.direct.set('tools/call', call);
+}
+
+/**
+ * Whether a call of `called` through `view` runs and answers at once, so the session may answer
+ * it itself (directAnswers.ts); tasks and live calls go through the SDK.
+ */
+export function answersAtOnce(host: SessionHost, called: string, view: string | undefined) {
+  const name = host.access.view(view)?.catalogName(called) ?? called;
+  return !host.catalog.getTool(name)?.keepsRunning;
 }

@@ -1,0 +1,297 @@
+/**
+ * The requests that carry a session's load — `tools/call` and `ping` — answered by the session
+ * itself once the connection is established, instead of by the SDK's dispatch. The SDK parses a
+ * `tools/call` against its schema twice and its result once, and builds a lifted copy, an
+ * envelope check and a dozen closures per request: most of a stdio echo's server CPU. Here the
+ * same registered handler runs with the same context (`SessionServer.contextFor`), and the
+ * result leaves encoded by the same era codec.
+ *
+ * What is checked instead, and why that is enough:
+ * - 2025: the connection has answered `initialize`; a request carrying 2026 envelope keys goes
+ *   to the SDK (which refuses it).
+ * - 2026: the request's envelope is byte for byte one the SDK has already accepted on this
+ *   connection (the session notes each it served, {@link DirectAnswers.accept}); any other
+ *   envelope, and every retry carrying `inputResponses` or `requestState`, goes to the SDK.
+ * - `tools/call`: `name` is a string and `arguments` an object, else the SDK answers the
+ *   error; a tool that keeps running (tasks, live calls) goes to the SDK; a result that does
+ *   not look like a tool result is checked against the era's schema, as the SDK would.
+ *
+ * `notifications/cancelled` for a request served here aborts it (and still reaches the SDK,
+ * which finds nothing of its own to cancel); closing the session aborts what is still running.
+ *
+ * @module
+ */
+import {
+  type BaseContext,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  isInputRequiredResult,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  LOG_LEVEL_META_KEY,
+  type Notification,
+  type NotificationOptions,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Request,
+  type RequestMethod,
+  type RequestOptions,
+  type Result,
+  type ServerContext,
+  type StandardSchemaV1,
+} from '@modelcontextprotocol/server';
+import type { Era } from '../protocol/era.ts';
+import type { SessionServer } from './sessionServer.ts';
+
+/** A registered request handler, as the session hands it to the SDK. */
+export type DirectHandler = (request: never, ctx: ServerContext) => Promise<unknown>;
+
+/** The reserved envelope keys, in the order the SDK lifts them (so equal envelopes print alike). */
+const ENVELOPE_KEYS = [
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
+];
+
+type Params = Record<string, unknown>;
+type Id = string | number;
+
+const isPlainObject = (value: unknown): value is Params =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+const noRequestState = () => undefined;
+
+/** A request's params with the envelope lifted out of `_meta`, and the envelope. */
+function lift(params: Params): { params: Params; envelope?: Params } {
+  const meta = params._meta;
+  if (!isPlainObject(meta)) return { params };
+  let envelope: Params | undefined;
+  for (const key of ENVELOPE_KEYS) {
+    if (!(key in meta)) continue;
+    envelope ??= {};
+    envelope[key] = meta[key];
+  }
+  if (!envelope) return { params };
+  const rest: Params = {};
+  for (const key of Object.keys(meta)) if (!(key in envelope)) rest[key] = meta[key];
+  const lifted: Params = { ...params };
+  if (Object.keys(rest).length > 0) lifted._meta = rest;
+  else delete lifted._meta;
+  return { params: lifted, envelope };
+}
+
+/** Whether a tool result can go out as it is: content blocks with a type, the rest in shape. */
+function looksLikeToolResult(result: Params): boolean {
+  const content = result.content;
+  if (!Array.isArray(content)) return false;
+  for (const block of content) {
+    if (!isPlainObject(block) || typeof block.type !== 'string') return false;
+    if (block.type === 'text' && typeof block.text !== 'string') return false;
+  }
+  if ('isError' in result && typeof result.isError !== 'boolean') return false;
+  return !('structuredContent' in result) || isPlainObject(result.structuredContent);
+}
+
+export interface DirectAnswersOptions {
+  server: SessionServer;
+  era: Era;
+  /** The session's registered handlers of the methods answered here. */
+  handlers: ReadonlyMap<string, DirectHandler>;
+  /** Whether a `tools/call` of this name (as called) may be answered here. */
+  callable(name: string): boolean;
+}
+
+export class DirectAnswers {
+  readonly #options: DirectAnswersOptions;
+  /** The last 2026 envelope the SDK accepted on this connection, as JSON. */
+  #accepted: string | undefined;
+  /** The envelopes lifted here: their requests were not checked by the SDK. */
+  readonly #lifted = new WeakSet<object>();
+  readonly #running = new Map<Id, AbortController>();
+
+  constructor(options: DirectAnswersOptions) {
+    this.#options = options;
+  }
+
+  /** Notes an envelope the SDK accepted (its request reached a handler). */
+  accept(envelope: object | undefined): void {
+    if (envelope !== undefined && !this.#lifted.has(envelope)) {
+      this.#accepted = JSON.stringify(envelope);
+    }
+  }
+
+  /**
+   * Answers `message` through `send` when it is one of the requests answered here, and says
+   * whether it did; when it did not, the SDK serves the message.
+   */
+  answer(message: JSONRPCMessage, send: (message: JSONRPCMessage) => unknown): boolean {
+    if (!('method' in message)) return false;
+    if (!('id' in message)) {
+      if (message.method === 'notifications/cancelled') this.#cancel(message.params);
+      return false;
+    }
+    const request = this.#servable(message as JSONRPCRequest);
+    if (!request) return false;
+    const controller = new AbortController();
+    this.#running.set(request.id, controller);
+    void this.#run(request, controller).then((reply) => {
+      if (this.#running.get(request.id) === controller) this.#running.delete(request.id);
+      if (reply && !controller.signal.aborted) send(reply);
+    });
+    return true;
+  }
+
+  /** Aborts what is still running here: the connection has gone. */
+  close(): void {
+    const error = new Error('Connection closed');
+    for (const controller of this.#running.values()) controller.abort(error);
+    this.#running.clear();
+  }
+
+  /** The request as its handler sees it (envelope lifted), or undefined when the SDK serves it. */
+  #servable(message: JSONRPCRequest): (JSONRPCRequest & { envelope?: Params }) | undefined {
+    const { server, era, handlers } = this.#options;
+    const method = message.method;
+    if (method !== 'ping' && !handlers.has(method)) return undefined;
+    if (this.#running.has(message.id)) return undefined;
+    const raw = message.params ?? {};
+    if (!isPlainObject(raw)) return undefined;
+    const { params, envelope } = lift(raw);
+    if (era === 'legacy') {
+      if (envelope || server.getClientCapabilities() === undefined) return undefined;
+    } else {
+      if ('inputResponses' in params || 'requestState' in params) return undefined;
+      if (!envelope || this.#accepted !== JSON.stringify(envelope)) return undefined;
+      this.#lifted.add(envelope);
+    }
+    if (method === 'tools/call') {
+      if (typeof params.name !== 'string' || 'task' in params) return undefined;
+      if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
+      if (!this.#options.callable(params.name)) return undefined;
+    }
+    return { ...message, params, envelope };
+  }
+
+  /** Runs the request's handler and makes its answer, as the SDK's dispatch would. */
+  async #run(
+    request: JSONRPCRequest & { envelope?: Params },
+    controller: AbortController,
+  ): Promise<JSONRPCMessage | undefined> {
+    const { server, era, handlers } = this.#options;
+    const { id, method } = request;
+    try {
+      const ctx = this.#context(request, controller.signal);
+      let result = (
+        method === 'ping'
+          ? {}
+          : await (handlers.get(method) as DirectHandler)(request as never, ctx)
+      ) as Result;
+      if (method === 'tools/call') result = checkedToolResult(server, result);
+      if (controller.signal.aborted) return undefined;
+      try {
+        return { jsonrpc: '2.0', id, result: server.encodeResult(method, result) };
+      } catch {
+        return errorReply(id, ProtocolErrorCode.InternalError, 'Internal error');
+      }
+    } catch (thrown) {
+      if (controller.signal.aborted) return undefined;
+      const error = urlElicitationInEra(thrown, era) as ProtocolError;
+      const code = Number.isSafeInteger(error.code) ? error.code : ProtocolErrorCode.InternalError;
+      return errorReply(
+        id,
+        server.encodeErrorCode(code),
+        error.message ?? 'Internal error',
+        error.data,
+      );
+    }
+  }
+
+  #context(request: JSONRPCRequest & { envelope?: Params }, signal: AbortSignal): ServerContext {
+    const { server } = this.#options;
+    const { id, method } = request;
+    const related = { relatedRequestId: id };
+    // The SDK's own `send`: with a result schema, or the spec method's own.
+    const send = (r: Request, schemaOrOptions?: unknown, options?: RequestOptions) =>
+      isStandardSchema(schemaOrOptions)
+        ? server.request(r, schemaOrOptions, { ...options, ...related })
+        : server.request(r as Request & { method: RequestMethod }, {
+            ...(schemaOrOptions as RequestOptions | undefined),
+            ...related,
+          });
+    const mcpReq: BaseContext['mcpReq'] = {
+      id,
+      method,
+      _meta: request.params?._meta as BaseContext['mcpReq']['_meta'],
+      ...(request.envelope && { envelope: request.envelope }),
+      requestState: noRequestState,
+      signal,
+      send: send as BaseContext['mcpReq']['send'],
+      notify: ((notification: Notification, options?: NotificationOptions) =>
+        server.notification(notification, {
+          ...options,
+          ...related,
+        })) as BaseContext['mcpReq']['notify'],
+    };
+    return server.contextFor({ sessionId: undefined, mcpReq, http: undefined });
+  }
+
+  #cancel(params: unknown): void {
+    const id = isPlainObject(params) ? params.requestId : undefined;
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const controller = this.#running.get(id);
+    if (!controller) return;
+    this.#running.delete(id);
+    controller.abort((params as Params).reason);
+  }
+}
+
+const isStandardSchema = (value: unknown): value is StandardSchemaV1 =>
+  value !== null && typeof value === 'object' && '~standard' in value;
+
+function errorReply(id: Id, code: number, message: string, data?: unknown): JSONRPCMessage {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code, message, ...(data !== undefined && { data }) },
+  } as JSONRPCMessage;
+}
+
+/**
+ * A tool result as the SDK's `tools/call` wrapper passes it: `input_required` as it is, a result
+ * without content given empty content, and one that does not look right checked against the
+ * era's schema (the SDK's error when it fails).
+ */
+function checkedToolResult(server: SessionServer, result: Result): Result {
+  if (isInputRequiredResult(result)) return result;
+  if (!isPlainObject(result)) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid tools/call result');
+  }
+  const foreign = 'task' in result || 'inputRequests' in result || 'requestState' in result;
+  const normalized = result.content === undefined && !foreign ? { ...result, content: [] } : result;
+  if (looksLikeToolResult(normalized)) return normalized;
+  const problem = server.resultProblem('tools/call', normalized);
+  if (problem === undefined) return normalized;
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid tools/call result: ${problem}`);
+}
+
+/**
+ * A 2026 handler may not signal URL elicitation by throwing (-32042 does not exist there); the
+ * SDK turns that into an internal error naming the way that works, and so does this.
+ */
+function urlElicitationInEra(error: unknown, era: Era): unknown {
+  if (
+    era !== 'modern' ||
+    !(error instanceof ProtocolError) ||
+    error.code !== ProtocolErrorCode.UrlElicitationRequired
+  ) {
+    return error;
+  }
+  return new ProtocolError(
+    ProtocolErrorCode.InternalError,
+    'URL elicitation cannot be signalled by throwing UrlElicitationRequiredError on protocol ' +
+      'revision 2026-07-28: return inputRequired({ inputRequests: { …: inputRequired.elicitUrl(...) } }) ' +
+      'from the handler instead.',
+  );
+}

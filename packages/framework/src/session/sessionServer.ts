@@ -1,0 +1,37 @@
+/**
+ * The SDK's low-level `Server`, opened up through its subclass hooks (`buildContext`,
+ * `_wireCodec`, `_outboundServerInfo`) for the requests a session answers itself
+ * (directAnswers.ts): the same handler context and the same era's result encoding as the SDK's
+ * own dispatch, without its per-request schema checks.
+ *
+ * @module
+ */
+import {
+  type BaseContext,
+  type Result,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+
+export class SessionServer extends Server {
+  /** The context the SDK would hand a handler for `base` (logging, elicitation, sampling). */
+  contextFor(base: BaseContext): ServerContext {
+    return this.buildContext(base);
+  }
+
+  /** A result as this era puts it on the wire (2026: `resultType`, cache fields, serverInfo). */
+  encodeResult(method: string, result: Result): Result {
+    return this._wireCodec().encodeResult(method, result, this._outboundServerInfo()) as Result;
+  }
+
+  /** An error code as this era sends it. */
+  encodeErrorCode(code: number): number {
+    return this._wireCodec().encodeErrorCode(code);
+  }
+
+  /** Why `result` is not a valid result of `method` in this era, or undefined when it is. */
+  resultProblem(method: string, result: unknown): string | undefined {
+    const outcome = this._wireCodec().validateResult(method, result);
+    return outcome.ok ? undefined : (outcome as { message?: string }).message;
+  }
+}
