@@ -94,6 +94,16 @@ function looksLikeToolResult(result: Params): boolean {
   return !('structuredContent' in result) || isPlainObject(result.structuredContent);
 }
 
+/** Where a request answered here came from, and where its answer and notifications go. */
+export interface DirectExchange {
+  /** Sends the answer (and, over stdio, anything else the session writes). */
+  send(message: JSONRPCMessage): unknown;
+  /** The transport has checked the 2026 envelope itself (HTTP: the SDK's classifier did). */
+  envelopeChecked?: boolean;
+  /** The handlers' `ctx.http`: the verified token of an HTTP request. */
+  http?: BaseContext['http'];
+}
+
 export interface DirectAnswersOptions {
   server: SessionServer;
   era: Era;
@@ -126,19 +136,19 @@ export class DirectAnswers {
    * Answers `message` through `send` when it is one of the requests answered here, and says
    * whether it did; when it did not, the SDK serves the message.
    */
-  answer(message: JSONRPCMessage, send: (message: JSONRPCMessage) => unknown): boolean {
+  answer(message: JSONRPCMessage, exchange: DirectExchange): boolean {
     if (!('method' in message)) return false;
     if (!('id' in message)) {
       if (message.method === 'notifications/cancelled') this.#cancel(message.params);
       return false;
     }
-    const request = this.#servable(message as JSONRPCRequest);
+    const request = this.#servable(message as JSONRPCRequest, exchange.envelopeChecked === true);
     if (!request) return false;
     const controller = new AbortController();
     this.#running.set(request.id, controller);
-    void this.#run(request, controller).then((reply) => {
+    void this.#run(request, controller, exchange.http).then((reply) => {
       if (this.#running.get(request.id) === controller) this.#running.delete(request.id);
-      if (reply && !controller.signal.aborted) send(reply);
+      if (reply && !controller.signal.aborted) exchange.send(reply);
     });
     return true;
   }
@@ -151,7 +161,10 @@ export class DirectAnswers {
   }
 
   /** The request as its handler sees it (envelope lifted), or undefined when the SDK serves it. */
-  #servable(message: JSONRPCRequest): (JSONRPCRequest & { envelope?: Params }) | undefined {
+  #servable(
+    message: JSONRPCRequest,
+    envelopeChecked: boolean,
+  ): (JSONRPCRequest & { envelope?: Params }) | undefined {
     const { server, era, handlers } = this.#options;
     const method = message.method;
     if (method !== 'ping' && !handlers.has(method)) return undefined;
@@ -163,7 +176,8 @@ export class DirectAnswers {
       if (envelope || server.getClientCapabilities() === undefined) return undefined;
     } else {
       if ('inputResponses' in params || 'requestState' in params) return undefined;
-      if (!envelope || this.#accepted !== JSON.stringify(envelope)) return undefined;
+      if (!envelope) return undefined;
+      if (!envelopeChecked && this.#accepted !== JSON.stringify(envelope)) return undefined;
       this.#lifted.add(envelope);
     }
     if (method === 'tools/call') {
@@ -178,11 +192,12 @@ export class DirectAnswers {
   async #run(
     request: JSONRPCRequest & { envelope?: Params },
     controller: AbortController,
+    http: BaseContext['http'],
   ): Promise<JSONRPCMessage | undefined> {
     const { server, era, handlers } = this.#options;
     const { id, method } = request;
     try {
-      const ctx = this.#context(request, controller.signal);
+      const ctx = this.#context(request, controller.signal, http);
       let result = (
         method === 'ping'
           ? {}
@@ -208,7 +223,11 @@ export class DirectAnswers {
     }
   }
 
-  #context(request: JSONRPCRequest & { envelope?: Params }, signal: AbortSignal): ServerContext {
+  #context(
+    request: JSONRPCRequest & { envelope?: Params },
+    signal: AbortSignal,
+    http: BaseContext['http'],
+  ): ServerContext {
     const { server } = this.#options;
     const { id, method } = request;
     const related = { relatedRequestId: id };
@@ -234,7 +253,7 @@ export class DirectAnswers {
           ...related,
         })) as BaseContext['mcpReq']['notify'],
     };
-    return server.contextFor({ sessionId: undefined, mcpReq, http: undefined });
+    return server.contextFor({ sessionId: undefined, mcpReq, http });
   }
 
   #cancel(params: unknown): void {

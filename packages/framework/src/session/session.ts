@@ -23,7 +23,7 @@ import type { Era } from '../protocol/era.ts';
 import type { SkillsServing } from '../skills/serve.ts';
 import { observeRequest } from '../telemetry/requests.ts';
 import { withV1Aliases } from './context.ts';
-import { DirectAnswers, type DirectHandler } from './directAnswers.ts';
+import { DirectAnswers, type DirectExchange, type DirectHandler } from './directAnswers.ts';
 import { registerCompletionHandler } from './handlers/completion.ts';
 import type { Counted, SessionHost } from './handlers/host.ts';
 import { registerPromptHandlers } from './handlers/prompts.ts';
@@ -155,10 +155,10 @@ export class McpSession {
 
   /**
    * Answers `message` past the SDK when it is a request the session answers itself
-   * (directAnswers.ts), sending the answer through `send`; false: give it to the SDK.
+   * (directAnswers.ts), through `exchange`; false: give it to the SDK.
    */
-  answerDirectly(message: JSONRPCMessage, send: (message: JSONRPCMessage) => unknown): boolean {
-    return this.#direct.answer(message, send);
+  answerDirectly(message: JSONRPCMessage, exchange: DirectExchange): boolean {
+    return this.#direct.answer(message, exchange);
   }
 
   /** Counts every request and every failure for the health endpoints, one wrapper per handler. */

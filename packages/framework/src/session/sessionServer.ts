@@ -14,6 +14,11 @@ import {
 } from '@modelcontextprotocol/server';
 
 export class SessionServer extends Server {
+  /** Serves `revision` from now on, as the SDK's 2026 HTTP entry makes each request's server. */
+  serveRevision(revision: string): void {
+    this._negotiatedProtocolVersion = revision;
+  }
+
   /** The context the SDK would hand a handler for `base` (logging, elicitation, sampling). */
   contextFor(base: BaseContext): ServerContext {
     return this.buildContext(base);

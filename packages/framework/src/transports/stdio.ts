@@ -82,7 +82,7 @@ export async function serveStdio(options: StdioOptions): Promise<MountedTranspor
     },
     // Once the session is established, it answers its load-carrying requests itself.
     direct: (message) =>
-      session?.answerDirectly(message, (reply) => transport.send(reply)) ?? false,
+      session?.answerDirectly(message, { send: (reply) => transport.send(reply) }) ?? false,
     onclosed: (reason) => {
       options.logger?.info(`stdio: connection closed: ${reason}`);
       if (gone) return;

@@ -40,6 +40,7 @@ import { eraOfVersion } from '../protocol/era.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
 import { type CallerSlots, callerOf } from './callerSlots.ts';
+import { directModernCalls } from './directHttp.ts';
 import { BoundedEventStore } from './eventStore.ts';
 import { type McpRequest, sendJsonRpcError } from './httpApp.ts';
 import { refuseTooDeep } from './jsonDepth.ts';
@@ -200,6 +201,7 @@ function modernHandler({ hub, counters, listenLimits = {}, view }: StreamableHtt
   });
   const stopNotifying = hub.addModernNotifier(handler.notify);
   const cachedToolsList = toolsListCache(hub, view);
+  const directCall = directModernCalls(hub, view);
   const serve = (req: McpRequest, res: ServerResponse, keep?: (answer: Response) => void) =>
     serveWeb(
       async (request) => {
@@ -229,7 +231,10 @@ function modernHandler({ hub, counters, listenLimits = {}, view }: StreamableHtt
           .end(JSON.stringify({ jsonrpc: '2.0', id: mismatch.id, error: mismatch.error }));
         return;
       }
-      return serve(req, res, cached || undefined);
+      if (cached !== false) return serve(req, res, cached);
+      return directCall(req, res).then((answered) => {
+        if (!answered) return serve(req, res);
+      });
     },
     async close() {
       stopNotifying();
