@@ -10,11 +10,13 @@
  * - 2025: the connection has answered `initialize`; a request carrying 2026 envelope keys goes
  *   to the SDK (which refuses it).
  * - 2026: the request's envelope is byte for byte one the SDK has already accepted on this
- *   connection (the session notes each it served, {@link DirectAnswers.accept}); any other
- *   envelope, and every retry carrying `inputResponses` or `requestState`, goes to the SDK.
+ *   connection (the session notes each it served, {@link DirectAnswers.accept}), or the
+ *   transport had the SDK's classifier check it (HTTP, `DirectExchange.envelopeChecked`); any
+ *   other envelope, and every retry carrying `inputResponses` or `requestState`, goes to the SDK.
  * - `tools/call`: `name` is a string and `arguments` an object, else the SDK answers the
- *   error; a tool that keeps running (tasks, live calls) goes to the SDK; a result that does
- *   not look like a tool result is checked against the era's schema, as the SDK would.
+ *   error; one asking to run as a task (`task`) goes to the SDK; a result that does
+ *   not look like a tool result is checked against the era's schema, as the SDK would. A 2026
+ *   call of a tool that keeps running (tasks, live calls) goes to the SDK.
  *
  * `notifications/cancelled` for a request served here aborts it (and still reaches the SDK,
  * which finds nothing of its own to cancel); closing the session aborts what is still running.

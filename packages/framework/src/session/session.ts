@@ -149,7 +149,9 @@ export class McpSession {
       server,
       era: this.era,
       handlers: host.direct,
-      callable: (name) => answersAtOnce(host, name, this.view),
+      // A 2025 call of a tool that keeps running runs inline too: it becomes a task only when
+      // the request asks for one (`params.task`), and those go to the SDK.
+      callable: (name) => this.era === 'legacy' || answersAtOnce(host, name, this.view),
     });
   }
 

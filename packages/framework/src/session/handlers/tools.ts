@@ -114,8 +114,8 @@ export function registerToolHandlers(host: SessionHost): void {
 }
 
 /**
- * Whether a call of `called` through `view` runs and answers at once, so the session may answer
- * it itself (directAnswers.ts); tasks and live calls go through the SDK.
+ * Whether a 2026 call of `called` through `view` runs and answers at once, so the session may
+ * answer it itself (directAnswers.ts); tasks and live calls go through the SDK.
  */
 export function answersAtOnce(host: SessionHost, called: string, view: string | undefined) {
   const name = host.access.view(view)?.catalogName(called) ?? called;
