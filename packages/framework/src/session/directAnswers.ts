@@ -15,8 +15,10 @@
  *   other envelope, and every retry carrying `inputResponses` or `requestState`, goes to the SDK.
  * - `tools/call`: `name` is a string and `arguments` an object, else the SDK answers the
  *   error; one asking to run as a task (`task`) goes to the SDK; a result that does
- *   not look like a tool result is checked against the era's schema, as the SDK would. A 2026
- *   call of a tool that keeps running (tasks, live calls) goes to the SDK.
+ *   not look like a tool result is checked against the era's schema, as the SDK would. A tool
+ *   that keeps running is served the same way: its live calls and tasks keep their state
+ *   beyond the session (detachedCallTable.ts, tasks.ts), so the SDK serves the retries and
+ *   `tasks/*` requests that follow.
  *
  * `notifications/cancelled` for a request served here aborts it (and still reaches the SDK,
  * which finds nothing of its own to cancel); closing the session aborts what is still running.
@@ -111,8 +113,6 @@ export interface DirectAnswersOptions {
   era: Era;
   /** The session's registered handlers of the methods answered here. */
   handlers: ReadonlyMap<string, DirectHandler>;
-  /** Whether a `tools/call` of this name (as called) may be answered here. */
-  callable(name: string): boolean;
 }
 
 export class DirectAnswers {
@@ -185,7 +185,6 @@ export class DirectAnswers {
     if (method === 'tools/call') {
       if (typeof params.name !== 'string' || 'task' in params) return undefined;
       if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
-      if (!this.#options.callable(params.name)) return undefined;
     }
     return { ...message, params, envelope };
   }

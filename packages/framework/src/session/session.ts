@@ -28,7 +28,7 @@ import { registerCompletionHandler } from './handlers/completion.ts';
 import type { Counted, SessionHost } from './handlers/host.ts';
 import { registerPromptHandlers } from './handlers/prompts.ts';
 import { registerResourceHandlers, registerSubscriptionHandlers } from './handlers/resources.ts';
-import { answersAtOnce, registerToolHandlers } from './handlers/tools.ts';
+import { registerToolHandlers } from './handlers/tools.ts';
 import { roundsRunner } from './handlers/withRounds.ts';
 import type { RoundsCodec } from './inputRounds.ts';
 import { SessionServer } from './sessionServer.ts';
@@ -149,9 +149,6 @@ export class McpSession {
       server,
       era: this.era,
       handlers: host.direct,
-      // A 2025 call of a tool that keeps running runs inline too: it becomes a task only when
-      // the request asks for one (`params.task`), and those go to the SDK.
-      callable: (name) => this.era === 'legacy' || answersAtOnce(host, name, this.view),
     });
   }
 

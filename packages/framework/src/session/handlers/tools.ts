@@ -112,12 +112,3 @@ export function registerToolHandlers(host: SessionHost): void {
   server.setRequestHandler('tools/call', call);
   host.direct.set('tools/call', call);
 }
-
-/**
- * Whether a 2026 call of `called` through `view` runs and answers at once, so the session may
- * answer it itself (directAnswers.ts); tasks and live calls go through the SDK.
- */
-export function answersAtOnce(host: SessionHost, called: string, view: string | undefined) {
-  const name = host.access.view(view)?.catalogName(called) ?? called;
-  return !host.catalog.getTool(name)?.keepsRunning;
-}
