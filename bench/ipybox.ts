@@ -4,16 +4,18 @@
  *
  * 1. What does the MCP layer cost? `execute_ipython_cell('x += 1')` through ipybox against
  *    `KernelClient.execute('x += 1')` on a kernel this process owns (the baseline: the same kernel
- *    client without MCP, tool server or streaming). Target: ≤ +0.5 ms median. Beside them, the
- *    same cell through the smallest MCP server that can run one (bench/peers/sdk-kernel.ts: a bare
- *    SDK v2 server over stdio whose tool awaits `KernelClient.execute`): the floor any stdio MCP
- *    tool over a kernel pays, so the figure splits into the SDK's share and ipybox's own.
+ *    client without MCP, tool server or streaming). Target (issue 37): ≤ +0.6 ms median. Beside
+ *    them, the same cell through a bare JSON-RPC stdio loop around `KernelClient.execute`, no MCP
+ *    library (bench/peers/floor-server.ts --kernel: the raw floor, what the extra process and
+ *    pipe cost), and through the smallest MCP server that can run one (bench/peers/sdk-kernel.ts:
+ *    a bare SDK v2 server over stdio whose tool awaits `KernelClient.execute`): the figure splits
+ *    into the raw floor, the SDK's share and ipybox's own.
  * 2. What does a tool call from kernel code cost? `echo.run(...)` from a cell — generated module →
  *    tool server (HTTP, token) → approval (auto) → cached MCP connection → the upstream — timed
  *    inside the kernel, against the same upstream called directly from Node by an SDK client of
  *    the same era (the baseline). The upstream is `server-everything` (a 2025 server) for the 2025
  *    row and the 2026-only SDK v2 fixture `upstream-modern` for the 2026 row, so ipybox's own
- *    upstream client speaks the row's era too. Target: ≤ 2.0×.
+ *    upstream client speaks the row's era too. Target (issue 37): ≤ 1.5×.
  *
  * Blocks of calls alternate between each subject and its baseline (order rotating), so both see
  * the same machine; ratios are of medians. CPU time per call (user + system, from /proc) is
@@ -49,6 +51,7 @@ const eras = benchEras();
 const BLOCK = 10;
 const IPYBOX = fileURLToPath(new URL('../packages/ipybox/bin/ipybox.js', import.meta.url));
 const SDK_KERNEL = fileURLToPath(new URL('./peers/sdk-kernel.ts', import.meta.url));
+const RAW_KERNEL = fileURLToPath(new URL('./peers/floor-server.ts', import.meta.url));
 const EVERYTHING = fileURLToPath(
   new URL('../node_modules/.bin/mcp-server-everything', import.meta.url),
 );
@@ -117,10 +120,18 @@ interface EraSamples {
   viaMcp: number[];
   viaClient: number[];
   viaSdk: number[];
+  viaRaw: number[];
   fromKernel: number[];
   fromNode: number[];
   /** Total CPU ms of each path, over all its calls. */
-  cpu: { viaMcp: number; viaClient: number; viaSdk: number; fromKernel: number; fromNode: number };
+  cpu: {
+    viaMcp: number;
+    viaClient: number;
+    viaSdk: number;
+    viaRaw: number;
+    fromKernel: number;
+    fromNode: number;
+  };
 }
 
 type Connected = Awaited<ReturnType<typeof connect>>;
@@ -131,6 +142,7 @@ interface Subjects {
   ipybox: Connected;
   direct: KernelClient;
   sdk: Connected;
+  raw: Connected;
   node: Connected;
 }
 
@@ -145,20 +157,29 @@ async function openSubjects(era: Era, workspace: string): Promise<Subjects> {
   ]);
   const direct = new KernelClient({ cwd: workspace, imagesDir: join(workspace, 'images') });
   const sdk = await connect(era, process.execPath, ['--import', 'tsx', SDK_KERNEL, workspace]);
+  const raw = await connect(era, process.execPath, [
+    '--import',
+    'tsx',
+    RAW_KERNEL,
+    'stdio',
+    '--kernel',
+    workspace,
+  ]);
   const node = await connect(
     era,
     upstream.params.command,
     upstream.params.args ?? [],
     upstream.params.cwd,
   );
-  return { upstream, ipybox, direct, sdk, node };
+  return { upstream, ipybox, direct, sdk, raw, node };
 }
 
 /** Kernels started, x defined, the upstream registered and connected, every path run a little. */
-async function warmUp({ upstream, ipybox, direct, sdk, node }: Subjects): Promise<void> {
+async function warmUp({ upstream, ipybox, direct, sdk, raw, node }: Subjects): Promise<void> {
   await call(ipybox.client, 'execute_ipython_cell', { code: 'x = 0' });
   await direct.execute('x = 0');
   await call(sdk.client, 'execute_ipython_cell', { code: 'x = 0' });
+  await call(raw.client, 'execute_ipython_cell', { code: 'x = 0' });
   await call(ipybox.client, 'register_mcp_server', {
     server_name: 'up',
     server_params: upstream.params,
@@ -181,6 +202,7 @@ async function warmUp({ upstream, ipybox, direct, sdk, node }: Subjects): Promis
   for (let i = 0; i < 20; i++) {
     await call(ipybox.client, 'execute_ipython_cell', { code: 'x += 1' });
     await call(sdk.client, 'execute_ipython_cell', { code: 'x += 1' });
+    await call(raw.client, 'execute_ipython_cell', { code: 'x += 1' });
     await call(node.client, upstream.tool, upstream.args);
   }
 }
@@ -211,6 +233,7 @@ async function measureBlock(s: Subjects, samples: EraSamples, turn: number): Pro
         s.direct.execute('x += 1'),
       ),
     () => timeBlock(samples, 'viaSdk', ['self', s.sdk.pid], cell(s.sdk.client)),
+    () => timeBlock(samples, 'viaRaw', ['self', s.raw.pid], cell(s.raw.client)),
   ];
   // Every block goes first, second and last in turn.
   for (let i = 0; i < cells.length; i++) await cells[(turn + i) % cells.length]();
@@ -240,9 +263,10 @@ async function measureEra(era: Era): Promise<EraSamples> {
     viaMcp: [],
     viaClient: [],
     viaSdk: [],
+    viaRaw: [],
     fromKernel: [],
     fromNode: [],
-    cpu: { viaMcp: 0, viaClient: 0, viaSdk: 0, fromKernel: 0, fromNode: 0 },
+    cpu: { viaMcp: 0, viaClient: 0, viaSdk: 0, viaRaw: 0, fromKernel: 0, fromNode: 0 },
   };
   try {
     await warmUp(subjects);
@@ -253,11 +277,12 @@ async function measureEra(era: Era): Promise<EraSamples> {
     }
     return samples;
   } finally {
-    const { ipybox, direct, sdk, node } = subjects;
+    const { ipybox, direct, sdk, raw, node } = subjects;
     await Promise.allSettled([
       ipybox.client.close(),
       direct.close(),
       sdk.client.close(),
+      raw.client.close(),
       node.client.close(),
     ]);
     rmSync(workspace, { recursive: true, force: true });
@@ -299,6 +324,13 @@ async function main(): Promise<void> {
       `+${ms(cpuOverhead)}`,
     );
     row("KernelClient.execute('x += 1') (baseline)", 'viaClient', '', '');
+    const rawFloor = median(s.viaRaw) - median(s.viaClient);
+    row(
+      'same cell via a bare JSON-RPC stdio loop (no MCP library, the raw floor)',
+      'viaRaw',
+      `+${ms(rawFloor)}`,
+      `+${ms(perCall('viaRaw') - perCall('viaClient'))}`,
+    );
     const floor = median(s.viaSdk) - median(s.viaClient);
     const cpuFloor = perCall('viaSdk') - perCall('viaClient');
     row(
@@ -315,10 +347,11 @@ async function main(): Promise<void> {
     );
     row('same tool, SDK client → upstream (baseline)', 'fromNode', '', '');
     verdicts.push(
-      `${eraLabel(era)}: MCP layer +${ms(overhead)} per cell (target ≤ +0.50 ms; CPU +${ms(cpuOverhead)}), ` +
-        `of which a bare SDK v2 tool's +${ms(floor)} and ipybox's own +${ms(overhead - floor)}; ` +
+      `${eraLabel(era)}: MCP layer +${ms(overhead)} per cell (target ≤ +0.60 ms; CPU +${ms(cpuOverhead)}), ` +
+        `of which the raw loop's +${ms(rawFloor)}, the SDK's +${ms(floor - rawFloor)} over it ` +
+        `and ipybox's own +${ms(overhead - floor)}; ` +
         `tool call from code ${factor.toFixed(2)}× a direct call, +${ms(median(s.fromKernel) - median(s.fromNode))} ` +
-        `(target ≤ 2.00×; CPU ${cpuFactor.toFixed(2)}×)`,
+        `(target ≤ 1.50×; CPU ${cpuFactor.toFixed(2)}×)`,
     );
   }
   console.log(`\n${table(rows, 2)}\n`);
