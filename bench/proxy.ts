@@ -23,6 +23,12 @@
  * fails to start, to negotiate its era or to answer a call is reported in its row; the benchmark
  * then exits with 1.
  *
+ * Last, issue 37's figure for the upstream hop, per client era: (mirrored echo through mcp-proxy −
+ * local plugin echo through the same proxy) / (direct SDK client call to the same upstream) —
+ * what the hop itself adds, the downstream side (the same in both) taken out. Target: at most
+ * 1.1×. Printed from the medians over all rounds and as the range of the per-round figures
+ * (each round measures all three back to back). Needs both pairs (BENCH_PAIRS unset).
+ *
  * Tuning: BENCH_ROUNDS (3), BENCH_LATENCY_CALLS (300), BENCH_WARMUP_CALLS (50), BENCH_PAIRS
  * (`local`, `mirrored`; both), BENCH_ERAS (2025, 2026; both: the client eras of the subjects and
  * of the local baselines).
@@ -281,8 +287,63 @@ async function main(): Promise<boolean> {
       `pinned to ${FIRST_MODERN_VERSION}, 2025 clients use the SDK default\n`,
   );
   console.log(table(rows, 3));
+  const hops = hopRows(runs);
+  if (hops.length > 1) {
+    console.log(
+      '\nthe upstream hop (issue 37): (mirrored echo via mcp-proxy − local echo via mcp-proxy) / direct SDK call\n',
+    );
+    console.log(table(hops, 1));
+  }
   if (failures.length > 0) console.log(`\nfailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
   return failures.length === 0;
+}
+
+/** Issue 37's hop figure per era, from runs that all finished; a header row alone if none did. */
+function hopRows(runs: Running[]): string[][] {
+  const rows = [
+    [
+      'client',
+      'mirrored ms',
+      'local ms',
+      'hop ms',
+      'direct ms',
+      'hop / direct',
+      'per round',
+      'target',
+    ],
+  ];
+  const ok = (run: Running | undefined) => (run && !run.failure ? run : undefined);
+  const mirroredPair = runs.filter((r) => r.pair.title.startsWith('mirrored'));
+  const direct = ok(mirroredPair.find((r) => r.target === r.pair.baseline));
+  if (!direct) return rows;
+  for (const era of eras) {
+    const mirrored = ok(
+      mirroredPair.find((r) => r.target.era === era && r.target.name.startsWith('mcp-proxy')),
+    );
+    const local = ok(
+      runs.find(
+        (r) =>
+          r.pair.title.startsWith('local') && r.target.era === era && r.target.name === 'mcp-proxy',
+      ),
+    );
+    if (!mirrored || !local) continue;
+    const hop = median(mirrored.samples) - median(local.samples);
+    const figure = hop / median(direct.samples);
+    const perRound = mirrored.roundMedians.map(
+      (m, i) => (m - local.roundMedians[i]) / direct.roundMedians[i],
+    );
+    rows.push([
+      eraLabel(era),
+      median(mirrored.samples).toFixed(3),
+      median(local.samples).toFixed(3),
+      hop.toFixed(3),
+      median(direct.samples).toFixed(3),
+      `${figure.toFixed(2)}×`,
+      `${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}×`,
+      `${figure <= 1.1 ? 'met' : 'missed'} (≤ 1.1×)`,
+    ]);
+  }
+  return rows;
 }
 
 process.exit((await main()) ? 0 : 1);
