@@ -23,6 +23,15 @@
  * fails to start, to negotiate its era or to answer a call is reported in its row; the benchmark
  * then exits with 1.
  *
+ * Last, issue 37's figure for the upstream hop, per client era: (mirrored echo through mcp-proxy −
+ * local plugin echo through the same proxy) / (direct SDK client call to the same upstream) —
+ * what the hop itself adds, the downstream side (the same in both) taken out. Target: at most
+ * 1.1×. Printed from the medians over all rounds and as the range of the per-round figures
+ * (each round measures all three back to back). Needs both pairs (BENCH_PAIRS unset). Beside
+ * it, for reference, the same figure of the bare SDK relay, whose local counterpart is a bare SDK
+ * v2 server answering `echo` itself (bench/peers/sdk-server.ts, a reference row of the local
+ * pairs): the hop any SDK-built gateway adds.
+ *
  * Tuning: BENCH_ROUNDS (3), BENCH_LATENCY_CALLS (300), BENCH_WARMUP_CALLS (50), BENCH_PAIRS
  * (`local`, `mirrored`; both), BENCH_ERAS (2025, 2026; both: the client eras of the subjects and
  * of the local baselines).
@@ -54,6 +63,7 @@ const CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 300);
 const WARMUP = Number(process.env.BENCH_WARMUP_CALLS ?? 50);
 const EVERYTHING = join(ROOT, 'node_modules/.bin/mcp-server-everything');
 const SDK_RELAY = join(ROOT, 'bench/peers/sdk-relay.ts');
+const SDK_SERVER = join(ROOT, 'bench/peers/sdk-server.ts');
 
 const home = mkdtempSync(join(tmpdir(), 'bench-proxy-'));
 const config = join(home, 'proxy.yaml');
@@ -109,6 +119,15 @@ const sdkRelay = (era: Era): Target => ({
   reference: true,
 });
 
+/** The relay's local counterpart: the same bare SDK v2 server answering `echo` itself. */
+const sdkServer = (era: Era): Target => ({
+  name: 'bare SDK v2 server',
+  command: process.execPath,
+  args: ['--import', 'tsx', SDK_SERVER, 'stdio'],
+  era,
+  reference: true,
+});
+
 const wantedPairs = envList('BENCH_PAIRS');
 const eras = benchEras();
 
@@ -117,7 +136,7 @@ const ALL_PAIRS: Pair[] = [
     title: `local plugin echo, ${eraLabel(era)} client`,
     target: 1.1,
     baseline: factory(era),
-    subjects: [localProxy(era)],
+    subjects: [localProxy(era), sdkServer(era)],
   })),
   {
     title: 'mirrored upstream echo (server-everything)',
@@ -281,8 +300,75 @@ async function main(): Promise<boolean> {
       `pinned to ${FIRST_MODERN_VERSION}, 2025 clients use the SDK default\n`,
   );
   console.log(table(rows, 3));
+  const hops = hopRows(runs);
+  if (hops.length > 1) {
+    console.log(
+      '\nthe upstream hop (issue 37): (mirrored echo via mcp-proxy − local echo via mcp-proxy) / direct SDK call\n',
+    );
+    console.log(table(hops, 1));
+  }
   if (failures.length > 0) console.log(`\nfailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
   return failures.length === 0;
+}
+
+/** Issue 37's hop figure per era, from runs that all finished; a header row alone if none did. */
+function hopRows(runs: Running[]): string[][] {
+  const rows = [
+    [
+      'client',
+      'mirrored ms',
+      'local ms',
+      'hop ms',
+      'direct ms',
+      'hop / direct',
+      'per round',
+      'target',
+    ],
+  ];
+  const ok = (run: Running | undefined) => (run && !run.failure ? run : undefined);
+  const mirroredPair = runs.filter((r) => r.pair.title.startsWith('mirrored'));
+  const direct = ok(mirroredPair.find((r) => r.target === r.pair.baseline));
+  if (!direct) return rows;
+  // Ours, and for reference the same figure of the bare SDK relay (its local: the bare server).
+  const kinds = [
+    { label: '', mirrored: 'mcp-proxy →', local: 'mcp-proxy' },
+    { label: ' (bare SDK v2 relay)', mirrored: 'bare SDK v2 relay', local: 'bare SDK v2 server' },
+  ];
+  for (const era of eras) {
+    for (const kind of kinds) {
+      const mirrored = ok(
+        mirroredPair.find((r) => r.target.era === era && r.target.name.startsWith(kind.mirrored)),
+      );
+      const local = ok(
+        runs.find(
+          (r) =>
+            r.pair.title.startsWith('local') &&
+            r.target.era === era &&
+            r.target.name === kind.local,
+        ),
+      );
+      if (mirrored && local) rows.push(hopRow(eraLabel(era) + kind.label, mirrored, local, direct));
+    }
+  }
+  return rows;
+}
+
+function hopRow(label: string, mirrored: Running, local: Running, direct: Running): string[] {
+  const hop = median(mirrored.samples) - median(local.samples);
+  const figure = hop / median(direct.samples);
+  const perRound = mirrored.roundMedians.map(
+    (m, i) => (m - local.roundMedians[i]) / direct.roundMedians[i],
+  );
+  return [
+    label,
+    median(mirrored.samples).toFixed(3),
+    median(local.samples).toFixed(3),
+    hop.toFixed(3),
+    median(direct.samples).toFixed(3),
+    `${figure.toFixed(2)}×`,
+    `${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}×`,
+    mirrored.target.reference ? '' : `${figure <= 1.1 ? 'met' : 'missed'} (≤ 1.1×)`,
+  ];
 }
 
 process.exit((await main()) ? 0 : 1);

@@ -128,7 +128,9 @@ export class UpstreamConnection {
     return (await this.client()).getServerCapabilities() ?? {};
   }
 
-  async callTool(
+  // callTool, readResource and getPrompt are not `async`: the request's promise is handed on as
+  // it is, not wrapped in one more that a mirrored call would wait a tick longer for.
+  callTool(
     name: string,
     args: Record<string, unknown> | undefined,
     options: CallOptions = {},
@@ -169,7 +171,7 @@ export class UpstreamConnection {
     ) as Promise<Skill[]>;
   }
 
-  async readResource(
+  readResource(
     params: ReadResourceRequest['params'],
     options: CallOptions = {},
   ): Promise<ReadResourceResult> {
@@ -181,7 +183,7 @@ export class UpstreamConnection {
     ) as Promise<ReadResourceResult>;
   }
 
-  async getPrompt(
+  getPrompt(
     params: GetPromptRequest['params'],
     options: CallOptions = {},
   ): Promise<GetPromptResult> {

@@ -42,6 +42,14 @@ interface Response {
   error?: { code: number; message: string; data?: unknown };
 }
 
+/** What a request given up on (timeout, cancellation, a stop) rejects with, as the SDK's do. */
+function cancelled(reason: unknown): unknown {
+  const { SdkError, SdkErrorCode } = clientSdk().sdk;
+  return reason instanceof SdkError
+    ? reason
+    : new SdkError(SdkErrorCode.RequestTimeout, String(reason));
+}
+
 export class DirectRequests {
   readonly #transport: Transport;
   readonly #prefix: string;
@@ -96,11 +104,6 @@ export class DirectRequests {
     deadline: RequestDeadline,
   ): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
-      const { SdkError, SdkErrorCode } = clientSdk().sdk;
-      const cancelled = (reason: unknown) =>
-        reason instanceof SdkError
-          ? reason
-          : new SdkError(SdkErrorCode.RequestTimeout, String(reason));
       if (deadline.aborted) return reject(cancelled(deadline.reason));
       this.#next += 1;
       const id = this.#prefix + this.#next;

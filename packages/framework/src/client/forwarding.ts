@@ -26,7 +26,7 @@ export interface Forwarder {
   name: string;
   /** Default per-request timeout in ms, when the call sets none. */
   requestTimeoutMs: number;
-  lifecycle: Pick<UpstreamLifecycle, 'ensure' | 'broken'>;
+  lifecycle: Pick<UpstreamLifecycle, 'ready' | 'ensure' | 'broken'>;
   progress: ProgressRouter;
   questions: CallerQuestions;
 }
@@ -39,7 +39,8 @@ export async function forwardRequest(
   schema: ResultSchema,
   options: CallOptions,
 ): Promise<unknown> {
-  const live = await via.lifecycle.ensure();
+  // Connected already (every call but the first): no promise to wait for.
+  const live = via.lifecycle.ready ?? (await via.lifecycle.ensure());
   const timeout = options.timeout ?? via.requestTimeoutMs;
   const deadline = new RequestDeadline(timeout, options.signal);
   const { onprogress } = options;
@@ -90,7 +91,8 @@ async function roundTrips(
   }
 }
 
-async function sendLeg(
+/** Not `async`: the direct request's promise is handed back as it is, without another wrapping. */
+function sendLeg(
   live: ConnectedUpstream,
   method: string,
   leg: Record<string, unknown>,
@@ -98,7 +100,7 @@ async function sendLeg(
   deadline: RequestDeadline,
 ): Promise<Record<string, unknown>> {
   if (live.direct) return live.direct.request(method, leg, schema, deadline);
-  return (await live.client.request(
+  return live.client.request(
     // Typed as any ClientRequest: the standard methods, built by UpstreamConnection's methods.
     { method, params: leg } as ClientRequest,
     schema,
@@ -108,7 +110,7 @@ async function sendLeg(
       timeout: NO_SDK_TIMEOUT,
       allowInputRequired: INTERACTIVE.has(method),
     },
-  )) as Record<string, unknown>;
+  ) as Promise<Record<string, unknown>>;
 }
 
 function explainRequestError(

@@ -65,6 +65,11 @@ export class UpstreamLifecycle {
     return this.#closing !== undefined;
   }
 
+  /** The live connection when there is one and no close has begun: what `ensure` gives at once. */
+  get ready(): ConnectedUpstream | undefined {
+    return this.#closing ? undefined : this.#live;
+  }
+
   /** The live connection, connecting (or reconnecting after a crash) first if needed. */
   ensure(): Promise<ConnectedUpstream> {
     if (this.#closing) {

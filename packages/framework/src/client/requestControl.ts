@@ -10,6 +10,7 @@
  * @module
  */
 import type { Progress, ProgressToken, Transport } from '@modelcontextprotocol/client';
+import { type Due, deadlineClock } from './deadlineClock.ts';
 
 type ProgressHandler = (progress: Progress) => void;
 
@@ -61,6 +62,7 @@ export const NO_SDK_TIMEOUT = 2_147_483_647;
  * `touch()` (each progress notification touches it), or on `abort()`. Heard through `onAbort`
  * (one listener: the request being sent) or through `signal`, an `AbortSignal` made only when
  * first asked for — most requests end without anyone needing one (see `directRequests.ts`).
+ * The clock is the process's one {@link deadlineClock}, not a timer per request.
  */
 export class RequestDeadline {
   #controller: AbortController | undefined;
@@ -68,7 +70,13 @@ export class RequestDeadline {
   readonly #caller: AbortSignal | undefined;
   readonly #onCallerAbort = () => this.#end(this.#caller?.reason);
   #listener: ((reason: unknown) => void) | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #due: Due = {
+    dueAt: 0,
+    expire: () => {
+      this.#timedOut = true;
+      this.#end('timeout');
+    },
+  };
   #aborted = false;
   #reason: unknown;
   #timedOut = false;
@@ -110,12 +118,9 @@ export class RequestDeadline {
   }
 
   touch(): void {
-    clearTimeout(this.#timer);
     if (this.#aborted || this.#holds > 0) return;
-    this.#timer = setTimeout(() => {
-      this.#timedOut = true;
-      this.#end('timeout');
-    }, this.#timeoutMs);
+    this.#due.dueAt = performance.now() + this.#timeoutMs;
+    deadlineClock.watch(this.#due);
   }
 
   /**
@@ -124,7 +129,7 @@ export class RequestDeadline {
    */
   hold(): () => void {
     this.#holds += 1;
-    clearTimeout(this.#timer);
+    deadlineClock.unwatch(this.#due);
     let released = false;
     return () => {
       if (released) return;
@@ -140,14 +145,14 @@ export class RequestDeadline {
   }
 
   dispose(): void {
-    clearTimeout(this.#timer);
+    deadlineClock.unwatch(this.#due);
     this.#listener = undefined;
     this.#caller?.removeEventListener('abort', this.#onCallerAbort);
   }
 
   /** The first end wins, as with `AbortController.abort`. */
   #end(reason: unknown): void {
-    clearTimeout(this.#timer);
+    deadlineClock.unwatch(this.#due);
     if (this.#aborted) return;
     this.#aborted = true;
     this.#reason = reason;
