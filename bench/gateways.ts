@@ -13,14 +13,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Era } from '@mcpbox/framework';
 import { type Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { EVERYTHING, everythingProxyHome, ROOT } from './lib/everythingProxy.ts';
 import {
   benchClient,
   benchEras,
@@ -32,19 +30,12 @@ import {
   table,
 } from './lib/measure.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 300);
 const WARMUP = Number(process.env.BENCH_WARMUP_CALLS ?? 50);
-const EVERYTHING = join(ROOT, 'node_modules/.bin/mcp-server-everything');
 const PUNKPEYE = join(ROOT, 'bench/node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs');
 
-const home = mkdtempSync(join(tmpdir(), 'bench-gateways-'));
-const config = join(home, 'proxy.yaml');
-writeFileSync(
-  config,
-  `plugins:\n  everything:\n    command: ${JSON.stringify(EVERYTHING)}\n    args: [stdio]\nautoload: [everything]\n`,
-);
+const { home, config, remove: removeHome } = everythingProxyHome('bench-gateways-');
 
 interface Subject {
   name: string;
@@ -206,7 +197,7 @@ async function main(): Promise<boolean> {
     await Promise.allSettled(
       subjects.map((s) => s.child && s.child.exitCode === null && once(s.child, 'exit')),
     );
-    rmSync(home, { recursive: true, force: true });
+    removeHome();
   }
   const [direct] = subjects;
   const base = median(direct.samples);

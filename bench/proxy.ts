@@ -36,13 +36,11 @@
  * (`local`, `mirrored`; both), BENCH_ERAS (2025, 2026; both: the client eras of the subjects and
  * of the local baselines).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Era, FIRST_MODERN_VERSION } from '@mcpbox/framework';
 import type { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { EVERYTHING, everythingProxyHome, ROOT } from './lib/everythingProxy.ts';
 import {
   benchClient,
   benchEras,
@@ -57,20 +55,13 @@ import {
   table,
 } from './lib/measure.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 300);
 const WARMUP = Number(process.env.BENCH_WARMUP_CALLS ?? 50);
-const EVERYTHING = join(ROOT, 'node_modules/.bin/mcp-server-everything');
 const SDK_RELAY = join(ROOT, 'bench/peers/sdk-relay.ts');
 const SDK_SERVER = join(ROOT, 'bench/peers/sdk-server.ts');
 
-const home = mkdtempSync(join(tmpdir(), 'bench-proxy-'));
-const config = join(home, 'proxy.yaml');
-writeFileSync(
-  config,
-  `plugins:\n  everything:\n    command: ${JSON.stringify(EVERYTHING)}\n    args: [stdio]\nautoload: [everything]\n`,
-);
+const { home, config, remove: removeHome } = everythingProxyHome('bench-proxy-');
 
 interface Target {
   name: string;
@@ -243,7 +234,7 @@ async function main(): Promise<boolean> {
     }
   } finally {
     await Promise.allSettled(runs.map((r) => !r.failure && r.client.close()));
-    rmSync(home, { recursive: true, force: true });
+    removeHome();
   }
 
   const rows = [
