@@ -37,6 +37,15 @@ server.registerTool('pid', { description: 'The server process id' }, () => Strin
 server.registerTool('malformed', { description: 'Returns a result that is not one' }, () => ({
   content: [{ type: 'text' } as never],
 }));
+// More than plain text: an image and an annotated block; and the same image without its data.
+const picture = { type: 'image', data: 'aGk=', mimeType: 'image/png' } as const;
+const annotated = { type: 'text', text: 'caption', annotations: { priority: 1 } } as const;
+server.registerTool('picture', { description: 'An image with a caption' }, () => ({
+  content: [picture, annotated],
+}));
+server.registerTool('blurred', { description: 'An image without its data' }, () => ({
+  content: [{ type: 'image', mimeType: 'image/png' } as never],
+}));
 await server.start();
 await server.closed;
 await upstream?.dispose();

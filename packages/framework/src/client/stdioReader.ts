@@ -11,6 +11,8 @@
  * @module
  */
 
+import { isPlainObject } from '../protocol/plainObject.ts';
+
 /** The part of the SDK's `ReadBuffer` its stdio transport uses. */
 interface LineReader {
   append(chunk: Buffer): void;
@@ -29,10 +31,6 @@ const ENVELOPE_KEYS = {
   result: new Set(['jsonrpc', 'id', 'result']),
   error: new Set(['jsonrpc', 'id', 'error']),
 };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 const isId = (value: unknown) =>
   typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));

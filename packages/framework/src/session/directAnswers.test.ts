@@ -61,6 +61,8 @@ const CALLS: [string, Record<string, unknown>][] = [
   ['tools/call', { name: 'echo', arguments: { message: 5 } }],
   ['tools/call', { name: 'missing', arguments: {} }],
   ['tools/call', { name: 'malformed' }],
+  ['tools/call', { name: 'picture' }],
+  ['tools/call', { name: 'blurred' }],
   ['tools/call', { name: 'echo', arguments: { message: 'with meta' }, _meta: { trace: 'x' } }],
   ['ping', {}],
 ];
@@ -89,6 +91,13 @@ test('2026 over stdio: each answer the session gives itself is the one the SDK g
   });
   assert.equal(malformed.error?.code, -32602);
   assert.match(malformed.error?.message ?? '', /Invalid tools\/call result/);
+  const picture = await server.ask('tools/call', { name: 'picture', _meta: envelope('client-0') });
+  assert.deepEqual(picture.result?.content, [
+    { type: 'image', data: 'aGk=', mimeType: 'image/png' },
+    { type: 'text', text: 'caption', annotations: { priority: 1 } },
+  ]);
+  const blurred = await server.ask('tools/call', { name: 'blurred', _meta: envelope('client-0') });
+  assert.equal(blurred.error?.code, -32602);
 });
 
 test('2026 over stdio: an envelope the SDK has not accepted is still refused by it', async (t) => {

@@ -14,8 +14,8 @@
  *   transport had the SDK's classifier check it (HTTP, `DirectExchange.envelopeChecked`); any
  *   other envelope, and every retry carrying `inputResponses` or `requestState`, goes to the SDK.
  * - `tools/call`: `name` is a string and `arguments` an object, else the SDK answers the
- *   error; one asking to run as a task (`task`) goes to the SDK; a result that does
- *   not look like a tool result is checked against the era's schema, as the SDK would. A tool
+ *   error; one asking to run as a task (`task`) goes to the SDK; a result other than plain
+ *   text is checked against the era's schema, as the SDK would. A tool
  *   that keeps running is served the same way: its live calls and tasks keep their state
  *   beyond the session (detachedCallTable.ts, tasks.ts), so the SDK serves the retries and
  *   `tasks/*` requests that follow.
@@ -46,6 +46,7 @@ import {
   type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import type { Era } from '../protocol/era.ts';
+import { isPlainObject } from '../protocol/plainObject.ts';
 import type { SessionServer } from './sessionServer.ts';
 
 /** A registered request handler, as the session hands it to the SDK. */
@@ -61,9 +62,6 @@ const ENVELOPE_KEYS = [
 
 type Params = Record<string, unknown>;
 type Id = string | number;
-
-const isPlainObject = (value: unknown): value is Params =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const noRequestState = () => undefined;
 
@@ -86,13 +84,22 @@ function lift(params: Params): { params: Params; envelope?: Params } {
   return { params: lifted, envelope };
 }
 
-/** Whether a tool result can go out as it is: content blocks with a type, the rest in shape. */
-function looksLikeToolResult(result: Params): boolean {
+const PLAIN_RESULT_KEYS = new Set(['content', 'isError', 'structuredContent']);
+
+/**
+ * Whether a tool result is one the era's schema surely accepts, without running it: only plain
+ * text blocks, a boolean `isError`, an object `structuredContent` and nothing else. Anything
+ * else (images, annotations, `_meta`, …) is checked against the schema.
+ */
+function plainToolResult(result: Params): boolean {
+  for (const key in result) if (!PLAIN_RESULT_KEYS.has(key)) return false;
   const content = result.content;
   if (!Array.isArray(content)) return false;
   for (const block of content) {
-    if (!isPlainObject(block) || typeof block.type !== 'string') return false;
-    if (block.type === 'text' && typeof block.text !== 'string') return false;
+    if (!isPlainObject(block) || block.type !== 'text' || typeof block.text !== 'string') {
+      return false;
+    }
+    for (const key in block) if (key !== 'type' && key !== 'text') return false;
   }
   if ('isError' in result && typeof result.isError !== 'boolean') return false;
   return !('structuredContent' in result) || isPlainObject(result.structuredContent);
@@ -100,7 +107,7 @@ function looksLikeToolResult(result: Params): boolean {
 
 /** Where a request answered here came from, and where its answer and notifications go. */
 export interface DirectExchange {
-  /** Sends the answer (and, over stdio, anything else the session writes). */
+  /** Sends the answer (notifications about the call go through the session server's transport). */
   send(message: JSONRPCMessage): unknown;
   /** The transport has checked the 2026 envelope itself (HTTP: the SDK's classifier did). */
   envelopeChecked?: boolean;
@@ -280,20 +287,23 @@ function errorReply(id: Id, code: number, message: string, data?: unknown): JSON
 
 /**
  * A tool result as the SDK's `tools/call` wrapper passes it: `input_required` as it is, a result
- * without content given empty content, and one that does not look right checked against the
- * era's schema (the SDK's error when it fails).
+ * without content given empty content, then checked against the era's schema (the SDK's error
+ * when it fails) unless it is plain text, which the schema surely accepts as it is.
  */
-function checkedToolResult(server: SessionServer, result: Result): Result {
+function checkedToolResult(server: SessionServer, result: unknown): Result {
   if (isInputRequiredResult(result)) return result;
-  if (!isPlainObject(result)) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid tools/call result');
+  let normalized = result;
+  if (isPlainObject(result) && result.content === undefined) {
+    const foreign = 'task' in result || 'inputRequests' in result || 'requestState' in result;
+    if (!foreign) normalized = { ...result, content: [] };
   }
-  const foreign = 'task' in result || 'inputRequests' in result || 'requestState' in result;
-  const normalized = result.content === undefined && !foreign ? { ...result, content: [] } : result;
-  if (looksLikeToolResult(normalized)) return normalized;
-  const problem = server.resultProblem('tools/call', normalized);
-  if (problem === undefined) return normalized;
-  throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid tools/call result: ${problem}`);
+  if (isPlainObject(normalized) && plainToolResult(normalized)) return normalized as Result;
+  const checked = server.checkResult('tools/call', normalized);
+  if (checked.ok) return checked.value as Result;
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Invalid tools/call result: ${checked.message}`,
+  );
 }
 
 /**

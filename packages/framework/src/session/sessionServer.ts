@@ -34,9 +34,14 @@ export class SessionServer extends Server {
     return this._wireCodec().encodeErrorCode(code);
   }
 
-  /** Why `result` is not a valid result of `method` in this era, or undefined when it is. */
-  resultProblem(method: string, result: unknown): string | undefined {
+  /** `result` checked against this era's schema of `method`'s result, as the SDK checks it. */
+  checkResult(
+    method: string,
+    result: unknown,
+  ): { ok: true; value: unknown } | { ok: false; message: string } {
     const outcome = this._wireCodec().validateResult(method, result);
-    return outcome.ok ? undefined : (outcome as { message?: string }).message;
+    if (outcome.ok) return { ok: true, value: outcome.value };
+    // Every method checked here is in both eras' registries: only 'invalid' can come back.
+    return { ok: false, message: 'message' in outcome ? outcome.message : outcome.reason };
   }
 }

@@ -60,7 +60,7 @@ let nextId = 1;
 async function call(
   url: string,
   params: Record<string, unknown>,
-  options: { logLevel?: string; signal?: AbortSignal } = {},
+  options: { logLevel?: string; signal?: AbortSignal; capabilities?: unknown } = {},
 ): Promise<Exchange> {
   const response = await fetch(url, {
     method: 'POST',
@@ -80,7 +80,9 @@ async function call(
         ...params,
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+          'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {
+            elicitation: { form: {} },
+          },
           'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
           ...(options.logLevel && { 'io.modelcontextprotocol/logLevel': options.logLevel }),
         },
@@ -132,6 +134,16 @@ test('2026 over HTTP: a plain call answered by its session is answered as the SD
   assert.equal(noted.type, 'text/event-stream');
   assert.equal((noted.messages[0] as { method: string }).method, 'notifications/message');
   assert.ok('result' in (noted.messages[1] as object));
+  // An envelope the SDK's classifier refuses is refused, not answered.
+  const refused = await call(
+    url,
+    { name: 'echo', arguments: { message: 'hi' } },
+    {
+      capabilities: 'all of them',
+    },
+  );
+  assert.equal(refused.status, 400);
+  assert.match(JSON.stringify(refused.messages), /Invalid _meta envelope/);
   // A question: input_required, the SDK's shape.
   const asked = await call(url, { name: 'interview', arguments: {} });
   assert.equal(

@@ -26,6 +26,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { FIRST_MODERN_VERSION } from '../protocol/era.ts';
+import { isPlainObject } from '../protocol/plainObject.ts';
 import type { SessionHub } from '../session/hub.ts';
 import { requestsObserved } from '../telemetry/requests.ts';
 import type { McpRequest } from './httpApp.ts';
@@ -34,9 +35,6 @@ const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 type Id = string | number;
 type Params = Record<string, unknown>;
-
-const isPlainObject = (value: unknown): value is Params =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Answers `req` itself and resolves true, or resolves false: the SDK's entry serves it. */
 export type DirectCalls = (req: McpRequest, res: ServerResponse) => Promise<boolean>;
