@@ -10,7 +10,8 @@
  *
  * Tools: `echo`; `confirm`, which asks the client to confirm (one `input_required` round with an
  * elicitation); `interview`, two rounds in sequence whose first answer travels in `requestState`;
- * `summarize`, which asks for a sampling completion; `whoami` (this process and its era); and
+ * `summarize`, which asks for a sampling completion; `wait`, which answers only when cancelled;
+ * `whoami` (this process, its era and how many calls it saw cancelled); and
  * `add_tool`, which adds a tool and publishes `tools/list_changed`. The low-level `Server` is used
  * so that the listing is exactly as written here: `echo` carries `icons`, `_meta`, a field no
  * revision defines (`x-future`) and a JSON Schema with keywords in an unusual order.
@@ -36,6 +37,8 @@ const added: string[] = [];
 /** Publishes a tools change to the clients of the entry in use. */
 let toolsChanged: () => void = () => {};
 const legacyOnly = process.env.UPSTREAM_ERA === 'legacy';
+/** Calls of `wait` that ended by their cancellation. */
+let cancelled = 0;
 if (process.env.UPSTREAM_START_LOG)
   appendFileSync(process.env.UPSTREAM_START_LOG, `${process.pid}\n`);
 if (process.env.UPSTREAM_ERA === 'broken') {
@@ -79,6 +82,7 @@ const listing = () => [
           inputSchema: { type: 'object', properties: { topic: { type: 'string' } } },
         },
       ]),
+  { name: 'wait', description: 'Waits until the call is cancelled', inputSchema: noInput },
   { name: 'whoami', description: 'This process and its era', inputSchema: noInput },
   {
     name: 'add_tool',
@@ -147,7 +151,16 @@ function summarize(args: Args, ctx: ServerContext): Answer {
   });
 }
 
-function call(name: string, args: Args, ctx: ServerContext): Answer {
+function wait(ctx: ServerContext): Promise<Answer> {
+  return new Promise((resolve) => {
+    ctx.mcpReq.signal.addEventListener('abort', () => {
+      cancelled += 1;
+      resolve(text('cancelled'));
+    });
+  });
+}
+
+function call(name: string, args: Args, ctx: ServerContext): Answer | Promise<Answer> {
   switch (name) {
     case 'echo':
       return text(`echo: ${String(args.text)}`);
@@ -157,8 +170,12 @@ function call(name: string, args: Args, ctx: ServerContext): Answer {
       return interview(ctx);
     case 'summarize':
       return summarize(args, ctx);
+    case 'wait':
+      return wait(ctx);
     case 'whoami':
-      return text(JSON.stringify({ pid: process.pid, era: legacyOnly ? 'legacy' : 'modern' }));
+      return text(
+        JSON.stringify({ pid: process.pid, era: legacyOnly ? 'legacy' : 'modern', cancelled }),
+      );
     case 'add_tool':
       added.push(String(args.name));
       toolsChanged();

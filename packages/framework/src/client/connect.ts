@@ -31,12 +31,13 @@ import {
 import { clientSdk, isSdkError, isSdkHttpError, loadClientSdk } from './sdk.ts';
 import { stdioLaunchParameters } from './stdioLaunch.ts';
 import { useStdioMessageReader } from './stdioReader.ts';
+import type { UpstreamClient } from './upstreamClient.ts';
 import { describeVerdict, type TransportKind, type Verdict } from './verdicts.ts';
 
 export type { TransportKind };
 
 export interface ConnectedUpstream {
-  client: Client;
+  client: UpstreamClient;
   transport: Transport;
   kind: TransportKind;
   /** The pid of the spawned process (the process-group guard, when available); stdio only. */
@@ -56,7 +57,7 @@ export interface ConnectAttempt {
   timeoutMs: number;
   logger: Logger;
   /** A fresh, unconnected client; called once per transport tried. */
-  makeClient: () => Client;
+  makeClient: () => UpstreamClient;
   /** Tenths of a second between SIGTERM and SIGKILL for a stdio upstream's process group. */
   graceSteps?: number;
   /** What the previous connect learnt: tried first, without a probe. */

@@ -1,7 +1,7 @@
-// Requests sent and matched without the SDK's Protocol (2025 stdio upstreams): what callers get
-// is what the SDK gave them — results, JSON-RPC errors, cancellation upstream, closed
-// connections — and everything not ours still reaches the SDK. The real stdio upstreams in
-// stdio.test.ts (2025 era) run through this path too.
+// Requests sent and matched without the SDK's Protocol (stdio upstreams): what callers get is
+// what the SDK gave them — results, JSON-RPC errors, cancellation upstream, closed connections —
+// and everything not ours still reaches the SDK. The real stdio upstreams in stdio.test.ts
+// (2025) and era.test.ts (2026) run through this path too, with the client's real era hooks.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import {
@@ -48,6 +48,20 @@ const anyObject: StandardSchemaV1<unknown, Record<string, unknown>> = {
   },
 };
 
+/**
+ * Stands in for a 2025 client's era hooks (no envelope; a `resultType` dropped), so that these
+ * tests can play the upstream by hand. The real hooks of both eras are used against real
+ * processes in stdio.test.ts and era.test.ts.
+ */
+const legacyEra = {
+  requestEnvelope: () => undefined,
+  decodeResult: (_method: string, raw: unknown) => {
+    const { resultType: _dropped, ...result } = raw as Record<string, unknown>;
+    return { kind: 'complete' as const, result };
+  },
+  inEra: () => true,
+};
+
 /** A transport with the SDK's handlers stood in for by recorders, and DirectRequests on top. */
 function setUp() {
   const transport = new FakeTransport();
@@ -55,7 +69,7 @@ function setUp() {
   const closes: string[] = [];
   transport.onmessage = (message) => void toSdk.push(message);
   transport.onclose = () => void closes.push('sdk');
-  const direct = new DirectRequests(transport, 'up');
+  const direct = new DirectRequests(transport, legacyEra, 'up');
   direct.attach();
   const deadline = (timeoutMs = 60_000, signal?: AbortSignal) =>
     new RequestDeadline(timeoutMs, signal);

@@ -1,18 +1,21 @@
 /**
- * Requests to a 2025-era stdio upstream, sent and matched by hand instead of through the SDK
- * client's `Protocol`. On that path the SDK zod-parses every response twice (its transport hook
- * and its response dispatch), gives each request an abort listener and a timer of its own, and
- * settles through a promise chain — about 40 % of our own CPU per mirrored call — while our
- * line reader (`stdioReader.ts`) has already checked the envelope, and {@link RequestDeadline}
- * already owns the timeout and the caller's cancellation.
+ * Requests to a stdio upstream, sent and matched by hand instead of through the SDK client's
+ * `Protocol`. On that path the SDK zod-parses every response twice (its transport hook and its
+ * response dispatch), gives each request an abort listener and a timer of its own, and settles
+ * through a promise chain — about 40 % of our own CPU per mirrored call — while our line reader
+ * (`stdioReader.ts`) has already checked the envelope, and {@link RequestDeadline} already owns
+ * the timeout and the caller's cancellation.
  *
- * Only this one case is taken over, where the SDK does nothing more than that: a 2025 upstream
- * (no per-request `_meta` envelope, no `input_required`, no result schema of the era to check)
- * over stdio (messages written as they are). Everything else — connecting, era negotiation,
- * the upstream's own requests and notifications, 2026-07-28 and HTTP upstreams — stays with the
- * SDK. What callers see is what the SDK gave them: the result as sent (minus a `resultType`, as
- * the 2025 codec strips it), a JSON-RPC error as the SDK's `ProtocolError`, `SdkError`s for a
- * closed connection or a cancelled request, and `notifications/cancelled` sent upstream on abort.
+ * What the era decides is still the SDK's, through the client's own hooks (`upstreamClient.ts`):
+ * every request and cancellation carries the `_meta` envelope the SDK would put on it (2026), and
+ * every result is decoded by the era's codec — a 2026 result checked against its wire schema and
+ * told apart as complete, `input_required` (handed back as the SDK's manual mode does, for
+ * `forwarding.ts` to answer) or invalid; a 2025 one with any `resultType` dropped. Only stdio is
+ * taken over, where messages are written as they are; connecting, era negotiation, the
+ * upstream's own requests and notifications, methods outside the era and HTTP upstreams stay
+ * with the SDK. What callers see is what the SDK gave them: the decoded result, a JSON-RPC error
+ * as the SDK's `ProtocolError`, `SdkError`s for a closed connection, a cancelled request or a
+ * result the codec or schema refuses, and `notifications/cancelled` sent upstream on abort.
  *
  * Our ids are strings (`<prefix>:<n>`), which the SDK's numeric ids never collide with; a late
  * answer to a request we gave up on finds nobody here and goes on to the SDK, which reports it
@@ -28,6 +31,10 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { RequestDeadline } from './requestControl.ts';
 import { clientSdk } from './sdk.ts';
+import type { UpstreamClient } from './upstreamClient.ts';
+
+/** The client's view of the negotiated era that these requests follow. */
+type Era = Pick<UpstreamClient, 'requestEnvelope' | 'decodeResult' | 'inEra'>;
 
 interface Pending {
   method: string;
@@ -52,14 +59,24 @@ function cancelled(reason: unknown): unknown {
 
 export class DirectRequests {
   readonly #transport: Transport;
+  readonly #era: Era;
   readonly #prefix: string;
   readonly #pending = new Map<string, Pending>();
   #next = 0;
 
-  /** @param prefix makes our ids readable in upstream logs, e.g. the upstream's name. */
-  constructor(transport: Transport, prefix: string) {
+  /**
+   * @param era the connected client, whose envelope and codec these requests use.
+   * @param prefix makes our ids readable in upstream logs, e.g. the upstream's name.
+   */
+  constructor(transport: Transport, era: Era, prefix: string) {
     this.#transport = transport;
+    this.#era = era;
     this.#prefix = `${prefix}:`;
+  }
+
+  /** Whether `method` is sent here: one the negotiated era has (the SDK refuses the others). */
+  takes(method: string): boolean {
+    return this.#era.inEra(method);
   }
 
   /**
@@ -113,16 +130,24 @@ export class DirectRequests {
         this.#send({
           jsonrpc: '2.0',
           method: 'notifications/cancelled',
-          params: { requestId: id, reason: String(reason) },
+          params: this.#enveloped({ requestId: id, reason: String(reason) }),
         }).catch((error) =>
           this.#transport.onerror?.(new Error(`Failed to send cancellation: ${error}`)),
         );
         reject(cancelled(reason));
       });
-      this.#send({ method, params, jsonrpc: '2.0', id } as JSONRPCMessage).catch((error) => {
+      const message = { method, params: this.#enveloped(params), jsonrpc: '2.0', id };
+      this.#send(message as JSONRPCMessage).catch((error) => {
         if (this.#pending.delete(id)) reject(error);
       });
     });
+  }
+
+  /** `params` with the era's envelope in `_meta`; keys the caller set there win, as in the SDK. */
+  #enveloped(params: Record<string, unknown>): Record<string, unknown> {
+    const envelope = this.#era.requestEnvelope();
+    if (envelope === undefined) return params;
+    return { ...params, _meta: { ...envelope, ...(params._meta as object | undefined) } };
   }
 
   #send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -140,12 +165,18 @@ export class DirectRequests {
       pending.reject(ProtocolError.fromError(code, message, data));
       return;
     }
-    let result = response.result as Record<string, unknown>;
-    if ('resultType' in result) {
-      // The 2025 codec's decoding: a 2026 field a 2025 server sent is not passed on.
-      const { resultType: _dropped, ...rest } = result;
-      result = rest;
+    const decoded = this.#era.decodeResult(pending.method, response.result);
+    if (decoded.kind === 'invalid') {
+      pending.reject(decoded.error);
+      return;
     }
+    if (decoded.kind === 'input_required') {
+      // As the SDK's manual mode (`allowInputRequired`) hands it back: forwarding.ts answers it.
+      const { kind: _kind, ...rest } = decoded;
+      pending.resolve({ resultType: 'input_required', ...rest });
+      return;
+    }
+    const result = decoded.result;
     const checked = pending.schema['~standard'].validate(result);
     if (checked instanceof Promise) throw new Error('internal error: an async result schema');
     if (checked.issues && checked.issues.length > 0) {

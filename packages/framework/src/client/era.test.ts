@@ -35,7 +35,9 @@ function startLog(): { file: string; pids: () => number[] } {
   return { file, pids };
 }
 
-async function whoami(connection: UpstreamConnection): Promise<{ pid: number; era: string }> {
+async function whoami(
+  connection: UpstreamConnection,
+): Promise<{ pid: number; era: string; cancelled: number }> {
   return JSON.parse(firstText(await connection.callTool('whoami', {})));
 }
 
@@ -57,7 +59,81 @@ function answering(answers: Record<string, unknown>, asked: string[]) {
   };
 }
 
-test('a 2026-only upstream over stdio: listed as sent, called; a restart reuses the era verdict', async (t) => {
+/**
+ * The `input_required` rounds of upstream-modern's tools reach the caller (elicitation, a second
+ * round carrying `requestState`, sampling); a caller that cannot answer, refuses or goes away
+ * ends the call as such.
+ */
+async function answersInputRounds(connection: UpstreamConnection, name: string): Promise<void> {
+  const asked: string[] = [];
+  const confirmed = await connection.callTool(
+    'confirm',
+    { action: 'deploy' },
+    {
+      elicit: async (params) => {
+        asked.push(params.message);
+        return { action: 'accept', content: { ok: true } };
+      },
+    },
+  );
+  assert.equal(firstText(confirmed), 'deploy: accept {"ok":true}');
+  const interview = await connection.callTool(
+    'interview',
+    {},
+    { elicit: answering({ name: 'Ann', colour: 'teal' }, asked) },
+  );
+  assert.equal(
+    firstText(interview),
+    'Ann likes teal',
+    'the second round carried requestState back',
+  );
+  assert.deepEqual(asked, ['Really deploy?', 'Your name?', 'Your colour?']);
+  const summary = await connection.callTool(
+    'summarize',
+    { topic: 'MCP' },
+    {
+      sample: async (params) => {
+        const first = params.messages[0].content as { text: string };
+        return {
+          model: 'test-model',
+          role: 'assistant',
+          content: { type: 'text', text: `re: ${first.text}` },
+        };
+      },
+    },
+  );
+  assert.equal(firstText(summary), 'summary by test-model: re: Summarize MCP');
+
+  await assert.rejects(connection.callTool('confirm', { action: 'x' }), {
+    code: 'INPUT_UNAVAILABLE',
+    message: `upstream '${name}' asked for elicitation, which this caller cannot provide`,
+  });
+  const refusal = new Error('the caller must be asked first');
+  await assert.rejects(
+    connection.callTool('confirm', { action: 'x' }, { elicit: () => Promise.reject(refusal) }),
+    (error) => error === refusal,
+    "the caller's own error ends the call, as it is",
+  );
+
+  const controller = new AbortController();
+  const unanswered = connection.callTool(
+    'confirm',
+    { action: 'wait' },
+    {
+      signal: controller.signal,
+      elicit: () => {
+        controller.abort('the caller went away');
+        return new Promise(() => {}); // a question nobody ever answers
+      },
+    },
+  );
+  await assert.rejects(unanswered, {
+    code: 'CANCELLED',
+    message: `tools/call on upstream '${name}' was cancelled`,
+  });
+}
+
+test('a 2026-only upstream over stdio: listed as sent, called, asked for input, cancelled; a restart reuses the era verdict', async (t) => {
   const log = startLog();
   const connection = openConnection(
     t,
@@ -83,6 +159,18 @@ test('a 2026-only upstream over stdio: listed as sent, called; a restart reuses 
   );
   assert.equal(firstText(await connection.callTool('echo', { text: 'hi' })), 'echo: hi');
   assert.equal(log.pids().length, 2, 'the first connect probed on a sibling process');
+  await answersInputRounds(connection, 'modern');
+
+  const stop = new AbortController();
+  const waiting = connection.callTool('wait', {}, { signal: stop.signal });
+  setTimeout(() => stop.abort('enough'), 50);
+  await assert.rejects(waiting, { code: 'CANCELLED' });
+  let seen = 0;
+  for (let i = 0; i < 200 && seen === 0; i++) {
+    seen = (await whoami(connection)).cancelled;
+    if (seen === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  assert.equal(seen, 1, 'the upstream saw the call cancelled');
 
   await killAndWait(connection, (await whoami(connection)).pid);
   const restarted = await whoami(connection);
@@ -160,72 +248,7 @@ test('a 2026-only upstream over HTTP: input_required rounds reach the caller; li
   assert.equal(connection.transportKind, 'streamableHttp');
   assert.equal(connection.protocolEra, 'modern');
 
-  const asked: string[] = [];
-  const confirmed = await connection.callTool(
-    'confirm',
-    { action: 'deploy' },
-    {
-      elicit: async (params) => {
-        asked.push(params.message);
-        return { action: 'accept', content: { ok: true } };
-      },
-    },
-  );
-  assert.equal(firstText(confirmed), 'deploy: accept {"ok":true}');
-  const interview = await connection.callTool(
-    'interview',
-    {},
-    { elicit: answering({ name: 'Ann', colour: 'teal' }, asked) },
-  );
-  assert.equal(
-    firstText(interview),
-    'Ann likes teal',
-    'the second round carried requestState back',
-  );
-  assert.deepEqual(asked, ['Really deploy?', 'Your name?', 'Your colour?']);
-  const summary = await connection.callTool(
-    'summarize',
-    { topic: 'MCP' },
-    {
-      sample: async (params) => {
-        const first = params.messages[0].content as { text: string };
-        return {
-          model: 'test-model',
-          role: 'assistant',
-          content: { type: 'text', text: `re: ${first.text}` },
-        };
-      },
-    },
-  );
-  assert.equal(firstText(summary), 'summary by test-model: re: Summarize MCP');
-
-  await assert.rejects(connection.callTool('confirm', { action: 'x' }), {
-    code: 'INPUT_UNAVAILABLE',
-    message: "upstream 'modern-http' asked for elicitation, which this caller cannot provide",
-  });
-  const refusal = new Error('the caller must be asked first');
-  await assert.rejects(
-    connection.callTool('confirm', { action: 'x' }, { elicit: () => Promise.reject(refusal) }),
-    (error) => error === refusal,
-    "the caller's own error ends the call, as it is",
-  );
-
-  const controller = new AbortController();
-  const unanswered = connection.callTool(
-    'confirm',
-    { action: 'wait' },
-    {
-      signal: controller.signal,
-      elicit: () => {
-        controller.abort('the caller went away');
-        return new Promise(() => {}); // a question nobody ever answers
-      },
-    },
-  );
-  await assert.rejects(unanswered, {
-    code: 'CANCELLED',
-    message: "tools/call on upstream 'modern-http' was cancelled",
-  });
+  await answersInputRounds(connection, 'modern-http');
 
   await connection.callTool('add_tool', { name: 'late' });
   for (let i = 0; i < 200 && !changes.includes('tools'); i++) {

@@ -99,7 +99,7 @@ function sendLeg(
   schema: ResultSchema,
   deadline: RequestDeadline,
 ): Promise<Record<string, unknown>> {
-  if (live.direct) return live.direct.request(method, leg, schema, deadline);
+  if (live.direct?.takes(method)) return live.direct.request(method, leg, schema, deadline);
   return live.client.request(
     // Typed as any ClientRequest: the standard methods, built by UpstreamConnection's methods.
     { method, params: leg } as ClientRequest,

@@ -21,7 +21,7 @@ import { expandUpstreamParams } from './expand.ts';
 import { describeUpstream, isStdioParams, type UpstreamParams } from './params.ts';
 import type { CallerQuestions } from './questions.ts';
 import type { ProgressRouter } from './requestControl.ts';
-import { listChangeFilter, makeUpstreamClient } from './upstreamClient.ts';
+import { listChangeFilter, makeUpstreamClient, type UpstreamClient } from './upstreamClient.ts';
 import { type VerdictCache, verdictKey } from './verdicts.ts';
 
 export interface LifecycleSpec {
@@ -157,8 +157,8 @@ export class UpstreamLifecycle {
       throw new UpstreamError('CONNECT_FAILED', `upstream '${name}' exited right after connecting`);
     }
     this.#spec.progress.attach(live.transport);
-    if (live.kind === 'stdio' && live.client.getProtocolEra() === 'legacy') {
-      live.direct = new DirectRequests(live.transport, name);
+    if (live.kind === 'stdio') {
+      live.direct = new DirectRequests(live.transport, live.client, name);
       live.direct.attach();
     }
     this.#live = live;
@@ -170,7 +170,7 @@ export class UpstreamLifecycle {
     return live;
   }
 
-  #makeClient(): Client {
+  #makeClient(): UpstreamClient {
     const { name, options, questions } = this.#spec;
     return makeUpstreamClient({
       name,

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type * as ClientSdk from '@modelcontextprotocol/client';
 import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
 import { errorMessage } from '../errors.ts';
 import type { ListKind, ResolvedOptions } from './connectionOptions.ts';
@@ -21,10 +22,41 @@ export interface UpstreamClientSpec {
   onClosed: (client: Client) => void;
 }
 
-export function makeUpstreamClient(spec: UpstreamClientSpec): Client {
+/**
+ * The SDK `Client` with the connection's era opened through its subclass hooks, for the requests
+ * sent past its `Protocol` (directRequests.ts): they carry the same envelope and their results are
+ * decoded by the same codec as the SDK's own.
+ */
+function defineUpstreamClient(Base: typeof ClientSdk.Client) {
+  return class UpstreamClient extends Base {
+    /** The `_meta` envelope the SDK puts on each request of this connection (2026), or none. */
+    requestEnvelope(): Readonly<Record<string, unknown>> | undefined {
+      return this._outboundMetaEnvelope();
+    }
+
+    /** A raw result as the era's codec takes it: complete, `input_required`, or invalid. */
+    decodeResult(method: string, raw: unknown) {
+      return this._wireCodec().decodeResult(method, raw);
+    }
+
+    /** Whether `method` exists in the negotiated era (the SDK refuses to send it otherwise). */
+    inEra(method: string): boolean {
+      return this._wireCodec().hasRequestMethod(method);
+    }
+  };
+}
+
+export type UpstreamClient = InstanceType<ReturnType<typeof defineUpstreamClient>>;
+/** What the codec made of a raw result. */
+export type DecodedResult = ReturnType<UpstreamClient['decodeResult']>;
+
+let UpstreamClientClass: ReturnType<typeof defineUpstreamClient> | undefined;
+
+export function makeUpstreamClient(spec: UpstreamClientSpec): UpstreamClient {
   const { name, questions } = spec;
   const { logger, onListChanged } = spec.options;
-  const client = new (clientSdk().sdk.Client)(spec.options.clientInfo, {
+  UpstreamClientClass ??= defineUpstreamClient(clientSdk().sdk.Client);
+  const client = new UpstreamClientClass(spec.options.clientInfo, {
     // What our callers can do for an upstream: their own `ctx.elicit` / `ctx.sample`, which
     // check the downstream client's capabilities at call time.
     capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
