@@ -22,41 +22,58 @@ export interface UpstreamClientSpec {
   onClosed: (client: Client) => void;
 }
 
+/** What the era's codec makes of a raw result (the SDK's own decoding, see below). */
+export type DecodedResult =
+  | { kind: 'complete'; result: Record<string, unknown> }
+  | {
+      kind: 'input_required';
+      inputRequests: Record<string, unknown>;
+      requestState?: string;
+      _meta?: Record<string, unknown>;
+    }
+  | { kind: 'invalid'; error: Error };
+
 /**
  * The SDK `Client` with the connection's era opened through its subclass hooks, for the requests
  * sent past its `Protocol` (directRequests.ts): they carry the same envelope and their results are
  * decoded by the same codec as the SDK's own.
  */
-function defineUpstreamClient(Base: typeof ClientSdk.Client) {
-  return class UpstreamClient extends Base {
-    /** The `_meta` envelope the SDK puts on each request of this connection (2026), or none. */
-    requestEnvelope(): Readonly<Record<string, unknown>> | undefined {
+export interface UpstreamClient extends Client {
+  /** The `_meta` envelope the SDK puts on each request of this connection (2026), or none. */
+  requestEnvelope(): Readonly<Record<string, unknown>> | undefined;
+  /** A raw result as the era's codec takes it: complete, `input_required`, or invalid. */
+  decodeResult(method: string, raw: unknown): DecodedResult;
+  /** Whether `method` exists in the negotiated era (the SDK refuses to send it otherwise). */
+  inEra(method: string): boolean;
+}
+
+type UpstreamClientClass = new (
+  ...args: ConstructorParameters<typeof ClientSdk.Client>
+) => UpstreamClient;
+
+function defineUpstreamClient(Base: typeof ClientSdk.Client): UpstreamClientClass {
+  return class extends Base implements UpstreamClient {
+    requestEnvelope() {
       return this._outboundMetaEnvelope();
     }
 
-    /** A raw result as the era's codec takes it: complete, `input_required`, or invalid. */
-    decodeResult(method: string, raw: unknown) {
+    decodeResult(method: string, raw: unknown): DecodedResult {
       return this._wireCodec().decodeResult(method, raw);
     }
 
-    /** Whether `method` exists in the negotiated era (the SDK refuses to send it otherwise). */
     inEra(method: string): boolean {
       return this._wireCodec().hasRequestMethod(method);
     }
   };
 }
 
-export type UpstreamClient = InstanceType<ReturnType<typeof defineUpstreamClient>>;
-/** What the codec made of a raw result. */
-export type DecodedResult = ReturnType<UpstreamClient['decodeResult']>;
-
-let UpstreamClientClass: ReturnType<typeof defineUpstreamClient> | undefined;
+let upstreamClientClass: UpstreamClientClass | undefined;
 
 export function makeUpstreamClient(spec: UpstreamClientSpec): UpstreamClient {
   const { name, questions } = spec;
   const { logger, onListChanged } = spec.options;
-  UpstreamClientClass ??= defineUpstreamClient(clientSdk().sdk.Client);
-  const client = new UpstreamClientClass(spec.options.clientInfo, {
+  upstreamClientClass ??= defineUpstreamClient(clientSdk().sdk.Client);
+  const client = new upstreamClientClass(spec.options.clientInfo, {
     // What our callers can do for an upstream: their own `ctx.elicit` / `ctx.sample`, which
     // check the downstream client's capabilities at call time.
     capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
