@@ -54,7 +54,7 @@ const anyObject: StandardSchemaV1<unknown, Record<string, unknown>> = {
  * processes in stdio.test.ts and era.test.ts.
  */
 const legacyEra = {
-  requestEnvelope: () => undefined,
+  requestEnvelope: (): Record<string, unknown> | undefined => undefined,
   decodeResult: (_method: string, raw: unknown) => {
     const { resultType: _dropped, ...result } = raw as Record<string, unknown>;
     return { kind: 'complete' as const, result };
@@ -62,14 +62,16 @@ const legacyEra = {
   inEra: () => true,
 };
 
+type Era = typeof legacyEra;
+
 /** A transport with the SDK's handlers stood in for by recorders, and DirectRequests on top. */
-function setUp() {
+function setUp(era: Era = legacyEra) {
   const transport = new FakeTransport();
   const toSdk: unknown[] = [];
   const closes: string[] = [];
   transport.onmessage = (message) => void toSdk.push(message);
   transport.onclose = () => void closes.push('sdk');
-  const direct = new DirectRequests(transport, legacyEra, 'up');
+  const direct = new DirectRequests(transport, era, 'up');
   direct.attach();
   const deadline = (timeoutMs = 60_000, signal?: AbortSignal) =>
     new RequestDeadline(timeoutMs, signal);
@@ -203,5 +205,75 @@ describe('DirectRequests', () => {
     ];
     for (const message of others) transport.answer(message);
     assert.equal(toSdk.length, others.length);
+  });
+
+  test("a 2026 envelope goes on every request and cancellation; the caller's own _meta keys win", async () => {
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', shared: 'sdk' };
+    const { transport, direct, deadline } = setUp({
+      ...legacyEra,
+      requestEnvelope: () => envelope,
+    });
+    const caller = new AbortController();
+    const d = deadline(60_000, caller.signal);
+    const call = direct.request(
+      'tools/call',
+      { name: 'sleep', _meta: { shared: 'caller', progressToken: 7 } },
+      anyObject,
+      d,
+    );
+    assert.deepEqual(transport.sent[0]?.params, {
+      name: 'sleep',
+      _meta: { ...envelope, shared: 'caller', progressToken: 7 },
+    });
+    caller.abort('stop');
+    await assert.rejects(call, { message: 'stop' });
+    assert.deepEqual(transport.sent[1]?.params, {
+      requestId: 'up:1',
+      reason: 'stop',
+      _meta: envelope,
+    });
+    d.dispose();
+  });
+
+  test('input_required is handed back where the caller answers it, refused elsewhere', async () => {
+    const { transport, direct, deadline } = setUp({
+      ...legacyEra,
+      decodeResult: (_method: string, raw: unknown) => {
+        const { inputRequests, requestState } = raw as Record<string, never>;
+        return { kind: 'input_required' as const, inputRequests, requestState } as never;
+      },
+    });
+    const asking = { inputRequests: { ok: { method: 'elicitation/create' } }, requestState: 's1' };
+    const interactive = direct.request('tools/call', {}, anyObject, deadline(), true);
+    transport.answer({ id: lastId(transport), result: asking });
+    assert.deepEqual(await interactive, { resultType: 'input_required', ...asking });
+
+    const listing = direct.request('tools/list', {}, anyObject, deadline());
+    transport.answer({ id: lastId(transport), result: asking });
+    await assert.rejects(listing, (error: unknown) => {
+      assert.ok(error instanceof SdkError);
+      assert.equal(error.code, SdkErrorCode.UnsupportedResultType);
+      assert.equal(error.message, "Unsupported result type 'input_required' for tools/list");
+      return true;
+    });
+  });
+
+  test('a result the codec refuses, or a codec that throws, fails that request only', async () => {
+    const refusal = new SdkError(SdkErrorCode.InvalidResult, 'Invalid result for tools/call: x');
+    const { transport, toSdk, direct, deadline } = setUp({
+      ...legacyEra,
+      decodeResult: (_method: string, raw: unknown) => {
+        if ((raw as { boom?: true }).boom) throw new Error('codec broke');
+        return { kind: 'invalid' as const, error: refusal } as never;
+      },
+    });
+    const refused = direct.request('tools/call', {}, anyObject, deadline());
+    transport.answer({ id: lastId(transport), result: {} });
+    await assert.rejects(refused, (error) => error === refusal);
+    const broken = direct.request('tools/call', {}, anyObject, deadline());
+    transport.answer({ id: lastId(transport), result: { boom: true } });
+    await assert.rejects(broken, { message: 'codec broke' });
+    transport.answer({ method: 'notifications/message', params: { level: 'info', data: 'x' } });
+    assert.equal(toSdk.length, 1, 'the connection goes on');
   });
 });

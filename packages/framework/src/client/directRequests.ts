@@ -31,13 +31,15 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { RequestDeadline } from './requestControl.ts';
 import { clientSdk } from './sdk.ts';
-import type { UpstreamClient } from './upstreamClient.ts';
+import type { DecodedResult, UpstreamClient } from './upstreamClient.ts';
 
 /** The client's view of the negotiated era that these requests follow. */
 type Era = Pick<UpstreamClient, 'requestEnvelope' | 'decodeResult' | 'inEra'>;
 
 interface Pending {
   method: string;
+  /** An `input_required` result is handed back (the SDK's manual mode) rather than refused. */
+  allowInputRequired: boolean;
   schema: StandardSchemaV1<unknown, Record<string, unknown>>;
   resolve: (result: Record<string, unknown>) => void;
   reject: (error: unknown) => void;
@@ -112,19 +114,22 @@ export class DirectRequests {
   /**
    * Sends `method` and resolves with the upstream's result, checked by `schema`. Aborting the
    * deadline (timeout, the caller's cancellation, a deliberate stop) tells the upstream and
-   * rejects at once.
+   * rejects at once. With `allowInputRequired`, an `input_required` result resolves as the SDK's
+   * manual mode gives it (`resultType`, `inputRequests`, `requestState`, `_meta`); without, it
+   * is refused as the SDK refuses it when it does not fulfil input itself.
    */
   request(
     method: string,
     params: Record<string, unknown>,
     schema: Pending['schema'],
     deadline: RequestDeadline,
+    allowInputRequired = false,
   ): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       if (deadline.aborted) return reject(cancelled(deadline.reason));
       this.#next += 1;
       const id = this.#prefix + this.#next;
-      this.#pending.set(id, { method, schema, resolve, reject });
+      this.#pending.set(id, { method, allowInputRequired, schema, resolve, reject });
       deadline.onAbort((reason) => {
         if (!this.#pending.delete(id)) return;
         this.#send({
@@ -165,13 +170,23 @@ export class DirectRequests {
       pending.reject(ProtocolError.fromError(code, message, data));
       return;
     }
-    const decoded = this.#era.decodeResult(pending.method, response.result);
+    let decoded: DecodedResult;
+    try {
+      decoded = this.#era.decodeResult(pending.method, response.result);
+    } catch (error) {
+      pending.reject(error);
+      return;
+    }
     if (decoded.kind === 'invalid') {
       pending.reject(decoded.error);
       return;
     }
     if (decoded.kind === 'input_required') {
-      // As the SDK's manual mode (`allowInputRequired`) hands it back: forwarding.ts answers it.
+      if (!pending.allowInputRequired) {
+        const why = `Unsupported result type 'input_required' for ${pending.method}`;
+        pending.reject(new SdkError(SdkErrorCode.UnsupportedResultType, why));
+        return;
+      }
       const { kind: _kind, ...rest } = decoded;
       pending.resolve({ resultType: 'input_required', ...rest });
       return;

@@ -99,7 +99,10 @@ function sendLeg(
   schema: ResultSchema,
   deadline: RequestDeadline,
 ): Promise<Record<string, unknown>> {
-  if (live.direct?.takes(method)) return live.direct.request(method, leg, schema, deadline);
+  const allowInputRequired = INTERACTIVE.has(method);
+  if (live.direct?.takes(method)) {
+    return live.direct.request(method, leg, schema, deadline, allowInputRequired);
+  }
   return live.client.request(
     // Typed as any ClientRequest: the standard methods, built by UpstreamConnection's methods.
     { method, params: leg } as ClientRequest,
@@ -108,7 +111,7 @@ function sendLeg(
     {
       signal: deadline.signal,
       timeout: NO_SDK_TIMEOUT,
-      allowInputRequired: INTERACTIVE.has(method),
+      allowInputRequired,
     },
   ) as Promise<Record<string, unknown>>;
 }
