@@ -425,7 +425,7 @@ describe('upstreamPlugin with a 2026-only upstream (SDK v2, legacy rejected)', (
     const { tools } = await client.listTools();
     assert.deepEqual(
       tools.map((tool) => tool.name),
-      ['add_tool', 'confirm', 'echo', 'interview', 'summarize', 'whoami'],
+      ['add_tool', 'confirm', 'echo', 'interview', 'summarize', 'wait', 'whoami'],
     );
     const echo = await client.callTool({ name: 'echo', arguments: { text: 'mirrored' } });
     assert.equal(firstText(echo), 'echo: mirrored');
