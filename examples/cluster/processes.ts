@@ -107,7 +107,10 @@ export function spawnGroup(
 export async function waitFor(
   what: string,
   check: () => Promise<boolean> | boolean,
-  { proc, timeoutMs = START_TIMEOUT_MS }: { proc?: Proc; timeoutMs?: number } = {},
+  {
+    proc,
+    timeoutMs = START_TIMEOUT_MS,
+  }: { proc?: Pick<Proc, 'name' | 'output' | 'running'>; timeoutMs?: number } = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

@@ -67,7 +67,14 @@ test('examples/cluster/run.sh: one kernel through HAProxy and three replicas; Ct
     }
   });
 
+  // run.sh that exits first fails the test at once, with what it printed.
+  const runSh = {
+    name: 'examples/cluster/run.sh',
+    output: () => output,
+    running: () => run.exitCode === null && run.signalCode === null,
+  };
   await waitFor('the MCP endpoint is printed', () => /MCP endpoint:\s+\S+/.test(output), {
+    proc: runSh,
     timeoutMs: 300_000,
   });
   const url = /MCP endpoint:\s+(\S+)/.exec(output)![1];
