@@ -6,6 +6,7 @@
  * @module
  */
 import type { StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { isPlainObject } from '../protocol/plainObject.ts';
 
 /**
  * A result schema that hands the upstream's result on as it is — every field, including ones
@@ -21,8 +22,7 @@ export function asSent(
       version: 1,
       vendor: 'mcpbox',
       validate(value) {
-        const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
-        const why = isObject ? problem(value as Record<string, unknown>) : 'expected an object';
+        const why = isPlainObject(value) ? problem(value) : 'expected an object';
         return why === undefined
           ? { value: value as Record<string, unknown> }
           : { issues: [{ message: why }] };
