@@ -1,14 +1,15 @@
 /**
- * mcp-proxy against another gateway in front of the same stdio upstream (server-everything), over
+ * mcp-proxy against other gateways in front of the same stdio upstream (server-everything), over
  * streamable HTTP, sequential calls from one client of each era: `mcp-proxy` (punkpeye, npm
- * `mcp-proxy`, which bench/ has as fastmcp's dependency) serving the upstream at /mcp, and our
- * `mcp-proxy` with the upstream as a `plugins:` entry (`--http`). Beside them, the baseline of
- * bench/proxy.ts: an SDK v2 client calling the upstream directly over stdio. `supergateway` is
- * not among bench/'s dependencies and is not measured here.
+ * `mcp-proxy`, which bench/ has as fastmcp's dependency) serving the upstream at /mcp,
+ * `supergateway` (stdio → streamable HTTP, `--stateful`: one upstream per session, as ours and
+ * punkpeye's keep one), and our `mcp-proxy` with the upstream as a `plugins:` entry (`--http`).
+ * Beside them, the baseline of bench/proxy.ts: an SDK v2 client calling the upstream directly
+ * over stdio.
  *
  * Rounds are interleaved (every round measures every gateway, in rotating order). Printed: the
  * median over all rounds, the best round's median, each as a ratio to the direct call, and ours
- * as a ratio to punkpeye's. Tuning: BENCH_ROUNDS (3), BENCH_LATENCY_CALLS (300),
+ * as a ratio to each other gateway's. Tuning: BENCH_ROUNDS (3), BENCH_LATENCY_CALLS (300),
  * BENCH_WARMUP_CALLS (50), BENCH_ERAS (2025, 2026).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -34,6 +35,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 300);
 const WARMUP = Number(process.env.BENCH_WARMUP_CALLS ?? 50);
 const PUNKPEYE = join(ROOT, 'bench/node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs');
+const SUPERGATEWAY = join(ROOT, 'bench/node_modules/supergateway/dist/index.js');
+/** The other gateways, as their rows name them; ours is set beside each. */
+const PEERS = ['punkpeye', 'supergateway'];
 
 const { home, config, remove: removeHome } = everythingProxyHome('bench-gateways-');
 
@@ -81,6 +85,26 @@ async function startGateway(name: string, era: Era, args: string[], url: URL): P
 }
 
 const fresh = () => ({ samples: [] as number[], roundMedians: [] as number[] });
+
+/** supergateway in front of the upstream on `port`, stateful (one upstream per session). */
+function supergateway(port: number): [string, string[], URL] {
+  return [
+    'supergateway → upstream',
+    [
+      SUPERGATEWAY,
+      '--stdio',
+      `${EVERYTHING} stdio`,
+      '--outputTransport',
+      'streamableHttp',
+      '--stateful',
+      '--port',
+      String(port),
+      '--logLevel',
+      'none',
+    ],
+    new URL(`http://127.0.0.1:${port}/mcp`),
+  ];
+}
 
 async function startAll(): Promise<Subject[]> {
   const direct = benchClient('legacy');
@@ -133,6 +157,8 @@ async function startAll(): Promise<Subject[]> {
         ],
         new URL(`http://127.0.0.1:${theirs}/mcp`),
       ],
+      // supergateway serves the 2025 era only (its SDK v1 server has no 2026-07-28).
+      ...(era === 'legacy' ? [supergateway(await freePort())] : []),
     ];
     for (const [name, args, url] of starts) {
       try {
@@ -210,16 +236,29 @@ async function main(): Promise<boolean> {
       'ratio to direct',
       'best round ms',
       'ratio',
-      'mcpbox / punkpeye',
+      ...PEERS.map((peer) => `mcpbox / ${peer}`),
     ],
   ];
   for (const s of subjects) {
     if (s.failure) {
-      rows.push([s.name, s.version, 'failed', '', '', '', s.failure]);
+      rows.push([
+        s.name,
+        s.version,
+        'failed',
+        '',
+        '',
+        '',
+        s.failure,
+        ...PEERS.slice(1).map(() => ''),
+      ]);
       continue;
     }
-    const peer = subjects.find((p) => p.era === s.era && p.name.includes('punkpeye') && !p.failure);
-    const ours = s.name.includes('mcpbox') && peer;
+    const toPeer = (name: string) => {
+      const peer = subjects.find((p) => p.era === s.era && p.name.includes(name) && !p.failure);
+      return s.name.includes('mcpbox') && peer
+        ? ratio(median(s.samples), median(peer.samples), '×')
+        : '';
+    };
     rows.push([
       s.name,
       s.version,
@@ -227,7 +266,7 @@ async function main(): Promise<boolean> {
       ratio(median(s.samples), base, '×'),
       Math.min(...s.roundMedians).toFixed(3),
       ratio(Math.min(...s.roundMedians), baseBest, '×'),
-      ours ? ratio(median(s.samples), median(peer.samples), '×') : '',
+      ...PEERS.map(toPeer),
     ]);
   }
   console.log(

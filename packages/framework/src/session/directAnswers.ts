@@ -33,6 +33,7 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
   LOG_LEVEL_META_KEY,
+  type MessageExtraInfo,
   type Notification,
   type NotificationOptions,
   PROTOCOL_VERSION_META_KEY,
@@ -113,6 +114,12 @@ export interface DirectExchange {
   envelopeChecked?: boolean;
   /** The handlers' `ctx.http`: the verified token of an HTTP request. */
   http?: BaseContext['http'];
+  /** The request's stream controls (`closeSSEStream`), as the SDK's transport hands them over. */
+  transportInfo?: MessageExtraInfo;
+  /** The handlers' `ctx.sessionId`: the HTTP session the request came in. */
+  sessionId?: string;
+  /** The handlers' `ctx.http.req`, made only when a handler reads it. */
+  httpRequest?: () => globalThis.Request;
 }
 
 export interface DirectAnswersOptions {
@@ -155,7 +162,7 @@ export class DirectAnswers {
     if (!request) return false;
     const controller = new AbortController();
     this.#running.set(request.id, controller);
-    void this.#run(request, controller, exchange.http).then((reply) => {
+    void this.#run(request, controller, exchange).then((reply) => {
       if (this.#running.get(request.id) === controller) this.#running.delete(request.id);
       if (reply && !controller.signal.aborted) exchange.send(reply);
     });
@@ -200,12 +207,12 @@ export class DirectAnswers {
   async #run(
     request: JSONRPCRequest & { envelope?: Params },
     controller: AbortController,
-    http: BaseContext['http'],
+    exchange: DirectExchange,
   ): Promise<JSONRPCMessage | undefined> {
     const { server, era, handlers } = this.#options;
     const { id, method } = request;
     try {
-      const ctx = this.#context(request, controller.signal, http);
+      const ctx = this.#context(request, controller.signal, exchange);
       let result = (
         method === 'ping'
           ? {}
@@ -234,7 +241,7 @@ export class DirectAnswers {
   #context(
     request: JSONRPCRequest & { envelope?: Params },
     signal: AbortSignal,
-    http: BaseContext['http'],
+    { http, sessionId, transportInfo, httpRequest }: DirectExchange,
   ): ServerContext {
     const { server } = this.#options;
     const { id, method } = request;
@@ -261,7 +268,18 @@ export class DirectAnswers {
           ...related,
         })) as BaseContext['mcpReq']['notify'],
     };
-    return server.contextFor({ sessionId: undefined, mcpReq, http });
+    const ctx = server.contextFor({ sessionId, mcpReq, http }, transportInfo);
+    if (httpRequest && ctx.http) {
+      let made: globalThis.Request | undefined;
+      Object.defineProperty(ctx.http, 'req', {
+        get: () => {
+          made ??= httpRequest();
+          return made;
+        },
+        enumerable: true,
+      });
+    }
+    return ctx;
   }
 
   #cancel(params: unknown): void {

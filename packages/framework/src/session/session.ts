@@ -150,6 +150,8 @@ export class McpSession {
       era: this.era,
       handlers: host.direct,
     });
+    // Whoever closes the transport, the calls answered past the SDK stop with it, as the SDK's own do.
+    server.onclose = () => this.#direct.close();
   }
 
   /**

@@ -8,6 +8,7 @@
  */
 import {
   type BaseContext,
+  type MessageExtraInfo,
   type Result,
   Server,
   type ServerContext,
@@ -20,8 +21,8 @@ export class SessionServer extends Server {
   }
 
   /** The context the SDK would hand a handler for `base` (logging, elicitation, sampling). */
-  contextFor(base: BaseContext): ServerContext {
-    return this.buildContext(base);
+  contextFor(base: BaseContext, transportInfo?: MessageExtraInfo): ServerContext {
+    return this.buildContext(base, transportInfo);
   }
 
   /** A result as this era puts it on the wire (2026: `resultType`, cache fields, serverInfo). */

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { registerDirectCallTools } from '../__fixtures__/directCallTools.ts';
 import { createServer } from '../server.ts';
 
 let aborted = 0;
@@ -23,25 +24,11 @@ async function startServer(t: TestContext): Promise<string> {
     });
     return 'noted';
   });
-  server.registerTool('interview', {}, async (ctx) => {
-    const reply = await ctx.elicit({
-      mode: 'form',
-      message: 'Your name?',
-      requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
-    });
-    return `hello ${reply.content?.name}`;
+  registerDirectCallTools(server, {
+    aborted: () => {
+      aborted += 1;
+    },
   });
-  server.registerTool(
-    'wait_for_abort',
-    {},
-    (ctx) =>
-      new Promise<string>((resolve) => {
-        ctx.signal.addEventListener('abort', () => {
-          aborted += 1;
-          resolve('aborted');
-        });
-      }),
-  );
   const url = (await server.start()) as string;
   t.after(() => server.close());
   return url;
@@ -117,6 +104,7 @@ test('2026 over HTTP: a plain call answered by its session is answered as the SD
     { name: 'malformed' },
     { name: 'interview', arguments: {} },
     { name: 'notes', arguments: {} },
+    { name: 'request_line', arguments: {} },
   ];
   for (const params of calls) {
     const bySdk = await call(url, params, { logLevel: 'emergency' });

@@ -30,6 +30,7 @@ import { isPlainObject } from '../protocol/plainObject.ts';
 import type { SessionHub } from '../session/hub.ts';
 import { requestsObserved } from '../telemetry/requests.ts';
 import type { McpRequest } from './httpApp.ts';
+import { requestOf } from './webResponse.ts';
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
@@ -50,7 +51,8 @@ export function directModernCalls(hub: SessionHub, view: string | undefined): Di
     const answered = session.answerDirectly(call as JSONRPCMessage, {
       send: (message) => exchange.send(message),
       envelopeChecked: true,
-      http: req.auth === undefined ? undefined : { authInfo: req.auth },
+      http: req.auth === undefined ? {} : { authInfo: req.auth },
+      httpRequest: () => requestOf(req, res),
     });
     if (!answered) {
       void session.close();

@@ -92,24 +92,48 @@ test('a tool that closes its SSE stream mid-call still delivers its result after
 test('POST streams start with a priming event carrying retry for 2025-11-25 clients', async (t) => {
   const server = createServer({ name: 'priming-test', transport: 'http' });
   server.registerTool('hi', { description: 'Says hi.' }, () => 'hi');
+  server.registerTool('chatty', { description: 'Logs, then says hi.' }, async (ctx) => {
+    await ctx.log('info', 'about to say hi');
+    return 'hi';
+  });
   const url = (await server.start()) ?? '';
   t.after(() => server.close());
   const client = new Client({ name: 'priming-client', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(url));
   await client.connect(transport);
   t.after(() => client.close());
+  const post = (id: number, params: object) =>
+    fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': transport.sessionId ?? '',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
+    });
 
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-session-id': transport.sessionId ?? '',
-      'mcp-protocol-version': '2025-11-25',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'hi' } }),
+  // Answered by the session itself: one JSON body, nothing to resume.
+  const plain = await post(7, { name: 'hi' });
+  assert.equal(plain.headers.get('content-type'), 'application/json');
+  assert.equal(plain.headers.get('mcp-session-id'), transport.sessionId);
+  assert.deepEqual(await plain.json(), {
+    jsonrpc: '2.0',
+    id: 7,
+    result: { content: [{ type: 'text', text: 'hi' }] },
   });
-  const body = await response.text();
-  assert.match(body, /^id: \S+\nretry: 1000\ndata: \n\n/);
-  assert.match(body, /"id":7/);
+
+  // Something sent before the answer makes it a stream; so does the SDK's transport (`_meta`).
+  for (const [id, params] of [
+    [8, { name: 'chatty' }],
+    [9, { name: 'hi', _meta: { progressToken: 'p' } }],
+  ] as const) {
+    const streamed = await post(id, params);
+    assert.equal(streamed.headers.get('content-type'), 'text/event-stream');
+    const body = await streamed.text();
+    assert.match(body, /^id: \S+\nretry: 1000\ndata: \n\n/);
+    assert.match(body, new RegExp(`"id":${id}`));
+    if (id === 8) assert.match(body, /about to say hi[\s\S]*"text":"hi"/);
+  }
 });

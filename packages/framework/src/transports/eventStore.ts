@@ -45,16 +45,26 @@ export class BoundedEventStore implements EventStore {
   }
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    return this.store(streamId, message);
+  }
+
+  /** Keeps `message` as the next event of `streamId` and returns its id, at once. */
+  store(streamId: string, message: JSONRPCMessage | Record<string, never>): string {
     // Ids only need to be unique within the session and ordered; the counter gives both.
     const eventId = String(++this.#next);
     const size = JSON.stringify(message).length;
-    this.#events.set(eventId, { streamId, message, size });
+    this.#events.set(eventId, { streamId, message: message as JSONRPCMessage, size });
     this.#bytes += size;
     this.#evict();
     return eventId;
   }
 
   async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
+    return this.streamOf(eventId);
+  }
+
+  /** The stream an event kept here belongs to, at once. */
+  streamOf(eventId: string): string | undefined {
     return this.#events.get(eventId)?.streamId;
   }
 

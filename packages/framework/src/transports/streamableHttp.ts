@@ -14,7 +14,9 @@
  *   DELETE ends it, an unknown id gets 404 (spec 2025-11-25, basic/transports "Session
  *   Management"). Each session keeps its recent SSE events ({@link BoundedEventStore}) so a
  *   client resumes with `Last-Event-ID`; server→client requests (sampling, elicitation) ride the
- *   session. With `stateless: true` each 2025 POST gets a fresh server instead.
+ *   session. A plain `tools/call` or `ping` is answered by the session itself, as JSON unless the
+ *   call sends something first (sessionHttpTransport.ts). With `stateless: true` each 2025 POST
+ *   gets a fresh server instead.
  *
  * The session each route opens is of that era, and every request it serves carries the era
  * on its context (`ctx.era`, protocol/era.ts): handlers never classify again.
@@ -36,7 +38,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Express } from 'express';
 import { principalKeyOf } from '../auth/principal.ts';
-import { eraOfVersion } from '../protocol/era.ts';
+import { isPlainObject } from '../protocol/plainObject.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
 import { type CallerSlots, callerOf } from './callerSlots.ts';
@@ -46,6 +48,7 @@ import { type McpRequest, sendJsonRpcError } from './httpApp.ts';
 import { refuseTooDeep } from './jsonDepth.ts';
 import { DEFAULT_MAX_LISTENS, type ListenLimits, listenAdmission, sdkCap } from './listenLimits.ts';
 import { paramHeaderMismatch, paramHeadersOf } from './paramHeaders.ts';
+import { isPlainLegacyRequest, SessionHttpTransport } from './sessionHttpTransport.ts';
 import { type SessionLimits, SessionTable, sessionSlots, takeSessionSlot } from './sessionTable.ts';
 import { toolsListCache } from './toolsListCache.ts';
 import { serveWeb, serveWebTransport } from './webResponse.ts';
@@ -138,8 +141,6 @@ function isLegacy(req: McpRequest): boolean {
   );
 }
 
-const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
-
 /**
  * Whether a POST is 2025-era, answered at once for the two common cases: a single JSON-RPC
  * request without `_meta` and without a 2026 version header, which the SDK's classifier always
@@ -164,25 +165,6 @@ function claimsModernEnvelope(body: unknown): boolean {
   if (typeof body.method !== 'string' || body.method === 'initialize') return false;
   const meta = isPlainObject(body.params) ? body.params._meta : undefined;
   return isPlainObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
-}
-
-function isPlainLegacyRequest(versionHeader: string | undefined, body: unknown): boolean {
-  if (versionHeader !== undefined && eraOfVersion(versionHeader) !== 'legacy') return false;
-  if (!isPlainObject(body)) return false;
-  for (const key of Object.keys(body)) if (!REQUEST_KEYS.has(key)) return false;
-  const { jsonrpc, id, method, params } = body;
-  if (jsonrpc !== '2.0' || typeof method !== 'string') return false;
-  if (typeof id !== 'string' && !Number.isInteger(id)) return false;
-  return params === undefined || (isPlainObject(params) && !('_meta' in params));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.getPrototypeOf(value) === Object.prototype
-  );
 }
 
 /**
@@ -263,10 +245,7 @@ function paramHeadersCheck(hub: SessionHub, req: McpRequest, view: string | unde
 function statefulHandler(options: StreamableHttpOptions) {
   const { hub, counters, limits, resumable = true, view } = options;
   const slots = options.sessionSlots ?? sessionSlots(limits);
-  const sessions = new SessionTable<WebStandardStreamableHTTPServerTransport>(
-    counters,
-    limits?.idleTimeoutSeconds,
-  );
+  const sessions = new SessionTable<SessionHttpTransport>(counters, limits?.idleTimeoutSeconds);
 
   async function handle(req: McpRequest, res: ServerResponse): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
@@ -277,6 +256,7 @@ function statefulHandler(options: StreamableHttpOptions) {
         counters.errors += 1;
         return sendJsonRpcError(res, 404, -32001, 'Session not found');
       }
+      if (transport.answer(req, res)) return;
       return serveWebTransport(transport, req, res, req.body);
     }
     if (req.method !== 'POST') {
@@ -292,7 +272,7 @@ function statefulHandler(options: StreamableHttpOptions) {
     const release = takeSessionSlot(slots, callerOf(req), res, counters);
     if (!release) return;
     const session = hub.open({ era: 'legacy', view });
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new SessionHttpTransport({
       sessionIdGenerator: randomUUID,
       ...(resumable && { eventStore: new BoundedEventStore(), retryInterval: SSE_RETRY_MS }),
       onsessioninitialized: (id) => {
@@ -303,6 +283,7 @@ function statefulHandler(options: StreamableHttpOptions) {
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
+    transport.serve(session);
     await session.server.connect(transport);
     await serveWebTransport(transport, req, res, req.body);
     // Refused before it began (e.g. 406 for a wrong Accept): free the server and the slot.

@@ -63,7 +63,8 @@ test('a 2025 tool call with an event store is answered without a timer tick', as
       jsonrpc: '2.0',
       id: 2,
       method: 'tools/call',
-      params: { name: 'echo', arguments: { message: 'hi' } },
+      // A progress token keeps the call on the SDK's transport (a plain one is answered as JSON).
+      params: { name: 'echo', arguments: { message: 'hi' }, _meta: { progressToken: 'p' } },
     }),
   });
   const body = await answer.text();

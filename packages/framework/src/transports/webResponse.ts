@@ -99,6 +99,18 @@ export async function serveWeb(
 
 const UNFRAMED = new Set(['content-length', 'content-encoding', 'transfer-encoding']);
 
+/**
+ * The web `Request` of a request whose body is already parsed (a handler's `ctx.http.req`), its
+ * signal aborted when the client leaves before its answer.
+ */
+export function requestOf(req: McpRequest, res: ServerResponse): globalThis.Request {
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  return bodilessRequest(req, gone.signal);
+}
+
 /** The web `Request` of a Node request whose body is already parsed: its method, URL and headers. */
 function bodilessRequest(req: McpRequest, signal: AbortSignal): globalThis.Request {
   const headers = new Headers();
