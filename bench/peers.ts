@@ -8,6 +8,8 @@
  *   with BENCH_CLIENTS (50) clients calling at once, and the server's resident memory (RSS)
  *   right after those calls;
  * - stdio 2025 and 2026: median latency from the one client;
+ * - in every group, the CPU time the server spent per sequential call (read from /proc, steadier
+ *   than wall clock where scheduling decides a call's latency, as over stdio);
  * - cold start over stdio: spawn to the answer of `initialize`, a fresh process each time.
  *
  * Every server is the compiled JavaScript a user runs: mcp-factory's dist/ bin (`-p echo`), and
@@ -16,14 +18,16 @@
  * mcp-handler) and the SDK listen on node:http behind the SDK's own Node adapter and localhost
  * guards (bench/peers/listen.ts); mcp-use on its own listener; fastmcp on its own.
  *
- * Each group (transport and era) starts its servers, warms them up, then measures them in
+ * Each group (transport and era) starts its servers, warms them up (long enough for the JIT to
+ * have compiled the hot path: a server serves for long, its first calls are cold start), then
+ * measures them in
  * interleaved rounds (a rotating order), so drift on a shared machine hits all alike: take the
  * ratios (of medians), not the absolute figures. A cell is `n/a` where the framework does not
  * serve that path; a server that fails to start, to negotiate the era or to answer makes the
  * run exit 1.
  *
- * Tuning: BENCH_ROUNDS (3), BENCH_LATENCY_CALLS (200), BENCH_THROUGHPUT_CALLS (1000),
- * BENCH_WARMUP_CALLS (200), BENCH_CLIENTS (50), BENCH_COLD_ROUNDS (5), BENCH_SERVERS
+ * Tuning: BENCH_ROUNDS (3), BENCH_LATENCY_CALLS (1000), BENCH_THROUGHPUT_CALLS (1000),
+ * BENCH_WARMUP_CALLS (3000), BENCH_CLIENTS (50), BENCH_COLD_ROUNDS (5), BENCH_SERVERS
  * (comma-separated column names), BENCH_GROUPS (of http-2025, http-2026, stdio-2025,
  * stdio-2026, cold-start). On Node 22: `npx -y -p node@22 node --conditions=mcpbox-source
  * --import tsx bench/peers.ts` (the servers run on the Node that runs this).
@@ -40,12 +44,20 @@ import {
   startHttp,
   startStdio,
 } from './lib/echoServers.ts';
-import { benchScratch, envList, firstLine, median, rssMb, table } from './lib/measure.ts';
+import {
+  benchScratch,
+  cpuTimeMs,
+  envList,
+  firstLine,
+  median,
+  rssMb,
+  table,
+} from './lib/measure.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const LATENCY_CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 200);
+const LATENCY_CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 1000);
 const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 1000);
-const WARMUP_CALLS = Number(process.env.BENCH_WARMUP_CALLS ?? 200);
+const WARMUP_CALLS = Number(process.env.BENCH_WARMUP_CALLS ?? 3000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
 const COLD_ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 5);
 const OURS = 'mcp-factory';
@@ -123,14 +135,22 @@ const record = (row: string, column: string, value: number | string) => {
 };
 const negotiated: string[] = [];
 
-const rows = (g: Group) =>
-  g.transport === 'http'
-    ? {
-        latency: `${g.name} median latency ms`,
-        rate: `${g.name} calls/s at ${CLIENTS} clients`,
-        rss: `${g.name} RSS MB at ${CLIENTS} clients`,
-      }
-    : { latency: `${g.name} median latency ms` };
+interface RowLabels {
+  latency: string;
+  cpu: string;
+  /** HTTP only: throughput and memory with many clients. */
+  rate?: string;
+  rss?: string;
+}
+
+const rows = (g: Group): RowLabels => ({
+  latency: `${g.name} median latency ms`,
+  cpu: `${g.name} server CPU µs per call`,
+  ...(g.transport === 'http' && {
+    rate: `${g.name} calls/s at ${CLIENTS} clients`,
+    rss: `${g.name} RSS MB at ${CLIENTS} clients`,
+  }),
+});
 
 /** One group: start its servers, warm them up, measure in interleaved rounds, stop them. */
 async function measureGroup(group: Group): Promise<void> {
@@ -168,8 +188,14 @@ async function measureGroup(group: Group): Promise<void> {
       for (const run of runs.map((_, i) => runs[(i + round) % runs.length])) {
         if (run.failure) continue;
         try {
+          const cpuBefore = cpuTimeMs(run.pid);
           for (const ms of await measureLatency(run, LATENCY_CALLS))
             record(labels.latency, run.kind.name, ms);
+          record(
+            labels.cpu,
+            run.kind.name,
+            ((cpuTimeMs(run.pid) - cpuBefore) * 1000) / LATENCY_CALLS,
+          );
           if (labels.rate && labels.rss) {
             record(
               labels.rate,
@@ -247,7 +273,7 @@ console.log(
 );
 console.log(table([header, ...body], 1));
 console.log(
-  '\nmedians over all samples; ratios are of medians (below 1 is better for ms and MB, above 1 ' +
+  '\nmedians over all samples; ratios are of medians (below 1 is better for ms, µs and MB, above 1 ' +
     'for calls/s). n/a: the framework does not serve that path.',
 );
 console.log(`negotiated: ${negotiated.join('; ')}`);
