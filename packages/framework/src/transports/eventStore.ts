@@ -72,18 +72,30 @@ export class BoundedEventStore implements EventStore {
     lastEventId: string,
     { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
   ): Promise<string> {
-    const last = this.#events.get(lastEventId);
-    if (!last) throw new Error(`event ${lastEventId} is unknown or no longer kept`);
-    const after = Number(lastEventId);
-    // Map iteration follows insertion, which is id order.
-    const missed = [...this.#events].filter(
-      ([id, event]) => Number(id) > after && event.streamId === last.streamId,
-    );
-    for (const [id, event] of missed) {
-      // The priming event (empty object) only marks a position; there is nothing to resend.
-      if (Object.keys(event.message).length > 0) await send(id, event.message);
+    const streamId = this.streamOf(lastEventId);
+    if (streamId === undefined) {
+      throw new Error(`event ${lastEventId} is unknown or no longer kept`);
     }
-    return last.streamId;
+    for (const [id, message] of this.eventsAfter(lastEventId)) await send(id, message);
+    return streamId;
+  }
+
+  /**
+   * The events of `lastEventId`'s stream kept after it, at once, with their ids (none when it is
+   * unknown or no longer kept).
+   */
+  eventsAfter(lastEventId: string): Array<[string, JSONRPCMessage]> {
+    const last = this.#events.get(lastEventId);
+    if (!last) return [];
+    const after = Number(lastEventId);
+    const missed: Array<[string, JSONRPCMessage]> = [];
+    // Map iteration follows insertion, which is id order.
+    for (const [id, event] of this.#events) {
+      // The priming event (empty object) only marks a position; there is nothing to resend.
+      if (Number(id) <= after || event.streamId !== last.streamId) continue;
+      if (Object.keys(event.message).length > 0) missed.push([id, event.message]);
+    }
+    return missed;
   }
 
   #evict(): void {

@@ -123,3 +123,71 @@ test('ending the session ends the answer of a call still running, and aborts it'
   assert.equal(await response.text(), '', 'no answer for a call whose session is gone');
   assert.equal(server.aborted(), 1);
 });
+
+test('a stream closed mid-call resumes with what it missed, on one connection at a time', async (t) => {
+  const server = createServer({ name: 'session-http-resume', transport: 'http', port: 0 });
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let missedSent: () => void = () => undefined;
+  const missed = new Promise<void>((resolve) => {
+    missedSent = resolve;
+  });
+  server.registerTool('poll_me', {}, async (ctx) => {
+    await ctx.log('info', 'before the close');
+    ctx.closeSSEStream?.();
+    await ctx.log('info', 'while away');
+    missedSent();
+    await released;
+    return 'done';
+  });
+  const url = (await server.start()) as string;
+  t.after(() => server.close());
+  const { sessionId } = await connect(t, url);
+  const headers = {
+    accept: 'application/json, text/event-stream',
+    'mcp-session-id': sessionId,
+    'mcp-protocol-version': '2025-11-25',
+  };
+  const events = (text: string) =>
+    text
+      .split('\n\n')
+      .filter((frame) => frame.includes('data: {'))
+      .map((frame) => ({
+        id: /^id: (\S+)$/m.exec(frame)?.[1],
+        message: JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] as string),
+      }));
+
+  const first = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'p',
+      method: 'tools/call',
+      params: { name: 'poll_me', arguments: {} },
+    }),
+  });
+  assert.equal(first.headers.get('content-type'), 'text/event-stream');
+  const before = events(await first.text()); // ends where the tool closed it
+  assert.deepEqual(
+    before.map((e) => e.message.params?.data),
+    ['before the close'],
+  );
+  await missed;
+
+  const resume = () =>
+    fetch(url, { headers: { ...headers, 'last-event-id': before[0].id as string } });
+  const resumed = await resume();
+  assert.equal(resumed.status, 200);
+  const second = await resume();
+  assert.equal(second.status, 409, 'a second connection for the same stream is refused');
+  await second.text();
+  release();
+  const after = events(await resumed.text());
+  assert.deepEqual(
+    after.map((e) => e.message.params?.data ?? e.message.result?.content?.[0]?.text),
+    ['while away', 'done'],
+  );
+});

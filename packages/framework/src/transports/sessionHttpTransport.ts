@@ -188,7 +188,7 @@ export class SessionHttpTransport extends WebStandardStreamableHTTPServerTranspo
     const streamId = this.#events?.streamOf(lastEventId);
     const exchange = streamId === undefined ? undefined : this.#streams.get(streamId);
     if (!exchange) return false;
-    if (!exchange.resume(res, Number(lastEventId))) {
+    if (!exchange.resume(res, lastEventId)) {
       sendJsonRpcError(res, 409, -32000, 'Conflict: Stream already has an active connection');
     }
     return true;
@@ -213,8 +213,6 @@ class CallExchange {
   /** The connection the call's events go to; none while the client reconnects. */
   #res: ServerResponse | undefined;
   #streamId: string | undefined;
-  /** The events sent so far with their ids, for a client that resumes mid-call. */
-  readonly #sent: Array<{ id: number; frame: string }> = [];
   #keepAlive: NodeJS.Timeout | undefined;
   #ended = false;
 
@@ -257,11 +255,15 @@ class CallExchange {
     res?.end();
   }
 
-  /** A client resuming after event `lastId`; false when another connection has the stream. */
-  resume(res: ServerResponse, lastId: number): boolean {
+  /**
+   * A client resuming after event `lastEventId` (kept in the session's event store, which bounds
+   * what a long call keeps); false when another connection has the stream.
+   */
+  resume(res: ServerResponse, lastEventId: string): boolean {
     if (this.#res) return false;
     res.writeHead(200, this.#streamHeaders());
-    for (const { id, frame } of this.#sent) if (id > lastId) res.write(frame);
+    const events = this.#options.events as BoundedEventStore;
+    for (const [id, message] of events.eventsAfter(lastEventId)) res.write(frameOf(message, id));
     this.#attach(res);
     return true;
   }
@@ -310,16 +312,8 @@ class CallExchange {
   }
 
   #emit(message: JSONRPCMessage): void {
-    const { events } = this.#options;
-    const data = `data: ${JSON.stringify(message)}\n\n`;
-    if (!events) {
-      this.#res?.write(`event: message\n${data}`);
-      return;
-    }
-    const id = events.store(this.#streamId as string, message);
-    const frame = `event: message\nid: ${id}\n${data}`;
-    this.#sent.push({ id: Number(id), frame });
-    this.#res?.write(frame);
+    const id = this.#options.events?.store(this.#streamId as string, message);
+    this.#res?.write(frameOf(message, id));
   }
 
   #streamHeaders(): Record<string, string> {
@@ -339,3 +333,7 @@ class CallExchange {
     this.#keepAlive.unref();
   }
 }
+
+/** One server-sent event carrying `message`, with its id when it is kept for resumption. */
+const frameOf = (message: JSONRPCMessage, id: string | undefined) =>
+  `event: message\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(message)}\n\n`;
