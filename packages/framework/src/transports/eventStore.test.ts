@@ -102,7 +102,7 @@ test('POST streams start with a priming event carrying retry for 2025-11-25 clie
   const transport = new StreamableHTTPClientTransport(new URL(url));
   await client.connect(transport);
   t.after(() => client.close());
-  const post = (id: number, params: object) =>
+  const post = (id: number, method: string, params: object) =>
     fetch(url, {
       method: 'POST',
       headers: {
@@ -111,25 +111,32 @@ test('POST streams start with a priming event carrying retry for 2025-11-25 clie
         'mcp-session-id': transport.sessionId ?? '',
         'mcp-protocol-version': '2025-11-25',
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
     });
 
-  // Answered by the session itself: one JSON body, nothing to resume.
-  const plain = await post(7, { name: 'hi' });
-  assert.equal(plain.headers.get('content-type'), 'application/json');
-  assert.equal(plain.headers.get('mcp-session-id'), transport.sessionId);
-  assert.deepEqual(await plain.json(), {
-    jsonrpc: '2.0',
-    id: 7,
-    result: { content: [{ type: 'text', text: 'hi' }] },
-  });
-
-  // Something sent before the answer makes it a stream; so does the SDK's transport (`_meta`).
+  // Answered by the session itself: one JSON body, nothing to resume (a progress token too,
+  // when nothing is sent before the answer).
   for (const [id, params] of [
-    [8, { name: 'chatty' }],
-    [9, { name: 'hi', _meta: { progressToken: 'p' } }],
+    [6, { name: 'hi' }],
+    [7, { name: 'hi', _meta: { progressToken: 'p' } }],
   ] as const) {
-    const streamed = await post(id, params);
+    const plain = await post(id, 'tools/call', params);
+    assert.equal(plain.headers.get('content-type'), 'application/json');
+    assert.equal(plain.headers.get('mcp-session-id'), transport.sessionId);
+    assert.deepEqual(await plain.json(), {
+      jsonrpc: '2.0',
+      id,
+      result: { content: [{ type: 'text', text: 'hi' }] },
+    });
+  }
+
+  // Something sent before the answer makes it a stream (a progress token alone does not); the
+  // SDK's transport streams whatever it serves (`tools/list`).
+  for (const [id, method, params] of [
+    [8, 'tools/call', { name: 'chatty', _meta: { progressToken: 'p' } }],
+    [9, 'tools/list', {}],
+  ] as const) {
+    const streamed = await post(id, method, params);
     assert.equal(streamed.headers.get('content-type'), 'text/event-stream');
     const body = await streamed.text();
     assert.match(body, /^id: \S+\nretry: 1000\ndata: \n\n/);

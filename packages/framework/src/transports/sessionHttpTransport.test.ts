@@ -23,6 +23,11 @@ async function startServer(t: TestContext): Promise<Started> {
     running = resolve;
   });
   server.registerTool('whoami', {}, (ctx) => `session ${ctx.sessionId}`);
+  server.registerTool('count', {}, async (ctx) => {
+    await ctx.reportProgress(1, 2, 'one');
+    await ctx.reportProgress(2, 2, 'two');
+    return 'counted';
+  });
   registerDirectCallTools(server, {
     running: () => running(),
     aborted: () => {
@@ -75,6 +80,18 @@ test('the handler sees its session and request; an elicitation mid-call reaches 
     text(await client.callTool({ name: 'whoami', arguments: {} })),
     whoami && text(whoami),
   );
+});
+
+test('a call with a progress token streams its progress, then its answer', async (t) => {
+  const { url } = await startServer(t);
+  const { client } = await connect(t, url);
+  const progress: Array<string | undefined> = [];
+  const result = await client.callTool(
+    { name: 'count', arguments: {} },
+    { onprogress: (p) => progress.push(p.message) },
+  );
+  assert.equal(text(result), 'counted');
+  assert.deepEqual(progress, ['one', 'two']);
 });
 
 test('a client that cancels a call aborts its handler', async (t) => {

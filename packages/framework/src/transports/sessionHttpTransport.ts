@@ -13,10 +13,11 @@
  * and `Last-Event-ID` resumption while the call runs (once it has ended, the SDK replays the
  * stream from the same store).
  *
- * Only the plainest requests take it: one JSON-RPC request without `_meta` (so no progress
- * token and no task), headers the SDK would accept, and neither tracing nor request metrics on
- * (they read the web request). The session's own checks decide the rest; anything refused goes
- * the SDK's way, which answers every error.
+ * Only the plainest requests take it: one JSON-RPC request (a progress token is welcome: the
+ * progress streams like any message about the call), headers the SDK would accept, and neither
+ * tracing nor request metrics on (they read the web request). The session's own checks decide
+ * the rest (no task, no 2026 envelope); anything refused goes the SDK's way, which answers
+ * every error.
  *
  * @module
  */
@@ -54,18 +55,23 @@ export interface SessionHttpTransportOptions
   eventStore?: BoundedEventStore;
 }
 
+/** Whether a POST body is one JSON-RPC request and nothing else. */
+function isSingleRequest(body: Record<string, unknown>): boolean {
+  for (const key in body) if (!REQUEST_KEYS.has(key)) return false;
+  const { jsonrpc, id, method, params } = body;
+  if (jsonrpc !== '2.0' || typeof method !== 'string') return false;
+  if (typeof id !== 'string' && !Number.isInteger(id)) return false;
+  return params === undefined || isPlainObject(params);
+}
+
 /**
  * Whether a POST body is a single JSON-RPC request without `_meta`, and its version header
  * (if any) a 2025 one: what the SDK's classifier always calls legacy.
  */
 export function isPlainLegacyRequest(versionHeader: string | undefined, body: unknown): boolean {
   if (versionHeader !== undefined && eraOfVersion(versionHeader) !== 'legacy') return false;
-  if (!isPlainObject(body)) return false;
-  for (const key in body) if (!REQUEST_KEYS.has(key)) return false;
-  const { jsonrpc, id, method, params } = body;
-  if (jsonrpc !== '2.0' || typeof method !== 'string') return false;
-  if (typeof id !== 'string' && !Number.isInteger(id)) return false;
-  return params === undefined || (isPlainObject(params) && !('_meta' in params));
+  if (!isPlainObject(body) || !isSingleRequest(body)) return false;
+  return body.params === undefined || !('_meta' in (body.params as object));
 }
 
 export class SessionHttpTransport extends WebStandardStreamableHTTPServerTransport {
@@ -119,7 +125,7 @@ export class SessionHttpTransport extends WebStandardStreamableHTTPServerTranspo
       return false;
     }
     if (!ANSWERED_HERE.has(body.method as string)) return false;
-    if (!isPlainLegacyRequest(version ?? undefined, body) || requestsObserved()) return false;
+    if (!isSingleRequest(body) || requestsObserved()) return false;
     const accept = req.headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
     if (!isJsonContentType(req.headers['content-type'] ?? null)) return false;

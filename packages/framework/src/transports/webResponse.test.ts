@@ -62,15 +62,14 @@ test('a 2025 tool call with an event store is answered without a timer tick', as
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 2,
-      method: 'tools/call',
-      // A progress token keeps the call on the SDK's transport (a plain one is answered as JSON).
-      params: { name: 'echo', arguments: { message: 'hi' }, _meta: { progressToken: 'p' } },
+      // Served by the SDK's transport (a plain tools/call is answered by the session as JSON).
+      method: 'tools/list',
     }),
   });
   const body = await answer.text();
   t.mock.restoreAll();
   assert.match(body, /^id: .*\nretry: 1000\n/m);
-  assert.match(body, /"text":"hi"/);
+  assert.match(body, /"name":"echo"/);
   assert.equal(ticks.length, 0, 'timer ticks while answering');
 });
 
