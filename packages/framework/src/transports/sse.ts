@@ -4,9 +4,12 @@
  * `POST /messages?sessionId=…` carries client messages. Each stream holds a session slot
  * (sessionTable.ts) for as long as it is open, shared with the Streamable HTTP sessions.
  *
+ * The SDK's legacy package (its own copy of the 2025 schemas, about 2 MB of heap once loaded)
+ * loads with the first stream, not with every HTTP server.
+ *
  * @module
  */
-import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
+import type { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { Express, Request, Response } from 'express';
 import { principalKeyOf } from '../auth/principal.ts';
 import type { SessionHub } from '../session/hub.ts';
@@ -38,12 +41,17 @@ export function mountSse(app: Express, options: SseOptions): MountedTransport {
   const slots = options.sessionSlots ?? sessionSlots();
 
   app.get(ssePath, async (req: Request, res: Response) => {
+    const { SSEServerTransport: Transport } = await import(
+      '@modelcontextprotocol/server-legacy/sse'
+    );
+    // A client gone while the package loaded (its first stream) has no stream to hold a slot.
+    if (res.destroyed) return;
     const release = takeSessionSlot(slots, callerOf(req), res, counters);
     if (!release) return;
     res.once('close', release);
     // SSE is a 2025-era transport: no 2026 request reaches it.
     const session = hub.open({ era: 'legacy' });
-    const transport = new SSEServerTransport(messagesPath, res);
+    const transport = new Transport(messagesPath, res);
     transports.set(transport.sessionId, { transport, owner: principalKeyOf(req.auth) });
     // Set before connect(): the SDK chains its own close handling after ours.
     transport.onclose = () => {
