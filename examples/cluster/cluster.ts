@@ -185,7 +185,9 @@ export async function startCluster(
           'mcp-proxy',
           [
             ...['-a', 'ipybox', '-c', config],
-            ...['--mgmt-port', String(await freePort()), '--log-level', 'warning'],
+            // Nothing here talks to a replica's management API: any port it gets itself (a port
+            // picked free beforehand can be taken by the time the replica binds it).
+            ...['--mgmt-port', '0', '--log-level', 'warning'],
           ],
           {
             port,
