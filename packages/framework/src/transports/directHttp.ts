@@ -27,12 +27,12 @@ import {
 } from '@modelcontextprotocol/server';
 import { FIRST_MODERN_VERSION } from '../protocol/era.ts';
 import { isPlainObject } from '../protocol/plainObject.ts';
+import { isSingleRequest } from '../protocol/singleRequest.ts';
 import type { SessionHub } from '../session/hub.ts';
 import { requestsObserved } from '../telemetry/requests.ts';
 import type { McpRequest } from './httpApp.ts';
+import { SSE_HEADERS, sseEvent } from './sseEvents.ts';
 import { requestOf } from './webResponse.ts';
-
-const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 type Id = string | number;
 type Params = Record<string, unknown>;
@@ -69,12 +69,9 @@ export function directModernCalls(hub: SessionHub, view: string | undefined): Di
 /** The request when it is a plain 2026 `tools/call` (see the module's description). */
 function plainToolCall(req: McpRequest): { id: Id; params: Params } | undefined {
   const body = req.body;
-  if (!isPlainObject(body) || body.method !== 'tools/call' || body.jsonrpc !== '2.0') return;
-  if (requestsObserved()) return;
-  for (const key in body) if (!REQUEST_KEYS.has(key)) return;
-  const { id, params } = body;
-  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return;
-  if (!isPlainObject(params) || typeof params.name !== 'string') return;
+  if (!isSingleRequest(body) || body.method !== 'tools/call' || requestsObserved()) return;
+  const { params } = body;
+  if (!params || typeof params.name !== 'string') return;
   const meta = params._meta;
   if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== FIRST_MODERN_VERSION) return;
   if ('progressToken' in meta || LOG_LEVEL_META_KEY in meta) return;
@@ -123,19 +120,14 @@ class HttpExchange implements Transport {
     if (!isAnswer) {
       if (!this.#streaming) {
         this.#streaming = true;
-        res.writeHead(200, {
-          'content-type': 'text/event-stream',
-          'cache-control': 'no-cache, no-transform',
-          connection: 'keep-alive',
-          'x-accel-buffering': 'no',
-        });
+        res.writeHead(200, SSE_HEADERS);
       }
-      res.write(eventOf(message));
+      res.write(sseEvent(message));
       return;
     }
     this.finished = true;
     if (this.#streaming) {
-      res.end(eventOf(message));
+      res.end(sseEvent(message));
       return;
     }
     const code = 'error' in message ? message.error.code : undefined;
@@ -152,5 +144,3 @@ class HttpExchange implements Transport {
     this.onclose?.();
   }
 }
-
-const eventOf = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;

@@ -33,12 +33,13 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type WebStandardStreamableHTTPServerTransportOptions,
 } from '@modelcontextprotocol/server';
-import { eraOfVersion } from '../protocol/era.ts';
 import { isPlainObject } from '../protocol/plainObject.ts';
+import { isSingleRequest } from '../protocol/singleRequest.ts';
 import type { McpSession } from '../session/session.ts';
 import { requestsObserved } from '../telemetry/requests.ts';
 import type { BoundedEventStore } from './eventStore.ts';
 import { type McpRequest, sendJsonRpcError } from './httpApp.ts';
+import { SSE_HEADERS, sseEvent } from './sseEvents.ts';
 import { requestOf } from './webResponse.ts';
 
 /** How often a quiet event stream gets a comment, so proxies keep it open (the SDK's default). */
@@ -46,32 +47,12 @@ const KEEP_ALIVE_MS = 15_000;
 /** The first revision whose clients take an event without data: the priming event. */
 const PRIMING_VERSION = '2025-11-25';
 const ANSWERED_HERE = new Set(['tools/call', 'ping']);
-const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 type Id = string | number;
 
 export interface SessionHttpTransportOptions
   extends WebStandardStreamableHTTPServerTransportOptions {
   eventStore?: BoundedEventStore;
-}
-
-/** Whether a POST body is one JSON-RPC request and nothing else. */
-function isSingleRequest(body: Record<string, unknown>): boolean {
-  for (const key in body) if (!REQUEST_KEYS.has(key)) return false;
-  const { jsonrpc, id, method, params } = body;
-  if (jsonrpc !== '2.0' || typeof method !== 'string') return false;
-  if (typeof id !== 'string' && !Number.isInteger(id)) return false;
-  return params === undefined || isPlainObject(params);
-}
-
-/**
- * Whether a POST body is a single JSON-RPC request without `_meta`, and its version header
- * (if any) a 2025 one: what the SDK's classifier always calls legacy.
- */
-export function isPlainLegacyRequest(versionHeader: string | undefined, body: unknown): boolean {
-  if (versionHeader !== undefined && eraOfVersion(versionHeader) !== 'legacy') return false;
-  if (!isPlainObject(body) || !isSingleRequest(body)) return false;
-  return body.params === undefined || !('_meta' in (body.params as object));
 }
 
 export class SessionHttpTransport extends WebStandardStreamableHTTPServerTransport {
@@ -267,9 +248,9 @@ class CallExchange {
    */
   resume(res: ServerResponse, lastEventId: string): boolean {
     if (this.#res) return false;
-    res.writeHead(200, this.#streamHeaders());
+    res.writeHead(200, this.#streamHeaders);
     const events = this.#options.events as BoundedEventStore;
-    for (const [id, message] of events.eventsAfter(lastEventId)) res.write(frameOf(message, id));
+    for (const [id, message] of events.eventsAfter(lastEventId)) res.write(sseEvent(message, id));
     this.#attach(res);
     return true;
   }
@@ -306,7 +287,7 @@ class CallExchange {
     if (this.#streamId !== undefined) return;
     const streamId = randomUUID();
     this.#streamId = streamId;
-    this.#res?.writeHead(200, this.#streamHeaders());
+    this.#res?.writeHead(200, this.#streamHeaders);
     const { events, retryMs } = this.#options;
     if (events) {
       const id = events.store(streamId, {});
@@ -319,17 +300,11 @@ class CallExchange {
 
   #emit(message: JSONRPCMessage): void {
     const id = this.#options.events?.store(this.#streamId as string, message);
-    this.#res?.write(frameOf(message, id));
+    this.#res?.write(sseEvent(message, id));
   }
 
-  #streamHeaders(): Record<string, string> {
-    return {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      'mcp-session-id': this.#options.sessionId,
-    };
+  get #streamHeaders(): Record<string, string> {
+    return { ...SSE_HEADERS, 'mcp-session-id': this.#options.sessionId };
   }
 
   #armKeepAlive(): void {
@@ -339,7 +314,3 @@ class CallExchange {
     this.#keepAlive.unref();
   }
 }
-
-/** One server-sent event carrying `message`, with its id when it is kept for resumption. */
-const frameOf = (message: JSONRPCMessage, id: string | undefined) =>
-  `event: message\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(message)}\n\n`;

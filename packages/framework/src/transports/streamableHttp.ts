@@ -38,7 +38,9 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Express } from 'express';
 import { principalKeyOf } from '../auth/principal.ts';
+import { eraOfVersion } from '../protocol/era.ts';
 import { isPlainObject } from '../protocol/plainObject.ts';
+import { isSingleRequest } from '../protocol/singleRequest.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
 import { type CallerSlots, callerOf } from './callerSlots.ts';
@@ -48,7 +50,7 @@ import { type McpRequest, sendJsonRpcError } from './httpApp.ts';
 import { refuseTooDeep } from './jsonDepth.ts';
 import { DEFAULT_MAX_LISTENS, type ListenLimits, listenAdmission, sdkCap } from './listenLimits.ts';
 import { paramHeaderMismatch, paramHeadersOf } from './paramHeaders.ts';
-import { isPlainLegacyRequest, SessionHttpTransport } from './sessionHttpTransport.ts';
+import { SessionHttpTransport } from './sessionHttpTransport.ts';
 import { type SessionLimits, SessionTable, sessionSlots, takeSessionSlot } from './sessionTable.ts';
 import { toolsListCache } from './toolsListCache.ts';
 import { serveWeb, serveWebTransport } from './webResponse.ts';
@@ -165,6 +167,16 @@ function claimsModernEnvelope(body: unknown): boolean {
   if (typeof body.method !== 'string' || body.method === 'initialize') return false;
   const meta = isPlainObject(body.params) ? body.params._meta : undefined;
   return isPlainObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
+}
+
+/**
+ * Whether a POST body is a single JSON-RPC request without `_meta`, and its version header
+ * (if any) a 2025 one: what the SDK's classifier always calls legacy.
+ */
+function isPlainLegacyRequest(versionHeader: string | undefined, body: unknown): boolean {
+  if (versionHeader !== undefined && eraOfVersion(versionHeader) !== 'legacy') return false;
+  if (!isSingleRequest(body)) return false;
+  return body.params === undefined || !('_meta' in body.params);
 }
 
 /**

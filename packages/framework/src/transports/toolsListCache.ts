@@ -26,12 +26,12 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { ANONYMOUS_PRINCIPAL, principalFromAuth } from '../auth/principal.ts';
+import { isSingleRequest } from '../protocol/singleRequest.ts';
 import type { SessionHub } from '../session/hub.ts';
 import { requestsObserved } from '../telemetry/requests.ts';
 import type { McpRequest } from './httpApp.ts';
 
 const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
-const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /** Answers `req` from the cache, or returns how to keep the SDK's answer for the next one. */
 export type ToolsListCache = (
@@ -89,12 +89,10 @@ interface PlainToolsList {
 
 /** The request's id, revision and declared capabilities, when it is a plain 2026 `tools/list`. */
 function plainToolsList(req: McpRequest): PlainToolsList | undefined {
-  const body = req.body as Record<string, unknown> | undefined;
-  if (body?.method !== 'tools/list' || body.jsonrpc !== '2.0' || requestsObserved()) return;
-  for (const key in body) if (!REQUEST_KEYS.has(key)) return;
+  const body = req.body;
+  if (!isSingleRequest(body) || body.method !== 'tools/list' || requestsObserved()) return;
   const { id, params } = body;
-  if (typeof id !== 'string' && !Number.isInteger(id)) return;
-  if (typeof params !== 'object' || params === null) return;
+  if (!params) return;
   for (const key in params) if (key !== '_meta') return;
   const meta = (params as { _meta?: Record<string, unknown> })._meta;
   const revision = meta?.[PROTOCOL_VERSION_META_KEY];
