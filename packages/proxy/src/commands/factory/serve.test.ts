@@ -32,7 +32,8 @@ function testdir(t: TestContext, files: Record<string, string>): string {
  */
 function scratchHome(t: TestContext): NodeJS.ProcessEnv {
   const home = removeAtExit(mkdtempSync(join(tmpdir(), 'mcp-factory-home-')));
-  t.after(() => rmSync(home, { recursive: true, force: true }));
+  // Retried: a server killed a moment ago may still be writing its log there.
+  t.after(() => rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
   return { ...process.env, HOME: home };
 }
 
@@ -57,8 +58,10 @@ async function startHttp(t: TestContext, args: string[], pattern = /MCP endpoint
     stdio: ['ignore', 'pipe', 'pipe'],
     env: scratchHome(t),
   });
-  t.after(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  t.after(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGKILL');
+    await once(child, 'exit');
   });
   const output = { stderr: '', stdout: '' };
   child.stdout.on('data', (c) => {
