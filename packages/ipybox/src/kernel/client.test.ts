@@ -45,11 +45,14 @@ describe('KernelClient', () => {
     assert.equal(result.text, "one\ntwo\nthree\n'value'");
   });
 
+  // One write per line: print() writes the text and its newline separately, and the
+  // kernel's background flush may send them as two chunks.
+  const THREE_LINES_THEN_99 =
+    'import sys, time\nfor i in range(3):\n    sys.stdout.write(f"line {i}\\n"); sys.stdout.flush()\n    time.sleep(0.05)\n99';
+
   it('streams chunks in order as they arrive and ends with the result', async () => {
     const items: (ExecutionChunk | ExecutionResult)[] = [];
-    for await (const item of client.stream(
-      'import time\nfor i in range(3):\n    print(f"line {i}", flush=True)\n    time.sleep(0.05)\n99',
-    )) {
+    for await (const item of client.stream(THREE_LINES_THEN_99)) {
       items.push(item);
     }
     assert.deepEqual(
@@ -62,10 +65,9 @@ describe('KernelClient', () => {
 
   it('hands execute() chunks to onChunk in order, all before the result', async () => {
     const seen: string[] = [];
-    const result = await client.execute(
-      'import time\nfor i in range(3):\n    print(f"line {i}", flush=True)\n    time.sleep(0.05)\n99',
-      { onChunk: (chunk) => seen.push(chunk.kind === 'stream' ? chunk.text : chunk.kind) },
-    );
+    const result = await client.execute(THREE_LINES_THEN_99, {
+      onChunk: (chunk) => seen.push(chunk.kind === 'stream' ? chunk.text : chunk.kind),
+    });
     assert.deepEqual(seen, ['line 0\n', 'line 1\n', 'line 2\n', 'execute_result']);
     assert.equal(result.text, 'line 0\nline 1\nline 2\n99');
   });
