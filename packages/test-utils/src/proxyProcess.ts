@@ -11,7 +11,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { endProcessGroup } from './serverProcess.ts';
+import { endProcessGroup, spawnTiedToTest } from './serverProcess.ts';
 
 export const PROXY_BIN = fileURLToPath(new URL('../../proxy/bin/mcp-proxy.js', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -33,7 +33,7 @@ export async function startProxy(
   args: string[],
   options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
 ): Promise<ProxyProcess> {
-  const child = spawn(process.execPath, [PROXY_BIN, ...args], {
+  const child = spawnTiedToTest(process.execPath, [PROXY_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -11,12 +11,13 @@
  * await redis.start(); // and back, same port, empty
  * ```
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.ts';
+import { spawnTiedToTest } from './serverProcess.ts';
 
 type After = { after(fn: () => unknown): void };
 
@@ -38,7 +39,7 @@ export async function startRedisServer(t: After): Promise<RedisServer> {
   let exited: Promise<unknown> = Promise.resolve();
 
   async function start(): Promise<void> {
-    const spawned = spawn(
+    const spawned = spawnTiedToTest(
       'redis-server',
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
       { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },

@@ -3,10 +3,32 @@
  * processes: run one until it serves or exits, and ask Linux which address a port is bound to —
  * so a test can check a bind without connecting to anything but loopback.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 
 type After = { after(fn: () => unknown): void };
+
+const SETPRIV = (process.env.PATH ?? '')
+  .split(delimiter)
+  .map((dir) => join(dir, 'setpriv'))
+  .find((path) => existsSync(path));
+
+/**
+ * `spawn`, but the child is SIGKILLed by Linux when this process dies, even by SIGKILL
+ * (`setpriv --pdeathsig KILL`, util-linux): a test's `after` hooks do not run when its runner is
+ * killed, and a server bin must not die with its parent on its own, since a user's shell may
+ * start it. Without `setpriv` it is a plain `spawn`.
+ */
+export function spawnTiedToTest(
+  command: string,
+  args: string[],
+  options: SpawnOptions,
+): ChildProcess {
+  return SETPRIV
+    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', command, ...args], options)
+    : spawn(command, args, options);
+}
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -29,7 +51,7 @@ export async function runServerBin(
   ready: RegExp,
   options: { env?: Record<string, string>; cwd?: string } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [bin, ...args], {
+  const child = spawnTiedToTest(process.execPath, [bin, ...args], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -4,13 +4,13 @@
  *
  * @module
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { removeAtExit, textOf } from '@mcpbox/test-utils';
+import { removeAtExit, spawnTiedToTest, textOf } from '@mcpbox/test-utils';
 import type { CallToolResult, ClientOptions } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -123,7 +123,7 @@ export async function startHttpIpybox(
   workspace: string,
   { args = [], env = {} }: { args?: string[]; env?: Record<string, string> } = {},
 ): Promise<HttpIpybox> {
-  const child = spawn(
+  const child = spawnTiedToTest(
     process.execPath,
     [IPYBOX_BIN, '--workspace', workspace, '--http', '0', '--log-level', 'info', ...args],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
