@@ -32,8 +32,11 @@ export interface ClusterPorts {
   stats: number;
   redis: number;
   jupyter: number;
-  /** Each replica's MCP port (its health port is the next one). */
-  replicas: [number, number, number];
+  /**
+   * Each replica's MCP port (its health port is the next one). Without them, each replica
+   * takes free ports as it starts (HAProxy is configured with those afterwards).
+   */
+  replicas?: [number, number, number];
 }
 
 /** The ports `run.ts` uses unless told `--free-ports` (see haproxy.cfg). */
@@ -60,29 +63,12 @@ export interface Cluster {
 }
 
 export async function freePorts(): Promise<ClusterPorts> {
-  // Each replica needs two adjacent ports: ask for one, check the next one is free too.
-  const replica = async (): Promise<number> => {
-    for (;;) {
-      const port = await freePort();
-      if (await isFree(port + 1)) return port;
-    }
-  };
   return {
     front: await freePort(),
     stats: await freePort(),
     redis: await freePort(),
     jupyter: await freePort(),
-    replicas: [await replica(), await replica(), await replica()],
   };
-}
-
-async function isFree(port: number): Promise<boolean> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const server = createServer()
-      .once('error', () => resolve(false))
-      .listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }
 
 function startJupyter(dir: string, port: number, token: string): Proc {
@@ -177,37 +163,11 @@ export async function startCluster(
     );
     log(`Jupyter server: ${jupyterUrl}`);
 
-    const config = replicaConfig(dir, jupyterUrl);
-    const starting = await Promise.allSettled(
-      ports.replicas.map(async (port, i) => {
-        const replica = await startReplica(
-          `replica${i + 1}`,
-          'mcp-proxy',
-          [
-            ...['-a', 'ipybox', '-c', config],
-            // Nothing here talks to a replica's management API: any port it gets itself (a port
-            // picked free beforehand can be taken by the time the replica binds it).
-            ...['--mgmt-port', '0', '--log-level', 'warning'],
-          ],
-          {
-            port,
-            healthPort: port + 1,
-            env: {
-              MCP_REDIS_URL: redisUrl,
-              MCP_CLUSTER_SECRET: clusterSecret,
-              IPYBOX_KERNEL_GATEWAY_TOKEN: token,
-            },
-          },
-        );
-        started.push(replica);
-        log(`replica${i + 1}:       ${replica.url} (health http://127.0.0.1:${port + 1}/health)`);
-        return replica;
-      }),
-    );
-    // All settled before any error is thrown: a replica still starting would be left behind.
-    const failed = starting.find((s) => s.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
-    const replicas = starting.map((s) => (s as PromiseFulfilledResult<Replica>).value);
+    const replicas = await startReplicas(ports, replicaConfig(dir, jupyterUrl), started, log, {
+      MCP_REDIS_URL: redisUrl,
+      MCP_CLUSTER_SECRET: clusterSecret,
+      IPYBOX_KERNEL_GATEWAY_TOKEN: token,
+    });
 
     // Its own copy, so everything this cluster runs names its directory.
     const haproxyConfig = join(dir, 'haproxy.cfg');
@@ -232,4 +192,39 @@ export async function startCluster(
     await stopAll();
     throw error;
   }
+}
+
+/** The three replicas, started together; each is added to `started` as soon as it runs. */
+async function startReplicas(
+  ports: ClusterPorts,
+  config: string,
+  started: Proc[],
+  log: (line: string) => void,
+  env: Record<string, string>,
+): Promise<Replica[]> {
+  const starting = await Promise.allSettled(
+    [0, 1, 2].map(async (i) => {
+      const port = ports.replicas?.[i];
+      const replica = await startReplica(
+        `replica${i + 1}`,
+        'mcp-proxy',
+        [
+          ...['-a', 'ipybox', '-c', config],
+          // Nothing here talks to a replica's management API: any port it gets itself (a port
+          // picked free beforehand can be taken by the time the replica binds it).
+          ...['--mgmt-port', '0', '--log-level', 'warning'],
+        ],
+        { port, healthPort: port === undefined ? undefined : port + 1, env },
+      );
+      started.push(replica);
+      log(
+        `replica${i + 1}:       ${replica.url} (health http://127.0.0.1:${replica.healthPort}/health)`,
+      );
+      return replica;
+    }),
+  );
+  // All settled before any error is thrown: a replica still starting would be left behind.
+  const failed = starting.find((s) => s.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return starting.map((s) => (s as PromiseFulfilledResult<Replica>).value);
 }

@@ -178,8 +178,27 @@ export interface Replica extends Proc {
   readonly healthPort: number;
 }
 
-/** Starts an mcpbox bin over HTTP on loopback; resolves once `/health/ready` says ready. */
+/**
+ * Starts an mcpbox bin over HTTP on loopback; resolves once `/health/ready` says ready. Without
+ * `port`, it takes free ports, and others when one was taken between the pick and the bind.
+ */
 export async function startReplica(
+  name: string,
+  bin: keyof typeof BIN,
+  args: string[],
+  options: { env?: Record<string, string>; port?: number; healthPort?: number } = {},
+): Promise<Replica> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startReplicaOn(name, bin, args, options);
+    } catch (error) {
+      const clash = /already in use/.test(String(error));
+      if (!clash || options.port !== undefined || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startReplicaOn(
   name: string,
   bin: keyof typeof BIN,
   args: string[],
@@ -187,7 +206,7 @@ export async function startReplica(
     env = {},
     port,
     healthPort,
-  }: { env?: Record<string, string>; port?: number; healthPort?: number } = {},
+  }: { env?: Record<string, string>; port?: number; healthPort?: number },
 ): Promise<Replica> {
   const mcpPort = port ?? (await freePort());
   const health = healthPort ?? (await freePort());
