@@ -1,8 +1,10 @@
 /**
  * Serving MCP over HTTP: Streamable HTTP at `/mcp` and each view at `/mcp/<name>` (plus legacy
- * SSE), or legacy SSE alone, on one node:http server. Apart from the assembly because the HTTP stack — express, the SDK's node
- * transports, legacy SSE — loads only here, on first use: a server over stdio starts without it
- * (cold start, bench/startup.ts).
+ * SSE), or legacy SSE alone, on one node:http server. Apart from the assembly because the HTTP
+ * stack loads only here, on first use: a server over stdio starts without it (cold start,
+ * bench/startup.ts). Express and what is mounted on it (views, legacy SSE, the SDK's legacy
+ * package) load later still, with the first request the fast lane does not serve, unless
+ * middleware or extra routes must see every request.
  *
  * @module
  */
@@ -13,7 +15,13 @@ import type { Logger } from '../contract/logger.ts';
 import { PortInUseError } from '../health/index.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
-import type { MountedTransport, StreamableHttpOptions } from '../transports/streamableHttp.ts';
+import type { CallerSlots } from '../transports/callerSlots.ts';
+import type { RequestGuard } from '../transports/mcpHttpRequest.ts';
+import type {
+  MountedTransport,
+  StreamableHttpEndpoint,
+  StreamableHttpOptions,
+} from '../transports/streamableHttp.ts';
 import { listenLimitsOf, type ServerOptions } from './options.ts';
 
 /** What serving HTTP needs from the assembled server. */
@@ -35,56 +43,98 @@ export interface OpenTransports {
   httpServer: HttpServer | undefined;
 }
 
+/** What serving needs from the first request on (Express is not among it: see {@link loadApp}). */
 async function loadHttpStack() {
   const [
     { createServer: createHttpServer },
-    { createHttpApp, jsonRpcErrorHandler },
-    { mountSse },
-    { mountStreamableHttp, streamableHttpEndpoint },
-    { mountViewEndpoints },
-    { withFastLane },
+    { dnsRebindingGuard },
+    { streamableHttpEndpoint },
+    { withFastLane, onFirstRequest },
     { sessionSlots },
   ] = await Promise.all([
     import('node:http'),
-    import('../transports/httpApp.ts'),
-    import('../transports/sse.ts'),
+    import('../transports/mcpHttpRequest.ts'),
     import('../transports/streamableHttp.ts'),
-    import('../transports/viewEndpoints.ts'),
     import('../transports/fastLane.ts'),
     import('../transports/sessionTable.ts'),
   ]);
   return {
     createHttpServer,
-    createHttpApp,
-    jsonRpcErrorHandler,
-    mountSse,
-    mountStreamableHttp,
+    dnsRebindingGuard,
     streamableHttpEndpoint,
-    mountViewEndpoints,
     withFastLane,
+    onFirstRequest,
     sessionSlots,
   };
 }
 
 type HttpStack = Awaited<ReturnType<typeof loadHttpStack>>;
 
-/** The app with the MCP routes mounted, and the listener that serves it. */
-function mountMcp(
+/** The MCP path of Streamable HTTP; each view is served below it, at `/mcp/<name>`. */
+const MCP_PATH = '/mcp';
+
+interface AppParts {
+  guard: RequestGuard | undefined;
+  /** The Streamable HTTP endpoint (`kind` http), also served by the fast lane. */
+  endpoint: StreamableHttpEndpoint | undefined;
+  endpointOptions: StreamableHttpOptions;
+  slots: CallerSlots;
+}
+
+/**
+ * The Express app with every MCP route: the endpoint, the views at `/mcp/<name>`, legacy SSE,
+ * and the JSON-RPC error handler last. What it mounts is closed with the server.
+ */
+async function loadApp(
+  { options, hub, counters, logger, access }: HttpServing,
+  { guard, endpoint, endpointOptions, slots }: AppParts,
+  open: OpenTransports,
+): Promise<RequestListener> {
+  const [
+    { createHttpApp, jsonRpcErrorHandler },
+    { mountStreamableHttp, streamableHttpEndpoint },
+    { mountViewEndpoints },
+    { mountSse },
+  ] = await Promise.all([
+    import('../transports/httpApp.ts'),
+    import('../transports/streamableHttp.ts'),
+    import('../transports/viewEndpoints.ts'),
+    import('../transports/sse.ts'),
+  ]);
+  const app = createHttpApp({
+    guard,
+    middleware: options.httpMiddleware,
+    configureApp: options.configureApp,
+  });
+  if (endpoint) {
+    mountStreamableHttp(app, MCP_PATH, endpoint);
+    // Each view at `/mcp/<name>`, through the app (OAuth, body parser), sharing the slots.
+    open.mounted.push(
+      mountViewEndpoints(app, {
+        access,
+        counters,
+        endpointFor: (view) => streamableHttpEndpoint({ ...endpointOptions, view }),
+      }),
+    );
+  }
+  open.mounted.push(mountSse(app, { hub, counters, sessionSlots: slots }));
+  app.use(jsonRpcErrorHandler(counters, logger));
+  return app;
+}
+
+/**
+ * The listener of the MCP routes. Without middleware or extra routes, the fast lane serves the
+ * common requests to `/mcp` and the app is built for the first other one; with them, every
+ * request goes through the app (they must see it), built before the first.
+ */
+async function mcpListener(
   kind: 'http' | 'sse',
   host: string,
   stack: HttpStack,
-  { options, hub, counters, logger, access }: HttpServing,
+  serving: HttpServing,
   open: OpenTransports,
-): RequestListener {
-  const { app, guard } = stack.createHttpApp({
-    host,
-    allowedHosts: options.allowedHosts,
-    middleware: options.httpMiddleware,
-    configureApp: options.configureApp,
-    counters,
-    logger,
-  });
-  let listener: RequestListener = app;
+): Promise<RequestListener> {
+  const { options, hub, counters, logger } = serving;
   const limits = {
     idleTimeoutSeconds: options.sessionIdleTimeout,
     maxSessions: options.maxSessions,
@@ -92,41 +142,29 @@ function mountMcp(
   };
   // One pool of session slots for Streamable HTTP and legacy SSE.
   const slots = stack.sessionSlots(limits);
-  if (kind === 'http') {
-    const endpointOptions: StreamableHttpOptions = {
-      hub,
-      counters,
-      stateless: options.stateless,
-      resumable: options.resumableStreams ?? true,
-      limits,
-      sessionSlots: slots,
-      listenLimits: listenLimitsOf(options),
-    };
-    const endpoint = stack.mountStreamableHttp(app, endpointOptions);
-    open.mounted.push(endpoint);
-    // Each view at `/mcp/<name>`, through the app (OAuth, body parser), sharing the slots.
-    open.mounted.push(
-      stack.mountViewEndpoints(app, {
-        access,
-        counters,
-        endpointFor: (view) => stack.streamableHttpEndpoint({ ...endpointOptions, view }),
-      }),
-    );
-    // Only while the app holds nothing of the caller's: middleware (OAuth) and whatever
-    // `configureApp` adds must see every request, so then all of them go through the app.
-    if (!options.httpMiddleware?.length && !options.configureApp) {
-      listener = stack.withFastLane(app, {
-        path: endpoint.path,
-        handle: endpoint.handle,
-        guard,
-        counters,
-        logger,
-      });
-    }
-  }
-  open.mounted.push(stack.mountSse(app, { hub, counters, sessionSlots: slots }));
-  app.use(stack.jsonRpcErrorHandler(counters, logger));
-  return listener;
+  const endpointOptions: StreamableHttpOptions = {
+    hub,
+    counters,
+    stateless: options.stateless,
+    resumable: options.resumableStreams ?? true,
+    limits,
+    sessionSlots: slots,
+    listenLimits: listenLimitsOf(options),
+  };
+  const guard = stack.dnsRebindingGuard(host, options.allowedHosts, counters);
+  const endpoint = kind === 'http' ? stack.streamableHttpEndpoint(endpointOptions) : undefined;
+  if (endpoint) open.mounted.push(endpoint);
+  const parts = { guard, endpoint, endpointOptions, slots };
+  const app = () => loadApp(serving, parts, open);
+  const throughApp = Boolean(options.httpMiddleware?.length || options.configureApp);
+  if (!endpoint || throughApp) return app();
+  return stack.withFastLane(stack.onFirstRequest(app, counters, logger), {
+    path: MCP_PATH,
+    handle: endpoint.handle,
+    guard,
+    counters,
+    logger,
+  });
 }
 
 function listen(server: HttpServer, port: number, host: string): Promise<void> {
@@ -150,7 +188,7 @@ export async function serveHttp(
 ): Promise<string> {
   const host = serving.options.host ?? '127.0.0.1';
   const stack = await loadHttpStack();
-  const server = stack.createHttpServer(mountMcp(kind, host, stack, serving, open));
+  const server = stack.createHttpServer(await mcpListener(kind, host, stack, serving, open));
   open.httpServer = server;
   await listen(server, serving.options.port ?? 0, host);
   const { port } = server.address() as AddressInfo;

@@ -30,7 +30,7 @@ import { isPlainObject } from '../protocol/plainObject.ts';
 import { isSingleRequest } from '../protocol/singleRequest.ts';
 import type { SessionHub } from '../session/hub.ts';
 import { requestsObserved } from '../telemetry/requests.ts';
-import type { McpRequest } from './httpApp.ts';
+import type { McpRequest } from './mcpHttpRequest.ts';
 import { SSE_HEADERS, sseEvent } from './sseEvents.ts';
 import { requestOf } from './webResponse.ts';
 

@@ -21,7 +21,7 @@ import {
   MAX_BODY_BYTES,
   type McpRequest,
   type RequestGuard,
-} from './httpApp.ts';
+} from './mcpHttpRequest.ts';
 import type { McpHandler } from './streamableHttp.ts';
 
 export interface FastLaneOptions {
@@ -131,4 +131,28 @@ function readJsonBody(
     }
     done(undefined, body);
   });
+}
+
+/**
+ * A listener that builds the real one (`build`: the Express app) for the first request that
+ * reaches it, and hands that and every later request to it. A build that fails answers 500
+ * (logged once per request, without detail to the caller), and the next request tries again.
+ */
+export function onFirstRequest(
+  build: () => Promise<RequestListener>,
+  counters: ServerCounters,
+  logger: Logger,
+): RequestListener {
+  let built: Promise<RequestListener> | undefined;
+  return (req, res) => {
+    built ??= build();
+    const pending = built;
+    pending.then(
+      (listener) => listener(req, res),
+      (error: unknown) => {
+        if (built === pending) built = undefined;
+        answerRequestError(error, res, counters, logger);
+      },
+    );
+  };
 }

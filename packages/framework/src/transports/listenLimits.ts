@@ -15,7 +15,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ServerCounters } from '../session/stats.ts';
 import { CallerSlots, callerOf, type SlotRefusal } from './callerSlots.ts';
-import type { McpRequest } from './httpApp.ts';
+import type { McpRequest } from './mcpHttpRequest.ts';
 
 /** Resource URIs one `subscriptions/listen` may name. */
 export const MAX_LISTEN_URIS = 256;

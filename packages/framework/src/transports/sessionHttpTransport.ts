@@ -38,7 +38,7 @@ import { isSingleRequest } from '../protocol/singleRequest.ts';
 import type { McpSession } from '../session/session.ts';
 import { requestsObserved } from '../telemetry/requests.ts';
 import type { BoundedEventStore } from './eventStore.ts';
-import { type McpRequest, sendJsonRpcError } from './httpApp.ts';
+import { type McpRequest, sendJsonRpcError } from './mcpHttpRequest.ts';
 import { SSE_HEADERS, sseEvent } from './sseEvents.ts';
 import { requestOf } from './webResponse.ts';
 

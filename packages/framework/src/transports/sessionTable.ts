@@ -12,7 +12,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ServerCounters } from '../session/stats.ts';
 import { CallerSlots, type ReleaseSlot, type SlotRefusal } from './callerSlots.ts';
-import { sendJsonRpcError } from './httpApp.ts';
+import { sendJsonRpcError } from './mcpHttpRequest.ts';
 
 /** Default: a session silent for 30 minutes is closed. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT_SECONDS = 30 * 60;

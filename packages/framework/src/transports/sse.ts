@@ -15,8 +15,8 @@ import { principalKeyOf } from '../auth/principal.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
 import { type CallerSlots, callerOf } from './callerSlots.ts';
-import { sendJsonRpcError } from './httpApp.ts';
 import { refuseTooDeep } from './jsonDepth.ts';
+import { sendJsonRpcError } from './mcpHttpRequest.ts';
 import { sessionSlots, takeSessionSlot } from './sessionTable.ts';
 import type { MountedTransport } from './streamableHttp.ts';
 

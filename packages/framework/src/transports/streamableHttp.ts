@@ -46,9 +46,9 @@ import type { ServerCounters } from '../session/stats.ts';
 import { type CallerSlots, callerOf } from './callerSlots.ts';
 import { directModernCalls } from './directHttp.ts';
 import { BoundedEventStore } from './eventStore.ts';
-import { type McpRequest, sendJsonRpcError } from './httpApp.ts';
 import { refuseTooDeep } from './jsonDepth.ts';
 import { DEFAULT_MAX_LISTENS, type ListenLimits, listenAdmission, sdkCap } from './listenLimits.ts';
+import { type McpRequest, sendJsonRpcError } from './mcpHttpRequest.ts';
 import { paramHeaderMismatch, paramHeadersOf } from './paramHeaders.ts';
 import { SessionHttpTransport } from './sessionHttpTransport.ts';
 import { type SessionLimits, SessionTable, sessionSlots, takeSessionSlot } from './sessionTable.ts';
@@ -61,8 +61,6 @@ const SSE_RETRY_MS = 1000;
 export interface StreamableHttpOptions {
   hub: SessionHub;
   counters: ServerCounters;
-  /** Default `/mcp`. */
-  path?: string;
   /** No session ids: a fresh server per request. Default `false`. */
   stateless?: boolean;
   /** Keep recent SSE events per 2025 session for `Last-Event-ID` resumption. Default `true`. */
@@ -91,11 +89,6 @@ export interface StreamableHttpEndpoint extends MountedTransport {
   handle: McpHandler;
 }
 
-export interface MountedStreamableHttp extends StreamableHttpEndpoint {
-  /** The endpoint's path. */
-  path: string;
-}
-
 /** The endpoint's handler for both eras (the app mounts it at one path or several). */
 export function streamableHttpEndpoint(options: StreamableHttpOptions): StreamableHttpEndpoint {
   const legacy = options.stateless ? statelessHandler(options) : statefulHandler(options);
@@ -113,17 +106,15 @@ export function streamableHttpEndpoint(options: StreamableHttpOptions): Streamab
   };
 }
 
-/** The endpoint mounted on `app` at `options.path` (default `/mcp`). */
+/** Serves `endpoint` at `path` on `app`: POST, GET and DELETE. */
 export function mountStreamableHttp(
   app: Express,
-  options: StreamableHttpOptions,
-): MountedStreamableHttp {
-  const path = options.path ?? '/mcp';
-  const endpoint = streamableHttpEndpoint(options);
+  path: string,
+  endpoint: StreamableHttpEndpoint,
+): void {
   app.post(path, endpoint.handle);
   app.get(path, endpoint.handle);
   app.delete(path, endpoint.handle);
-  return { path, ...endpoint };
 }
 
 /** The SDK's era classification, on the body already parsed (no second parse). */

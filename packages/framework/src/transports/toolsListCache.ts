@@ -29,7 +29,7 @@ import { ANONYMOUS_PRINCIPAL, principalFromAuth } from '../auth/principal.ts';
 import { isSingleRequest } from '../protocol/singleRequest.ts';
 import type { SessionHub } from '../session/hub.ts';
 import { requestsObserved } from '../telemetry/requests.ts';
-import type { McpRequest } from './httpApp.ts';
+import type { McpRequest } from './mcpHttpRequest.ts';
 
 const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 

@@ -17,7 +17,7 @@ import type { ServerResponse } from 'node:http';
 import type { Express, Request } from 'express';
 import { type AccessControl, unknownViewMessage } from '../access/access.ts';
 import type { ServerCounters } from '../session/stats.ts';
-import { type McpRequest, sendJsonRpcError } from './httpApp.ts';
+import { type McpRequest, sendJsonRpcError } from './mcpHttpRequest.ts';
 import type { MountedTransport, StreamableHttpEndpoint } from './streamableHttp.ts';
 
 export interface ViewEndpointsOptions {

@@ -16,7 +16,7 @@
 import type { ServerResponse } from 'node:http';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import { type McpRequest, sendJsonRpcError } from './httpApp.ts';
+import { type McpRequest, sendJsonRpcError } from './mcpHttpRequest.ts';
 
 /** `transport.handleRequest` for Node: the request (its parsed body), then the response. */
 export function serveWebTransport(
