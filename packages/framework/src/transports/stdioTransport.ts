@@ -124,10 +124,21 @@ export class StdioServerTransport implements Transport {
     let start = 0;
     while (start < chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);
-      const end = newline === -1 ? chunk.length : newline;
-      this.#take(chunk.subarray(start, end));
-      if (newline === -1) return;
-      this.#endOfLine();
+      if (newline === -1) {
+        this.#take(chunk.subarray(start));
+        return;
+      }
+      if (
+        this.#chunks.length === 0 &&
+        this.#skipping === undefined &&
+        newline - start <= this.#max
+      ) {
+        // The usual case, a whole line in one chunk: decoded in place, not copied and joined.
+        this.#handleLine(chunk.toString('utf8', start, newline));
+      } else {
+        this.#take(chunk.subarray(start, newline));
+        this.#endOfLine();
+      }
       start = newline + 1;
     }
   };
@@ -162,10 +173,11 @@ export class StdioServerTransport implements Transport {
     const line = Buffer.concat(this.#chunks).toString('utf8');
     this.#chunks = [];
     this.#buffered = 0;
-    this.#handleLine(line.startsWith(BOM) ? line.slice(1) : line);
+    this.#handleLine(line);
   }
 
-  #handleLine(line: string): void {
+  #handleLine(text: string): void {
+    const line = text.startsWith(BOM) ? text.slice(1) : text;
     if (line.trim().length === 0) return;
     let value: unknown;
     try {
