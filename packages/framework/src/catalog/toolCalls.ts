@@ -94,7 +94,8 @@ export async function runTool(
   let result: CallToolResult;
   try {
     if (entry.input) {
-      const checked = await entry.input.validate(rawArgs ?? {});
+      const validation = entry.input.validate(rawArgs ?? {});
+      const checked = validation instanceof Promise ? await validation : validation;
       if (!checked.ok) {
         return toolError(
           `Input validation error: Invalid arguments for tool ${entry.name}: ${checked.message}`,

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type * as z3 from 'zod/v3';
-import type { AnySchema, ZodRawShapeCompat } from '../contract/schema.ts';
+import type { AnySchema, StandardResult, ZodRawShapeCompat } from '../contract/schema.ts';
 import { zodToJsonSchemaPackage, zodV3 } from '../lazy.ts';
 
 interface Zod4Like {
@@ -95,12 +95,20 @@ function describeIssues(
     .join('; ');
 }
 
-/** Validates with the schema's Standard Schema interface; the message names each failing path. */
-export async function validateStandard(
+/**
+ * Validates with the schema's Standard Schema interface; the message names each failing path.
+ * Synchronous when the schema is (zod without async refinements): every tool call validates its
+ * arguments, and a promise there costs it a turn of the microtask queue.
+ */
+export function validateStandard(
   schema: AnySchema,
   value: unknown,
-): Promise<ValidationResult> {
-  const result = await schema['~standard'].validate(value);
+): ValidationResult | Promise<ValidationResult> {
+  const result = schema['~standard'].validate(value);
+  return result instanceof Promise ? result.then(validationOf) : validationOf(result);
+}
+
+function validationOf(result: StandardResult): ValidationResult {
   if (result.issues) return { ok: false, message: describeIssues(result.issues) };
   return { ok: true, value: result.value };
 }

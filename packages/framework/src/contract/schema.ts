@@ -15,7 +15,7 @@ export interface AnySchema {
   };
 }
 
-type StandardResult =
+export type StandardResult =
   | { value: unknown; issues?: undefined }
   | { issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<unknown> }> };
 

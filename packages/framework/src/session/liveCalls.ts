@@ -67,6 +67,7 @@ export async function serveLiveCall<R>(
   const digest = () => callDigest(call.method, call.name, call.args);
   const state = extra.mcpReq.requestState<SealedRounds>();
   let detached: DetachedCall;
+  let start: (() => void) | undefined;
   if (state === undefined) {
     // The digest binds a requestState to this call: needed only once it asks a question. So is
     // its place in the table, where a retry finds it (added when a requestState names it).
@@ -77,12 +78,13 @@ export async function serveLiveCall<R>(
     });
     detached.onTimeout = () => table.remove(detached, 'timed out');
     const ctx = detached.contextFrom(extra);
-    detached.start(() => run(ctx, detached));
+    const started = detached;
+    start = () => started.start(() => run(ctx, started));
   } else {
     detached = resume(table, state, principal, digest());
     deliverAnswers(detached, state, extra.mcpReq.inputResponses);
   }
-  return waitOn(table, detached, extra, options.codec) as Promise<Served<R>>;
+  return waitOn(table, detached, extra, options.codec, start) as Promise<Served<R>>;
 }
 
 /** The call a retry names; -32602 saying what happened when it cannot be answered. */
@@ -135,12 +137,15 @@ function deliverAnswers(
 /**
  * Waits on the call for this request: its outcome ends the request (and the call), a waiting
  * question ends the request with `input_required`. Only one request waits on a call at a time.
+ * A new call is started here (`start`), once this request waits on it: what its handler sends
+ * first, before any `await`, reaches the request too.
  */
 async function waitOn(
   table: DetachedCallTable,
   detached: DetachedCall,
   extra: RequestExtra,
   codec: RoundsCodec,
+  start: (() => void) | undefined,
 ): Promise<Served<unknown>> {
   if (!detached.attach(extra)) {
     throw invalid(
@@ -148,6 +153,7 @@ async function waitOn(
         'requestState it returns)',
     );
   }
+  start?.();
   const signal = extra.mcpReq.signal;
   const cancel = () => {
     detached.abort(new Error('The client cancelled the call'));
