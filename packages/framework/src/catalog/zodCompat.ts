@@ -105,7 +105,8 @@ export function validateStandard(
   value: unknown,
 ): ValidationResult | Promise<ValidationResult> {
   const result = schema['~standard'].validate(value);
-  return result instanceof Promise ? result.then(validationOf) : validationOf(result);
+  // Any thenable is awaited (a promise of another realm too): a result has no `then`.
+  return 'then' in result ? Promise.resolve(result).then(validationOf) : validationOf(result);
 }
 
 function validationOf(result: StandardResult): ValidationResult {
