@@ -177,6 +177,12 @@ describe('Streamable HTTP', () => {
       body,
     );
     assert.equal(goodOrigin.status, 200);
+    // The same guard on the routes of the app built for the first request the fast lane does
+    // not serve (legacy SSE here).
+    const messages = url.replace(/\/mcp$/, '/messages?sessionId=none');
+    const reboundSse = await rawPost(messages, { ...MCP_HEADERS, host: 'evil.example:80' }, body);
+    assert.equal(reboundSse.status, 403);
+    assert.match(reboundSse.body, /Invalid Host: evil\.example/);
   });
 
   test('list_changed reaches two HTTP sessions when a plugin loads', async (t) => {
