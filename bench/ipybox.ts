@@ -15,7 +15,10 @@
  *    inside the kernel, against the same upstream called directly from Node by an SDK client of
  *    the same era (the baseline). The upstream is `server-everything` (a 2025 server) for the 2025
  *    row and the 2026-only SDK v2 fixture `upstream-modern` for the 2026 row, so ipybox's own
- *    upstream client speaks the row's era too. Target (issue 37): ≤ 1.5×.
+ *    upstream client speaks the row's era too. Target (issue 37): ≤ 1.5×. Beside it, the same
+ *    call from the same kernel through a bare relay process (bench/peers/kernel-relay.ts: the
+ *    same three processes, no tool server logic, the baseline's SDK client): what the extra hop
+ *    itself costs, so the figure splits into the hop and ipybox's own share.
  *
  * Blocks of calls alternate between each subject and its baseline (order rotating), so both see
  * the same machine; ratios are of medians. CPU time per call (user + system, from /proc) is
@@ -25,6 +28,8 @@
  *
  * Tuning: BENCH_ROUNDS (5), BENCH_PER_ROUND (40 calls per subject per round), BENCH_ERAS (2025,2026).
  */
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +39,7 @@ import { fixtureParams } from '@mcpbox/framework/testing';
 import { KernelClient } from '@mcpbox/ipybox';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { startKernelRelay, timingCell, type Upstream } from './lib/kernelToolCalls.ts';
 import {
   benchClient,
   benchEras,
@@ -55,13 +61,6 @@ const RAW_KERNEL = fileURLToPath(new URL('./peers/floor-server.ts', import.meta.
 const EVERYTHING = fileURLToPath(
   new URL('../node_modules/.bin/mcp-server-everything', import.meta.url),
 );
-
-interface Upstream {
-  /** What `register_mcp_server` gets, and what the direct client spawns. */
-  params: { command: string; args?: string[]; cwd?: string };
-  tool: string;
-  args: Record<string, unknown>;
-}
 
 /** The upstream each era's tool-call row uses: one that speaks that era. */
 const UPSTREAMS: Record<Era, Upstream> = {
@@ -122,6 +121,7 @@ interface EraSamples {
   viaSdk: number[];
   viaRaw: number[];
   fromKernel: number[];
+  fromRelay: number[];
   fromNode: number[];
   /** Total CPU ms of each path, over all its calls. */
   cpu: {
@@ -130,6 +130,7 @@ interface EraSamples {
     viaSdk: number;
     viaRaw: number;
     fromKernel: number;
+    fromRelay: number;
     fromNode: number;
   };
 }
@@ -144,6 +145,8 @@ interface Subjects {
   sdk: Connected;
   raw: Connected;
   node: Connected;
+  /** The bare relay (its pid, the Unix socket kernel code reaches it on). */
+  relay: { process: ChildProcess; socket: string };
 }
 
 async function openSubjects(era: Era, workspace: string): Promise<Subjects> {
@@ -171,11 +174,21 @@ async function openSubjects(era: Era, workspace: string): Promise<Subjects> {
     upstream.params.args ?? [],
     upstream.params.cwd,
   );
-  return { upstream, ipybox, direct, sdk, raw, node };
+  const socket = join(workspace, 'relay.sock');
+  const relay = await startKernelRelay(era, upstream, socket);
+  return { upstream, ipybox, direct, sdk, raw, node, relay: { process: relay, socket } };
 }
 
 /** Kernels started, x defined, the upstream registered and connected, every path run a little. */
-async function warmUp({ upstream, ipybox, direct, sdk, raw, node }: Subjects): Promise<void> {
+async function warmUp({
+  upstream,
+  ipybox,
+  direct,
+  sdk,
+  raw,
+  node,
+  relay,
+}: Subjects): Promise<void> {
   await call(ipybox.client, 'execute_ipython_cell', { code: 'x = 0' });
   await direct.execute('x = 0');
   await call(sdk.client, 'execute_ipython_cell', { code: 'x = 0' });
@@ -185,19 +198,7 @@ async function warmUp({ upstream, ipybox, direct, sdk, raw, node }: Subjects): P
     server_params: upstream.params,
   });
   await call(ipybox.client, 'execute_ipython_cell', {
-    code: [
-      'import json, time',
-      `from mcptools.up import ${upstream.tool} as _tool`,
-      `_args = json.loads(${JSON.stringify(JSON.stringify(upstream.args))})`,
-      '_tool.run(_args)',
-      'def _bench(n):',
-      '    out = []',
-      '    for i in range(n):',
-      '        t = time.perf_counter()',
-      '        _tool.run(_args)',
-      '        out.append((time.perf_counter() - t) * 1000)',
-      '    return json.dumps(out)',
-    ].join('\n'),
+    code: timingCell(upstream, relay.socket),
   });
   for (let i = 0; i < 20; i++) {
     await call(ipybox.client, 'execute_ipython_cell', { code: 'x += 1' });
@@ -205,6 +206,7 @@ async function warmUp({ upstream, ipybox, direct, sdk, raw, node }: Subjects): P
     await call(raw.client, 'execute_ipython_cell', { code: 'x += 1' });
     await call(node.client, upstream.tool, upstream.args);
   }
+  await call(ipybox.client, 'execute_ipython_cell', { code: '_bench(20); _bench(20, _relay_run)' });
 }
 
 /** Times BLOCK runs of `once` into `samples[key]`, and their CPU time in `subjects` into its CPU. */
@@ -238,22 +240,26 @@ async function measureBlock(s: Subjects, samples: EraSamples, turn: number): Pro
   // Every block goes first, second and last in turn.
   for (let i = 0; i < cells.length; i++) await cells[(turn + i) % cells.length]();
 
+  // The cell around the calls is measured too: a small, fixed share of BLOCK calls.
+  const fromCell = async (key: 'fromKernel' | 'fromRelay', code: string, pids: number[]) => {
+    samples.cpu[key] += await cpuDuring(pids, async () => {
+      const r = await call(s.ipybox.client, 'execute_ipython_cell', { code });
+      samples[key].push(...(JSON.parse(text(r)) as number[]));
+    });
+  };
   const tools = [
-    async () => {
-      // The cell around the calls is measured too: a small, fixed share of BLOCK calls.
-      samples.cpu.fromKernel += await cpuDuring([s.ipybox.pid], async () => {
-        const r = await call(s.ipybox.client, 'execute_ipython_cell', {
-          code: `print(_bench(${BLOCK}))`,
-        });
-        samples.fromKernel.push(...(JSON.parse(text(r)) as number[]));
-      });
-    },
+    () => fromCell('fromKernel', `print(_bench(${BLOCK}))`, [s.ipybox.pid]),
+    () =>
+      fromCell('fromRelay', `print(_bench(${BLOCK}, _relay_run))`, [
+        s.ipybox.pid,
+        s.relay.process.pid as number,
+      ]),
     () =>
       timeBlock(samples, 'fromNode', ['self', s.node.pid], () =>
         call(s.node.client, s.upstream.tool, s.upstream.args),
       ),
   ];
-  for (const block of turn % 2 === 0 ? tools : tools.reverse()) await block();
+  for (let i = 0; i < tools.length; i++) await tools[(turn + i) % tools.length]();
 }
 
 async function measureEra(era: Era): Promise<EraSamples> {
@@ -265,8 +271,17 @@ async function measureEra(era: Era): Promise<EraSamples> {
     viaSdk: [],
     viaRaw: [],
     fromKernel: [],
+    fromRelay: [],
     fromNode: [],
-    cpu: { viaMcp: 0, viaClient: 0, viaSdk: 0, viaRaw: 0, fromKernel: 0, fromNode: 0 },
+    cpu: {
+      viaMcp: 0,
+      viaClient: 0,
+      viaSdk: 0,
+      viaRaw: 0,
+      fromKernel: 0,
+      fromRelay: 0,
+      fromNode: 0,
+    },
   };
   try {
     await warmUp(subjects);
@@ -277,8 +292,10 @@ async function measureEra(era: Era): Promise<EraSamples> {
     }
     return samples;
   } finally {
-    const { ipybox, direct, sdk, raw, node } = subjects;
+    const { ipybox, direct, sdk, raw, node, relay } = subjects;
+    relay.process.stdin?.end();
     await Promise.allSettled([
+      once(relay.process, 'exit'),
       ipybox.client.close(),
       direct.close(),
       sdk.client.close(),
@@ -345,13 +362,21 @@ async function main(): Promise<void> {
       `${factor.toFixed(2)}×`,
       `${cpuFactor.toFixed(2)}×`,
     );
+    const relayFactor = median(s.fromRelay) / median(s.fromNode);
+    row(
+      'same tool via a bare relay process (kernel → relay → upstream, the hop alone)',
+      'fromRelay',
+      `${relayFactor.toFixed(2)}×`,
+      `${(perCall('fromRelay') / perCall('fromNode')).toFixed(2)}×`,
+    );
     row('same tool, SDK client → upstream (baseline)', 'fromNode', '', '');
     verdicts.push(
       `${eraLabel(era)}: MCP layer +${ms(overhead)} per cell (target ≤ +0.60 ms; CPU +${ms(cpuOverhead)}), ` +
         `of which the raw loop's +${ms(rawFloor)}, the SDK's +${ms(floor - rawFloor)} over it ` +
         `and ipybox's own +${ms(overhead - floor)}; ` +
         `tool call from code ${factor.toFixed(2)}× a direct call, +${ms(median(s.fromKernel) - median(s.fromNode))} ` +
-        `(target ≤ 1.50×; CPU ${cpuFactor.toFixed(2)}×)`,
+        `(target ≤ 1.50×; CPU ${cpuFactor.toFixed(2)}×); the bare relay's hop alone ${relayFactor.toFixed(2)}×, ` +
+        `so ipybox's tool server adds ${(median(s.fromKernel) / median(s.fromRelay)).toFixed(2)}× over the relay`,
     );
   }
   console.log(`\n${table(rows, 2)}\n`);

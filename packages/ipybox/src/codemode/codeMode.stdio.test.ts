@@ -129,20 +129,21 @@ for (const era of ERAS) {
     const noToken = await executeCode(
       client,
       [
-        'import json, os, urllib.request, urllib.error',
-        "address = os.environ['IPYBOX_TOOL_SERVER']",
+        // Over the kernel's own channel (a local kernel's is a Unix socket), with the runtime's
+        // HTTP client.
+        'import json, os',
+        'from mcptools._runtime import _Connection',
+        "print(os.environ['IPYBOX_TOOL_SERVER'].split(':')[0])",
         "body = json.dumps({'server_name': 'echo', 'tool_name': 'echo', 'tool_args': {'message': 'x'}}).encode()",
         'for headers in ({}, {"Authorization": "Bearer not-the-token"}):',
-        "    request = urllib.request.Request(address + '/run', data=body, headers=headers, method='POST')",
-        '    try:',
-        '        urllib.request.urlopen(request)',
-        "        print('accepted')",
-        '    except urllib.error.HTTPError as error:',
-        "        print('refused', error.code)",
+        "    connection = _Connection(os.environ['IPYBOX_TOOL_SERVER'])",
+        "    status, _, _ = connection.exchange(body, {'Content-Type': 'application/json', **headers})",
+        '    connection.close()',
+        "    print('refused' if status == 401 else 'accepted', status)",
       ].join('\n'),
       { kernel },
     );
-    assert.equal(noToken.text.trim(), 'refused 401\nrefused 401');
+    assert.equal(noToken.text.trim(), 'unix\nrefused 401\nrefused 401');
 
     // A call from a thread after its cell ended has no caller to act as: refused.
     const marker = join(dir, 'late.txt');

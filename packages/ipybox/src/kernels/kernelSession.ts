@@ -130,8 +130,11 @@ export class KernelSession {
       principal: () => cell.context?.principal?.id ?? 'anonymous',
     });
     const connections = context.toolConnections?.(pool, () => cell.context) ?? pool;
-    // A sandboxed kernel has no network namespace: only a Unix socket reaches it. It lives in a
-    // private directory of this process (not the user's workspace), swept if we are SIGKILLed.
+    // Kernels on this machine call over a Unix socket: less work per call than loopback TCP, and
+    // only our user may connect. A sandboxed kernel has no network namespace, so the socket is all
+    // it reaches; TCP stays for the others' approval clients. The socket lives in a private
+    // directory of this process (not the user's workspace), swept if we are SIGKILLed. Kernels on
+    // a Jupyter server call over TCP, at the advertised address.
     const sandboxed = settings.sandbox || settings.sandboxConfig !== undefined;
     const toolServer = await ToolServer.start({
       connections,
@@ -139,8 +142,8 @@ export class KernelSession {
       results: cellResults(context.openResult, () => cell.context),
       logger: context.logger,
       host: settings.toolServer.bind,
-      ...(sandboxed && {
-        tcp: false,
+      ...(settings.kernelGateway === undefined && {
+        tcp: !sandboxed,
         socketPath: join(await processSocketDir(), `${randomBytes(6).toString('hex')}.sock`),
       }),
     });
@@ -333,8 +336,8 @@ export class KernelSession {
   /** The tool server's address as the kernel sees it (`tool_server_url` for kernels elsewhere). */
   #toolServerEnv(): Record<string, string> {
     const env = this.#toolServer.kernelEnv();
-    const { url } = this.#toolServer;
-    if (url === undefined) return env; // a Unix socket (sandbox): only local kernels
+    const { url, socketPath } = this.#toolServer;
+    if (socketPath !== undefined || url === undefined) return env; // local kernels: the socket
     const { advertisedHost } = this.#context.settings.toolServer;
     return { ...env, [TOOL_SERVER_ENV]: `http://${advertisedHost}:${new URL(url).port}` };
   }
