@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseGateConfig, readConfig } from '@mcpbox/framework';
 // Not public API: the list of keys the schema knows, so a new option cannot go undocumented.
 import { ENVIRONMENT_KEYS, knownConfigKeys } from '@mcpbox/framework/testing';
+import { spawnTiedToTest } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { parse as parseYaml } from 'yaml';
@@ -57,7 +58,7 @@ function launchCommand(
   args: string[],
   env: Record<string, string>,
 ) {
-  const child = spawn(command, args, {
+  const child = spawnTiedToTest(command, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     detached: true,

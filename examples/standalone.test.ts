@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import type { ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { spawnTiedToTest } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
@@ -27,10 +29,10 @@ test('the README standalone example serves its tool over stdio', async (t) => {
 });
 
 test('the same example serves HTTP when the environment says so', async (t) => {
-  const child = spawn(process.execPath, ARGS, {
+  const child = spawnTiedToTest(process.execPath, ARGS, {
     env: { ...process.env, MCP_TRANSPORT: 'http', MCP_PORT: '0' },
     stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  }) as ChildProcessByStdio<null, null, Readable>;
   t.after(() => child.kill('SIGKILL'));
   const url = await new Promise<URL>((resolve, reject) => {
     let seen = '';

@@ -4,14 +4,15 @@
  * pipes and real HTTP, the repository's demo plugins, and plugin fixtures written to temp dirs.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { removeAtExit } from '@mcpbox/test-utils';
+import { removeAtExit, spawnTiedToTest } from '@mcpbox/test-utils';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
@@ -54,10 +55,10 @@ async function runBin(args: string[], cwd?: string) {
 
 /** Starts the bin in HTTP mode; resolves once `pattern` appears on stderr. */
 async function startHttp(t: TestContext, args: string[], pattern = /MCP endpoint:\s+(\S+)/) {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawnTiedToTest(process.execPath, [BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: scratchHome(t),
-  });
+  }) as ChildProcessByStdio<null, Readable, Readable>;
   t.after(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGKILL');
