@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import type { ChildProcessByStdio } from 'node:child_process';
-import type { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { spawnTiedToTest } from '@mcpbox/test-utils';
@@ -32,7 +30,7 @@ test('the same example serves HTTP when the environment says so', async (t) => {
   const child = spawnTiedToTest(process.execPath, ARGS, {
     env: { ...process.env, MCP_TRANSPORT: 'http', MCP_PORT: '0' },
     stdio: ['ignore', 'ignore', 'pipe'],
-  }) as ChildProcessByStdio<null, null, Readable>;
+  });
   t.after(() => child.kill('SIGKILL'));
   const url = await new Promise<URL>((resolve, reject) => {
     let seen = '';

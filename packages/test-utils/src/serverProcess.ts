@@ -3,9 +3,15 @@
  * processes: run one until it serves or exits, and ask Linux which address a port is bound to —
  * so a test can check a bind without connecting to anything but loopback.
  */
-import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import {
+  type ChildProcess,
+  type ChildProcessByStdio,
+  type SpawnOptions,
+  spawn,
+} from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 
 type After = { after(fn: () => unknown): void };
 
@@ -20,15 +26,25 @@ const SETPRIV = (process.env.PATH ?? '')
  * killed, and a server bin must not die with its parent on its own, since a user's shell may
  * start it. Without `setpriv` it is a plain `spawn`.
  */
-export function spawnTiedToTest(
+export function spawnTiedToTest<const Options extends SpawnOptions>(
   command: string,
   args: string[],
-  options: SpawnOptions,
-): ChildProcess {
-  return SETPRIV
-    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', command, ...args], options)
-    : spawn(command, args, options);
+  options: Options,
+): Spawned<Options> {
+  return (
+    SETPRIV
+      ? spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', command, ...args], options)
+      : spawn(command, args, options)
+  ) as Spawned<Options>;
 }
+
+/** The child as `spawn` types it for these options: a piped stream is there, others `null`. */
+type Spawned<Options> = Options extends {
+  stdio: readonly [infer In, infer Out, infer Err, ...unknown[]];
+}
+  ? ChildProcessByStdio<Piped<In, Writable>, Piped<Out, Readable>, Piped<Err, Readable>>
+  : ChildProcess;
+type Piped<Option, Stream> = Option extends 'pipe' ? Stream : null;
 
 export interface ServerProcess {
   child: ChildProcess;

@@ -4,12 +4,11 @@
  * pipes and real HTTP, the repository's demo plugins, and plugin fixtures written to temp dirs.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { removeAtExit, spawnTiedToTest } from '@mcpbox/test-utils';
@@ -58,7 +57,7 @@ async function startHttp(t: TestContext, args: string[], pattern = /MCP endpoint
   const child = spawnTiedToTest(process.execPath, [BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: scratchHome(t),
-  }) as ChildProcessByStdio<null, Readable, Readable>;
+  });
   t.after(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGKILL');
