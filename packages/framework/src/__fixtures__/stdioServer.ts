@@ -3,6 +3,7 @@
 // (server-everything), that upstream as plugin `up`, its names prefixed `up_`; with
 // `APPROVE_TOOLS=<glob>`, a policy whose approve rule has the client approve every call of those
 // tools. Run as: node --import tsx stdioServer.ts
+import { z } from 'zod';
 import { parseAccessSettings } from '../access/settings.ts';
 import { createLogger } from '../logging/index.ts';
 import { upstreamPlugin } from '../plugins/upstream.ts';
@@ -46,6 +47,25 @@ server.registerTool('picture', { description: 'An image with a caption' }, () =>
 server.registerTool('blurred', { description: 'An image without its data' }, () => ({
   content: [{ type: 'image', mimeType: 'image/png' } as never],
 }));
+// What a handler reads of its request's `_meta` and envelope.
+server.registerTool('request_meta', { description: 'The request meta it was called with' }, (ctx) =>
+  JSON.stringify({ meta: ctx.mcpReq._meta ?? null, envelope: ctx.mcpReq.envelope ?? null }),
+);
+// A call that reads its abort signal only after a while, as a handler that first does other
+// work: a cancellation that came before then must still show.
+const aborts = { seenLate: 0 };
+server.registerTool(
+  'check_abort_later',
+  { description: 'Reads its abort signal after ms', inputSchema: { ms: z.number() } },
+  async ({ ms }, ctx) => {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    if (ctx.signal.aborted) aborts.seenLate += 1;
+    return ctx.signal.aborted ? 'aborted' : 'not aborted';
+  },
+);
+server.registerTool('aborts_seen', { description: 'How many late reads saw an abort' }, () =>
+  JSON.stringify(aborts),
+);
 await server.start();
 await server.closed;
 await upstream?.dispose();

@@ -34,6 +34,16 @@ test('principals seen: most recent first, calls and refusals counted, bounded by
     ['sub:carol', 'sub:alice'],
   );
   assert.equal(seen.principal('sub:bob'), undefined);
+  // Seen again while still the most recent: counted, and its latest credentials kept.
+  now = 4000;
+  seen.call(person('sub:carol', ['ops'], { projects: ['p1'] }), false);
+  assert.deepEqual(
+    seen.list().map((p) => [p.id, p.groups, p.calls, p.lastSeen]),
+    [
+      ['sub:carol', ['ops'], 1, 4000],
+      ['sub:alice', ['support', 'ops'], 1, 3000],
+    ],
+  );
   // Claim names are listed, never their values.
   assert.deepEqual(seen.list()[0].claimKeys, ['projects']);
   assert.equal(JSON.stringify(seen.list()).includes('p1'), false);

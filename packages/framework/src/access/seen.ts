@@ -6,8 +6,9 @@
  *
  * Bounded: the {@link DEFAULT_CAPACITY} most recently seen are kept, the least recently seen go
  * first. Fed once per request (the session's counting wrapper) and once per tool call (the
- * dispatcher): a Map lookup and a re-insert, nothing more. Process-local: each replica knows
- * whom it served. Claim values stay inside (for explain); a listing shows their keys only.
+ * dispatcher): a Map lookup and a re-insert (none for the principal seen last), nothing more.
+ * Process-local: each replica knows whom it served. Claim values stay inside (for explain); a
+ * listing shows their keys only.
  *
  * @module
  */
@@ -48,6 +49,8 @@ export class PrincipalsSeen {
   readonly #entries = new Map<string, Entry>();
   readonly #capacity: number;
   readonly #clock: () => number;
+  /** The most recently seen entry: touching it again needs no re-insert. */
+  #newest: Entry | undefined;
 
   constructor(options: { capacity?: number; clock?: () => number } = {}) {
     this.#capacity = options.capacity ?? DEFAULT_CAPACITY;
@@ -57,7 +60,13 @@ export class PrincipalsSeen {
   /** The entry of `principal`, moved to the most recent end (made when new). */
   #touch(principal: Principal): Entry {
     const now = this.#clock();
-    let entry = this.#entries.get(principal.id);
+    let entry = this.#newest;
+    if (entry?.principal.id === principal.id) {
+      entry.principal = principal;
+      entry.lastSeen = now;
+      return entry;
+    }
+    entry = this.#entries.get(principal.id);
     if (entry === undefined) {
       entry = {
         principal,
@@ -78,6 +87,7 @@ export class PrincipalsSeen {
       entry.lastSeen = now;
     }
     this.#entries.set(principal.id, entry);
+    this.#newest = entry;
     return entry;
   }
 

@@ -102,7 +102,10 @@ export function withV1Aliases(
     sessionId: ctx.sessionId,
     mcpReq: ctx.mcpReq,
     http: ctx.http,
-    signal: ctx.mcpReq.signal,
+    // Read through: a request answered by its session makes its signal only when asked.
+    get signal() {
+      return ctx.mcpReq.signal;
+    },
     requestId: ctx.mcpReq.id,
     _meta: ctx.mcpReq._meta,
     authInfo: ctx.http?.authInfo,
@@ -133,13 +136,14 @@ export interface ToolContextOptions {
 /**
  * A tool or prompt handler's context: the request's fields as own properties, and the helpers as
  * getters that hand out a function bound to this request — built only when a handler reaches for
- * one (most never do), and safe to destructure (`const { elicit } = ctx`).
+ * one (most never do), and safe to destructure (`const { elicit } = ctx`). `signal` is a getter
+ * too, so that a request whose signal is made on demand (directContext.ts) gets one only when
+ * its handler asks.
  */
 class HandlerContext implements ToolContext {
   readonly sessionId: RequestExtra['sessionId'];
   readonly mcpReq: RequestExtra['mcpReq'];
   readonly http: RequestExtra['http'];
-  readonly signal: RequestExtra['signal'];
   readonly requestId: RequestExtra['requestId'];
   readonly _meta: RequestExtra['_meta'];
   readonly authInfo: RequestExtra['authInfo'];
@@ -153,13 +157,13 @@ class HandlerContext implements ToolContext {
   readonly principal: RequestExtra['principal'];
   readonly view: RequestExtra['view'];
   readonly inputMode: ToolContext['inputMode'];
+  readonly #extra: RequestExtra;
   readonly #options: ToolContextOptions;
 
   constructor(extra: RequestExtra, options: ToolContextOptions) {
     this.sessionId = extra.sessionId;
     this.mcpReq = extra.mcpReq;
     this.http = extra.http;
-    this.signal = extra.signal;
     this.requestId = extra.requestId;
     this._meta = extra._meta;
     this.authInfo = extra.authInfo;
@@ -173,7 +177,13 @@ class HandlerContext implements ToolContext {
     this.principal = extra.principal;
     this.view = extra.view;
     this.inputMode = extra.era === 'modern' && !options.detached ? 'replay' : 'live';
+    this.#extra = extra;
     this.#options = options;
+  }
+
+  /** Read through, as the request's signal may be made only when asked for. */
+  get signal(): RequestExtra['signal'] {
+    return this.#extra.signal;
   }
 
   get reportProgress(): ToolContext['reportProgress'] {

@@ -64,6 +64,8 @@ const CALLS: [string, Record<string, unknown>][] = [
   ['tools/call', { name: 'picture' }],
   ['tools/call', { name: 'blurred' }],
   ['tools/call', { name: 'echo', arguments: { message: 'with meta' }, _meta: { trace: 'x' } }],
+  ['tools/call', { name: 'request_meta', _meta: { trace: 'x', toString: 'y' } }],
+  ['tools/call', { name: 'request_meta' }],
   ['ping', {}],
 ];
 
@@ -170,5 +172,25 @@ test('2025 over stdio: calls answered by the session still talk back and can be 
   assert.equal(
     firstText(await client.callTool({ name: 'echo', arguments: { message: 'on' } })),
     'on',
+  );
+  // A handler that reads its signal only after the cancellation came still finds it aborted
+  // (the signal is made when first read).
+  const late = new AbortController();
+  const checking = client.callTool(
+    { name: 'check_abort_later', arguments: { ms: 400 } },
+    { signal: late.signal },
+  );
+  setTimeout(() => late.abort('enough'), 50);
+  await assert.rejects(checking);
+  const seen = async () =>
+    JSON.parse(firstText(await client.callTool({ name: 'aborts_seen', arguments: {} })));
+  for (let tries = 0; (await seen()).seenLate === 0 && tries < 50; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.deepEqual(await seen(), { seenLate: 1 });
+  // And one not cancelled reads a live signal.
+  assert.equal(
+    firstText(await client.callTool({ name: 'check_abort_later', arguments: { ms: 1 } })),
+    'not aborted',
   );
 });

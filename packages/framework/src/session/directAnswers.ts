@@ -3,13 +3,14 @@
  * itself once the connection is established, instead of by the SDK's dispatch. The SDK parses a
  * `tools/call` against its schema twice and its result once, and builds a lifted copy, an
  * envelope check and a dozen closures per request: most of a stdio echo's server CPU. Here the
- * same registered handler runs with the same context (`SessionServer.contextFor`), and the
- * result leaves encoded by the same era codec.
+ * same registered handler runs with a context of the same fields (directContext.ts: the abort
+ * signal and the SDK's own helpers made when first read), and the result leaves encoded by the
+ * same era codec.
  *
  * What is checked instead, and why that is enough:
  * - 2025: the connection has answered `initialize`; a request carrying 2026 envelope keys goes
  *   to the SDK (which refuses it).
- * - 2026: the request's envelope is byte for byte one the SDK has already accepted on this
+ * - 2026: the request's envelope is, value for value, one the SDK has already accepted on this
  *   connection (the session notes each it served, {@link DirectAnswers.accept}), or the
  *   transport had the SDK's classifier check it (HTTP, `DirectExchange.envelopeChecked`); any
  *   other envelope, and every retry carrying `inputResponses` or `requestState`, goes to the SDK.
@@ -25,6 +26,7 @@
  *
  * @module
  */
+import { isDeepStrictEqual } from 'node:util';
 import {
   type BaseContext,
   CLIENT_CAPABILITIES_META_KEY,
@@ -34,26 +36,21 @@ import {
   type JSONRPCRequest,
   LOG_LEVEL_META_KEY,
   type MessageExtraInfo,
-  type Notification,
-  type NotificationOptions,
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
-  type Request,
-  type RequestMethod,
-  type RequestOptions,
   type Result,
   type ServerContext,
-  type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import type { Era } from '../protocol/era.ts';
 import { isPlainObject } from '../protocol/plainObject.ts';
+import { directContext, isDirectRequest, LazyAbort } from './directContext.ts';
 import type { SessionServer } from './sessionServer.ts';
 
 /** A registered request handler, as the session hands it to the SDK. */
 export type DirectHandler = (request: never, ctx: ServerContext) => Promise<unknown>;
 
-/** The reserved envelope keys, in the order the SDK lifts them (so equal envelopes print alike). */
+/** The reserved envelope keys, lifted out of `_meta` as the SDK lifts them. */
 const ENVELOPE_KEYS = [
   PROTOCOL_VERSION_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -63,8 +60,6 @@ const ENVELOPE_KEYS = [
 
 type Params = Record<string, unknown>;
 type Id = string | number;
-
-const noRequestState = () => undefined;
 
 /** A request's params with the envelope lifted out of `_meta`, and the envelope. */
 function lift(params: Params): { params: Params; envelope?: Params } {
@@ -77,11 +72,10 @@ function lift(params: Params): { params: Params; envelope?: Params } {
     envelope[key] = meta[key];
   }
   if (!envelope) return { params };
-  const rest: Params = {};
-  for (const key of Object.keys(meta)) if (!(key in envelope)) rest[key] = meta[key];
-  const lifted: Params = { ...params };
-  if (Object.keys(rest).length > 0) lifted._meta = rest;
-  else delete lifted._meta;
+  // Copied as own properties (a key named `__proto__` stays data), without `delete`.
+  const { _meta: _, ...lifted } = params;
+  const others = Object.keys(meta).filter((key) => !ENVELOPE_KEYS.includes(key));
+  if (others.length > 0) lifted._meta = Object.fromEntries(others.map((key) => [key, meta[key]]));
   return { params: lifted, envelope };
 }
 
@@ -131,20 +125,22 @@ export interface DirectAnswersOptions {
 
 export class DirectAnswers {
   readonly #options: DirectAnswersOptions;
-  /** The last 2026 envelope the SDK accepted on this connection, as JSON. */
-  #accepted: string | undefined;
-  /** The envelopes lifted here: their requests were not checked by the SDK. */
-  readonly #lifted = new WeakSet<object>();
-  readonly #running = new Map<Id, AbortController>();
+  /** A copy of the last 2026 envelope the SDK accepted on this connection. */
+  #accepted: unknown;
+  readonly #running = new Map<Id, LazyAbort>();
 
   constructor(options: DirectAnswersOptions) {
     this.#options = options;
   }
 
-  /** Notes an envelope the SDK accepted (its request reached a handler). */
-  accept(envelope: object | undefined): void {
-    if (envelope !== undefined && !this.#lifted.has(envelope)) {
-      this.#accepted = JSON.stringify(envelope);
+  /**
+   * Notes the envelope of a request that reached a handler, when the SDK's dispatch brought it
+   * (it checked the envelope); one answered here proves nothing.
+   */
+  accept(mcpReq: ServerContext['mcpReq']): void {
+    if (mcpReq.envelope !== undefined && !isDirectRequest(mcpReq)) {
+      // A copy: the handler holds the SDK's and may change it.
+      this.#accepted = JSON.parse(JSON.stringify(mcpReq.envelope));
     }
   }
 
@@ -160,11 +156,11 @@ export class DirectAnswers {
     }
     const request = this.#servable(message as JSONRPCRequest, exchange.envelopeChecked === true);
     if (!request) return false;
-    const controller = new AbortController();
-    this.#running.set(request.id, controller);
-    void this.#run(request, controller, exchange).then((reply) => {
-      if (this.#running.get(request.id) === controller) this.#running.delete(request.id);
-      if (reply && !controller.signal.aborted) exchange.send(reply);
+    const abort = new LazyAbort();
+    this.#running.set(request.id, abort);
+    void this.#run(request, abort, exchange).then((reply) => {
+      if (this.#running.get(request.id) === abort) this.#running.delete(request.id);
+      if (reply && !abort.aborted) exchange.send(reply);
     });
     return true;
   }
@@ -172,7 +168,7 @@ export class DirectAnswers {
   /** Aborts what is still running here: the connection has gone. */
   close(): void {
     const error = new Error('Connection closed');
-    for (const controller of this.#running.values()) controller.abort(error);
+    for (const abort of this.#running.values()) abort.abort(error);
     this.#running.clear();
   }
 
@@ -193,8 +189,7 @@ export class DirectAnswers {
     } else {
       if ('inputResponses' in params || 'requestState' in params) return undefined;
       if (!envelope) return undefined;
-      if (!envelopeChecked && this.#accepted !== JSON.stringify(envelope)) return undefined;
-      this.#lifted.add(envelope);
+      if (!envelopeChecked && !isDeepStrictEqual(envelope, this.#accepted)) return undefined;
     }
     if (method === 'tools/call') {
       if (typeof params.name !== 'string' || 'task' in params) return undefined;
@@ -206,27 +201,38 @@ export class DirectAnswers {
   /** Runs the request's handler and makes its answer, as the SDK's dispatch would. */
   async #run(
     request: JSONRPCRequest & { envelope?: Params },
-    controller: AbortController,
+    abort: LazyAbort,
     exchange: DirectExchange,
   ): Promise<JSONRPCMessage | undefined> {
     const { server, era, handlers } = this.#options;
     const { id, method } = request;
     try {
-      const ctx = this.#context(request, controller.signal, exchange);
+      const ctx = directContext({
+        server,
+        id,
+        method,
+        _meta: request.params?._meta as ServerContext['mcpReq']['_meta'],
+        envelope: request.envelope,
+        abort,
+        sessionId: exchange.sessionId,
+        http: exchange.http,
+        transportInfo: exchange.transportInfo,
+        httpRequest: exchange.httpRequest,
+      });
       let result = (
         method === 'ping'
           ? {}
           : await (handlers.get(method) as DirectHandler)(request as never, ctx)
       ) as Result;
       if (method === 'tools/call') result = checkedToolResult(server, result);
-      if (controller.signal.aborted) return undefined;
+      if (abort.aborted) return undefined;
       try {
         return { jsonrpc: '2.0', id, result: server.encodeResult(method, result) };
       } catch {
         return errorReply(id, ProtocolErrorCode.InternalError, 'Internal error');
       }
     } catch (thrown) {
-      if (controller.signal.aborted) return undefined;
+      if (abort.aborted) return undefined;
       const error = urlElicitationInEra(thrown, era) as ProtocolError;
       const code = Number.isSafeInteger(error.code) ? error.code : ProtocolErrorCode.InternalError;
       return errorReply(
@@ -238,62 +244,15 @@ export class DirectAnswers {
     }
   }
 
-  #context(
-    request: JSONRPCRequest & { envelope?: Params },
-    signal: AbortSignal,
-    { http, sessionId, transportInfo, httpRequest }: DirectExchange,
-  ): ServerContext {
-    const { server } = this.#options;
-    const { id, method } = request;
-    const related = { relatedRequestId: id };
-    // The SDK's own `send`: with a result schema, or the spec method's own.
-    const send = (r: Request, schemaOrOptions?: unknown, options?: RequestOptions) =>
-      isStandardSchema(schemaOrOptions)
-        ? server.request(r, schemaOrOptions, { ...options, ...related })
-        : server.request(r as Request & { method: RequestMethod }, {
-            ...(schemaOrOptions as RequestOptions | undefined),
-            ...related,
-          });
-    const mcpReq: BaseContext['mcpReq'] = {
-      id,
-      method,
-      _meta: request.params?._meta as BaseContext['mcpReq']['_meta'],
-      ...(request.envelope && { envelope: request.envelope }),
-      requestState: noRequestState,
-      signal,
-      send: send as BaseContext['mcpReq']['send'],
-      notify: ((notification: Notification, options?: NotificationOptions) =>
-        server.notification(notification, {
-          ...options,
-          ...related,
-        })) as BaseContext['mcpReq']['notify'],
-    };
-    const ctx = server.contextFor({ sessionId, mcpReq, http }, transportInfo);
-    if (httpRequest && ctx.http) {
-      let made: globalThis.Request | undefined;
-      Object.defineProperty(ctx.http, 'req', {
-        get: () => {
-          made ??= httpRequest();
-          return made;
-        },
-        enumerable: true,
-      });
-    }
-    return ctx;
-  }
-
   #cancel(params: unknown): void {
     const id = isPlainObject(params) ? params.requestId : undefined;
     if (typeof id !== 'string' && typeof id !== 'number') return;
-    const controller = this.#running.get(id);
-    if (!controller) return;
+    const abort = this.#running.get(id);
+    if (!abort) return;
     this.#running.delete(id);
-    controller.abort((params as Params).reason);
+    abort.abort((params as Params).reason);
   }
 }
-
-const isStandardSchema = (value: unknown): value is StandardSchemaV1 =>
-  value !== null && typeof value === 'object' && '~standard' in value;
 
 function errorReply(id: Id, code: number, message: string, data?: unknown): JSONRPCMessage {
   return {

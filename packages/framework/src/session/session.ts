@@ -172,7 +172,7 @@ export class McpSession {
         try {
           this.sessionId ??= ctx.sessionId;
           const { era, connectionId, view } = this;
-          if (era === 'modern') this.#direct.accept(ctx.mcpReq.envelope);
+          if (era === 'modern') this.#direct.accept(ctx.mcpReq);
           // Identity comes from authentication alone: the verified token, else the connection's.
           const principal = principalFromAuth(ctx.http?.authInfo) ?? this.#principal;
           this.#access.seen.request(principal, view);

@@ -16,6 +16,7 @@ import type { Readable, Writable } from 'node:stream';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { localPrincipal } from '../auth/principal.ts';
 import type { Logger } from '../contract/logger.ts';
+import type { DirectExchange } from '../session/directAnswers.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { McpSession } from '../session/session.ts';
 import {
@@ -71,6 +72,7 @@ export async function serveStdio(options: StdioOptions): Promise<MountedTranspor
   const stdout = options.stdout ?? reserveStdoutForProtocol();
   let session: McpSession | undefined;
   let gone = false;
+  const exchange: DirectExchange = { send: (reply) => transport.send(reply) };
   const transport: StdioServerTransport = new StdioServerTransport({
     stdin,
     stdout,
@@ -81,8 +83,7 @@ export async function serveStdio(options: StdioOptions): Promise<MountedTranspor
       return problem === undefined ? undefined : { code: -32602, message: problem };
     },
     // Once the session is established, it answers its load-carrying requests itself.
-    direct: (message) =>
-      session?.answerDirectly(message, { send: (reply) => transport.send(reply) }) ?? false,
+    direct: (message) => session?.answerDirectly(message, exchange) ?? false,
     onclosed: (reason) => {
       options.logger?.info(`stdio: connection closed: ${reason}`);
       if (gone) return;
