@@ -59,8 +59,12 @@ export interface DirectRequestParts {
   envelope: McpReq['envelope'];
   abort: LazyAbort;
   sessionId: string | undefined;
-  http: Http | undefined;
+  /** The verified token of an HTTP request. */
+  http: BaseContext['http'];
+  /** The request's stream controls (`closeSSEStream`), as the SDK's transport hands them over. */
   transportInfo: MessageExtraInfo | undefined;
+  /** Makes `ctx.http.req`, the web request, when a handler reads it. */
+  httpRequest?: () => globalThis.Request;
 }
 
 const noRequestState = () => undefined;
@@ -160,15 +164,10 @@ class DirectHttp {
 }
 
 /** The context the request's handler gets: what the SDK's dispatch would hand it. */
-export function directContext(
-  parts: Omit<DirectRequestParts, 'http'> & {
-    http: BaseContext['http'];
-    httpRequest?: () => globalThis.Request;
-  },
-): ServerContext {
+export function directContext(parts: DirectRequestParts): ServerContext {
   const { http: base, transportInfo: info } = parts;
   const overHttp = base || info?.request || info?.closeSSEStream || info?.closeStandaloneSSEStream;
   const http = overHttp ? (new DirectHttp(base, info, parts.httpRequest) as Http) : undefined;
-  const mcpReq = new DirectRequest({ ...parts, http });
+  const mcpReq = new DirectRequest(parts);
   return { sessionId: parts.sessionId, mcpReq: mcpReq as unknown as McpReq, http };
 }
