@@ -114,6 +114,17 @@ export interface DirectExchange {
   sessionId?: string;
   /** The handlers' `ctx.http.req`, made only when a handler reads it. */
   httpRequest?: () => globalThis.Request;
+  /**
+   * The request's own abort state, when its transport ends it (an HTTP call ends with its
+   * exchange): the request is then not kept by its id, which callers sharing a session may
+   * share; `notifications/cancelled` does not reach it.
+   */
+  abort?: LazyAbort;
+  /**
+   * What the session server's transport routes the request's notifications by
+   * (`relatedRequestId`): a key unique to the request there. Unset: the request's id.
+   */
+  routeKey?: Id;
 }
 
 export interface DirectAnswersOptions {
@@ -154,12 +165,14 @@ export class DirectAnswers {
       if (message.method === 'notifications/cancelled') this.#cancel(message.params);
       return false;
     }
+    const keyed = exchange.abort === undefined;
+    if (keyed && this.#running.has(message.id)) return false;
     const request = this.#servable(message as JSONRPCRequest, exchange.envelopeChecked === true);
     if (!request) return false;
-    const abort = new LazyAbort();
-    this.#running.set(request.id, abort);
+    const abort = exchange.abort ?? new LazyAbort();
+    if (keyed) this.#running.set(request.id, abort);
     void this.#run(request, abort, exchange).then((reply) => {
-      if (this.#running.get(request.id) === abort) this.#running.delete(request.id);
+      if (keyed && this.#running.get(request.id) === abort) this.#running.delete(request.id);
       if (reply && !abort.aborted) exchange.send(reply);
     });
     return true;
@@ -180,7 +193,6 @@ export class DirectAnswers {
     const { server, era, handlers } = this.#options;
     const method = message.method;
     if (method !== 'ping' && !handlers.has(method)) return undefined;
-    if (this.#running.has(message.id)) return undefined;
     const raw = message.params ?? {};
     if (!isPlainObject(raw)) return undefined;
     const { params, envelope } = lift(raw);
@@ -214,6 +226,7 @@ export class DirectAnswers {
         _meta: request.params?._meta as ServerContext['mcpReq']['_meta'],
         envelope: request.envelope,
         abort,
+        routeKey: exchange.routeKey ?? id,
         sessionId: exchange.sessionId,
         http: exchange.http,
         transportInfo: exchange.transportInfo,

@@ -58,6 +58,8 @@ export interface DirectRequestParts {
   _meta: McpReq['_meta'];
   envelope: McpReq['envelope'];
   abort: LazyAbort;
+  /** What the request's notifications are routed by: its id, or a key drawn for it. */
+  routeKey: McpReq['id'];
   sessionId: string | undefined;
   /** The verified token of an HTTP request. */
   http: BaseContext['http'];
@@ -85,13 +87,13 @@ class DirectRequest {
   #helpers: McpReq | undefined;
 
   constructor(parts: DirectRequestParts) {
-    const { server, id } = parts;
-    this.id = id;
+    const server = parts.server;
+    this.id = parts.id;
     this.method = parts.method;
     this._meta = parts._meta;
     this.envelope = parts.envelope;
     this.#parts = parts;
-    const related = { relatedRequestId: id };
+    const related = { relatedRequestId: parts.routeKey };
     // The SDK's own `send`: with a result schema, or the spec method's own.
     this.send = ((r: Request, schemaOrOptions?: unknown, options?: RequestOptions) =>
       isStandardSchema(schemaOrOptions)

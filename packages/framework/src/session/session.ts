@@ -1,9 +1,11 @@
 /**
  * One MCP session: its own low-level SDK `Server` (an SDK server serves exactly one connection,
- * and SDK v2 builds one per 2026 request), whose handlers read the shared catalog. Sessions are
- * cheap — a handful of closures — so Streamable HTTP can open one per 2025 client and one per
- * 2026 request. The handlers are registered by concern from `handlers/`, against the small
- * {@link SessionHost} the session hands them.
+ * and SDK v2 builds one per 2026 request), whose handlers read the shared catalog. Streamable
+ * HTTP opens one per 2025 client and one per 2026 request that the SDK's entry serves; plain
+ * 2026 tool calls share one per endpoint (transports/directHttp.ts), as building a session (an
+ * SDK server and some twenty handlers) would be most of such a call's work. The handlers are
+ * registered by concern from `handlers/`, against the small {@link SessionHost} the session
+ * hands them.
  *
  * @module
  */

@@ -24,6 +24,23 @@ async function startServer(t: TestContext): Promise<string> {
     });
     return 'noted';
   });
+  // Notes naming its word about its call, the second after a pause: calls running at once.
+  server.registerTool('narrate', { inputSchema: { word: z.string() } }, async ({ word }, ctx) => {
+    const note = (data: string) =>
+      ctx.sendNotification({ method: 'notifications/message', params: { level: 'info', data } });
+    await note(`${word} 1`);
+    await sleep(150);
+    await note(`${word} 2`);
+    return word;
+  });
+  // Answers at once, then sends a note about a call that has already been answered.
+  server.registerTool('note_later', { inputSchema: { word: z.string() } }, ({ word }, ctx) => {
+    setTimeout(() => {
+      const params = { level: 'info' as const, data: `late ${word}` };
+      ctx.sendNotification({ method: 'notifications/message', params }).catch(() => {});
+    }, 100);
+    return word;
+  });
   registerDirectCallTools(server, {
     aborted: () => {
       aborted += 1;
@@ -47,7 +64,7 @@ let nextId = 1;
 async function call(
   url: string,
   params: Record<string, unknown>,
-  options: { logLevel?: string; signal?: AbortSignal; capabilities?: unknown } = {},
+  options: { logLevel?: string; signal?: AbortSignal; capabilities?: unknown; id?: number } = {},
 ): Promise<Exchange> {
   const response = await fetch(url, {
     method: 'POST',
@@ -61,7 +78,7 @@ async function call(
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
-      id: nextId++,
+      id: options.id ?? nextId++,
       method: 'tools/call',
       params: {
         ...params,
@@ -153,4 +170,33 @@ test('2026 over HTTP: a client that leaves cancels the call it made', async (t) 
   // The server goes on.
   const echoed = await call(url, { name: 'echo', arguments: { message: 'still here' } });
   assert.equal(echoed.status, 200);
+});
+
+test('2026 over HTTP: calls answered at once by the shared session each get only their own messages', async (t) => {
+  const url = await startServer(t);
+  // Callers choose their ids: two at once with the same id, each with its own notes.
+  const [a, b] = await Promise.all(
+    ['alpha', 'beta'].map((word) => call(url, { name: 'narrate', arguments: { word } }, { id: 7 })),
+  );
+  for (const [exchange, word] of [
+    [a, 'alpha'],
+    [b, 'beta'],
+  ] as const) {
+    assert.equal(exchange.type, 'text/event-stream');
+    assert.deepEqual(
+      exchange.messages.map((m) => (m as { params?: { data: string } }).params?.data),
+      [`${word} 1`, `${word} 2`, undefined],
+    );
+    assert.deepEqual((exchange.messages[2] as { result: { content: unknown } }).result.content, [
+      { type: 'text', text: word },
+    ]);
+  }
+  // A note sent after its call was answered reaches no later call, though it has the same id.
+  const early = await call(url, { name: 'note_later', arguments: { word: 'early' } }, { id: 9 });
+  assert.equal(early.type, 'application/json');
+  const later = await call(url, { name: 'narrate', arguments: { word: 'later' } }, { id: 9 });
+  assert.deepEqual(
+    later.messages.map((m) => (m as { params?: { data: string } }).params?.data),
+    ['later 1', 'later 2', undefined],
+  );
 });

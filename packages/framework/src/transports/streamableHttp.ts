@@ -44,7 +44,7 @@ import { isSingleRequest } from '../protocol/singleRequest.ts';
 import type { SessionHub } from '../session/hub.ts';
 import type { ServerCounters } from '../session/stats.ts';
 import { type CallerSlots, callerOf } from './callerSlots.ts';
-import { directModernCalls } from './directHttp.ts';
+import { DirectModernCalls } from './directHttp.ts';
 import { BoundedEventStore } from './eventStore.ts';
 import { refuseTooDeep } from './jsonDepth.ts';
 import { DEFAULT_MAX_LISTENS, type ListenLimits, listenAdmission, sdkCap } from './listenLimits.ts';
@@ -171,8 +171,9 @@ function isPlainLegacyRequest(versionHeader: string | undefined, body: unknown):
 }
 
 /**
- * 2026-07-28 requests: the SDK's per-request entry, strict (2025 traffic never reaches it).
- * Every request builds a session server from the hub — a handful of closures over the catalog.
+ * 2026-07-28 requests: the SDK's per-request entry, strict (2025 traffic never reaches it),
+ * which builds a session from the hub for every request it serves; plain tool calls are answered
+ * by one session shared by the endpoint's callers instead (directHttp.ts).
  */
 function modernHandler({ hub, counters, listenLimits = {}, view }: StreamableHttpOptions) {
   const admitListen = listenAdmission(listenLimits, counters);
@@ -186,7 +187,7 @@ function modernHandler({ hub, counters, listenLimits = {}, view }: StreamableHtt
   });
   const stopNotifying = hub.addModernNotifier(handler.notify);
   const cachedToolsList = toolsListCache(hub, view);
-  const directCall = directModernCalls(hub, view);
+  const directCalls = new DirectModernCalls(hub, view);
   const serve = (req: McpRequest, res: ServerResponse, keep?: (answer: Response) => void) =>
     serveWeb(
       async (request) => {
@@ -217,13 +218,13 @@ function modernHandler({ hub, counters, listenLimits = {}, view }: StreamableHtt
         return;
       }
       if (cached !== false) return serve(req, res, cached);
-      return directCall(req, res).then((answered) => {
+      return directCalls.answer(req, res).then((answered) => {
         if (!answered) return serve(req, res);
       });
     },
     async close() {
       stopNotifying();
-      await handler.close();
+      await Promise.allSettled([directCalls.close(), handler.close()]);
     },
   };
 }
