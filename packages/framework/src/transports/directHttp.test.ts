@@ -163,10 +163,17 @@ test('2026 over HTTP: a client that leaves cancels the call it made', async (t) 
   const leave = new AbortController();
   const waiting = call(url, { name: 'wait_for_abort', arguments: {} }, { signal: leave.signal });
   await sleep(200);
+  // A call running beside it, answered by the same session, is not the one that stops.
+  const beside = call(url, { name: 'narrate', arguments: { word: 'beside' } });
+  await sleep(50);
   leave.abort();
   await assert.rejects(waiting);
   for (let i = 0; i < 100 && aborted === before; i++) await sleep(20);
   assert.equal(aborted, before + 1);
+  assert.deepEqual(
+    (await beside).messages.map((m) => (m as { params?: { data: string } }).params?.data),
+    ['beside 1', 'beside 2', undefined],
+  );
   // The server goes on.
   const echoed = await call(url, { name: 'echo', arguments: { message: 'still here' } });
   assert.equal(echoed.status, 200);
