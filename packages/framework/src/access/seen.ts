@@ -60,13 +60,8 @@ export class PrincipalsSeen {
   /** The entry of `principal`, moved to the most recent end (made when new). */
   #touch(principal: Principal): Entry {
     const now = this.#clock();
-    let entry = this.#newest;
-    if (entry?.principal.id === principal.id) {
-      entry.principal = principal;
-      entry.lastSeen = now;
-      return entry;
-    }
-    entry = this.#entries.get(principal.id);
+    const newest = this.#newest;
+    let entry = newest?.principal.id === principal.id ? newest : this.#entries.get(principal.id);
     if (entry === undefined) {
       entry = {
         principal,
@@ -80,13 +75,16 @@ export class PrincipalsSeen {
       if (this.#entries.size >= this.#capacity) {
         this.#entries.delete(this.#entries.keys().next().value as string);
       }
+      this.#entries.set(principal.id, entry);
     } else {
-      this.#entries.delete(principal.id);
       // The latest credentials win: a refreshed token may carry other groups or claims.
       entry.principal = principal;
       entry.lastSeen = now;
+      if (entry !== newest) {
+        this.#entries.delete(principal.id);
+        this.#entries.set(principal.id, entry);
+      }
     }
-    this.#entries.set(principal.id, entry);
     this.#newest = entry;
     return entry;
   }
